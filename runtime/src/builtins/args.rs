@@ -1,0 +1,153 @@
+//! Typed access to the arguments of builtin functions, with Apache's error messages for a wrong
+//! argument count or type.
+
+use crate::abi::TVMFFIAny;
+use crate::error::Error;
+use crate::object::ObjectRef;
+use crate::tindex;
+use crate::type_schema::{signature_text, Ty};
+use std::ffi::c_void;
+
+/// One call of a typed builtin: its name, signature and borrowed arguments.
+pub struct Call<'a> {
+    pub name: &'a str,
+    pub ret: &'a Ty,
+    pub params: &'a [Ty],
+    pub args: &'a [TVMFFIAny],
+}
+
+/// The type key of a value's type index, for messages.
+pub fn type_key_of(type_index: i32) -> String {
+    crate::types::type_info(type_index)
+        // SAFETY: type keys point at registry-owned storage.
+        .map(|info| {
+            String::from_utf8_lossy(unsafe { crate::any::byte_array_slice(&info.type_key) })
+                .into_owned()
+        })
+        .unwrap_or_else(|| format!("<unknown type {type_index}>"))
+}
+
+impl<'a> Call<'a> {
+    fn signature(&self) -> String {
+        format!("{}{}", self.name, signature_text(self.ret, self.params))
+    }
+
+    /// Checks the argument count against the signature.
+    pub fn check_count(&self) -> Result<(), Error> {
+        if self.args.len() != self.params.len() {
+            return Err(Error::new(
+                "TypeError",
+                format!(
+                    "Mismatched number of arguments when calling: `{}`. Expected {} but got {} arguments",
+                    self.signature(),
+                    self.params.len(),
+                    self.args.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn mismatch(&self, i: usize) -> Error {
+        Error::new(
+            "TypeError",
+            format!(
+                "Mismatched type on argument #{i} when calling: `{}`. Expected `{}` but got `{}`",
+                self.signature(),
+                self.params[i].display_name(),
+                type_key_of(self.args[i].type_index)
+            ),
+        )
+    }
+
+    /// Argument `i` as a borrowed view.
+    pub fn any(&self, i: usize) -> &'a TVMFFIAny {
+        &self.args[i]
+    }
+
+    /// Argument `i` as string bytes (small, object or raw C string).
+    pub fn string(&self, i: usize) -> Result<&'a [u8], Error> {
+        // SAFETY: arguments are valid views for the duration of the call.
+        unsafe { crate::string::str_bytes(&self.args[i]) }.ok_or_else(|| self.mismatch(i))
+    }
+
+    /// Argument `i` as bytes (small, object or byte-array pointer).
+    pub fn bytes(&self, i: usize) -> Result<&'a [u8], Error> {
+        // SAFETY: as for `string`.
+        unsafe { crate::string::bytes_bytes(&self.args[i]) }.ok_or_else(|| self.mismatch(i))
+    }
+
+    /// Argument `i` as an integer (bools convert, as in Apache's runtime).
+    pub fn int(&self, i: usize) -> Result<i64, Error> {
+        match self.args[i].type_index {
+            // SAFETY: the tag says the payload is an integer.
+            tindex::INT | tindex::BOOL => Ok(unsafe { self.args[i].value.v_int64 }),
+            _ => Err(self.mismatch(i)),
+        }
+    }
+
+    /// Argument `i` as a boolean (integers convert).
+    pub fn bool(&self, i: usize) -> Result<bool, Error> {
+        match self.args[i].type_index {
+            // SAFETY: as for `int`.
+            tindex::INT | tindex::BOOL => Ok(unsafe { self.args[i].value.v_int64 } != 0),
+            _ => Err(self.mismatch(i)),
+        }
+    }
+
+    /// Argument `i` as a float (integers and bools convert).
+    pub fn float(&self, i: usize) -> Result<f64, Error> {
+        let arg = &self.args[i];
+        match arg.type_index {
+            // SAFETY: the tag says which payload is set.
+            tindex::FLOAT => Ok(unsafe { arg.value.v_float64 }),
+            tindex::INT | tindex::BOOL => Ok(unsafe { arg.value.v_int64 } as f64),
+            _ => Err(self.mismatch(i)),
+        }
+    }
+
+    /// Argument `i` as a data type (strings are parsed).
+    pub fn dtype(&self, i: usize) -> Result<crate::dlpack::DLDataType, Error> {
+        let arg = &self.args[i];
+        match arg.type_index {
+            // SAFETY: the tag says the payload is a data type.
+            tindex::DATA_TYPE => Ok(unsafe { arg.value.v_dtype }),
+            _ => match unsafe { crate::string::str_bytes(arg) } {
+                Some(text) => Ok(crate::dtype::parse_dtype(&String::from_utf8_lossy(text))?),
+                None => Err(self.mismatch(i)),
+            },
+        }
+    }
+
+    /// Argument `i` as a device.
+    pub fn device(&self, i: usize) -> Result<crate::dlpack::DLDevice, Error> {
+        match self.args[i].type_index {
+            // SAFETY: the tag says the payload is a device.
+            tindex::DEVICE => Ok(unsafe { self.args[i].value.v_device }),
+            _ => Err(self.mismatch(i)),
+        }
+    }
+
+    /// Argument `i` as an opaque pointer (None is NULL).
+    pub fn opaque_ptr(&self, i: usize) -> Result<*mut c_void, Error> {
+        match self.args[i].type_index {
+            tindex::NONE => Ok(std::ptr::null_mut()),
+            // SAFETY: the tag says the payload is a pointer.
+            tindex::OPAQUE_PTR => Ok(unsafe { self.args[i].value.v_ptr }),
+            _ => Err(self.mismatch(i)),
+        }
+    }
+
+    /// Argument `i` as a new reference to an object of type `type_index` or a subtype.
+    pub fn object(&self, i: usize, type_index: i32) -> Result<ObjectRef, Error> {
+        let arg = &self.args[i];
+        if crate::object::is_object_index(arg.type_index)
+            && crate::types::is_instance(arg.type_index, type_index)
+        {
+            // SAFETY: the tag says the payload is a live object.
+            Ok(unsafe { ObjectRef::from_borrowed(arg.value.v_obj) })
+        } else {
+            Err(self.mismatch(i))
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! (being written)
+
+use super::Globals;
+
+pub(super) fn register(_globals: &mut Globals) {}

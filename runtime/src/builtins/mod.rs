@@ -1,0 +1,82 @@
+//! What the runtime registers by itself: the builtin types and the `ffi.*` (and `ffihub.*`)
+//! global functions, with the same names and `type_schema` metadata as Apache's runtime.
+
+mod args;
+mod containers;
+mod functions;
+mod maps;
+mod module;
+mod static_types;
+mod tensor;
+
+pub use args::{type_key_of, Call};
+pub(crate) use static_types::register_types;
+
+use crate::abi::TVMFFIAny;
+use crate::any::Any;
+use crate::error::Error;
+use crate::registry::{GlobalEntry, DEFAULT_FLAGS};
+use crate::type_schema::{function_metadata, Ty, PACKED_FUNCTION};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The global-function table as the runtime starts.
+pub(crate) type Globals = HashMap<Box<[u8]>, Arc<GlobalEntry>>;
+
+fn insert(globals: &mut Globals, name: &str, ty: &Ty, function: crate::object::ObjectRef) {
+    let entry = GlobalEntry {
+        function,
+        doc: Box::default(),
+        metadata: function_metadata(ty).into_bytes().into_boxed_slice(),
+        flags: DEFAULT_FLAGS,
+    };
+    globals.insert(name.as_bytes().into(), Arc::new(entry));
+}
+
+/// Registers a typed builtin: the argument count is checked before `imp` runs, and `imp` reads
+/// its arguments through [`Call`], which reports type mismatches the way Apache does.
+pub(crate) fn def_typed(
+    globals: &mut Globals,
+    name: &'static str,
+    ret: Ty,
+    params: Vec<Ty>,
+    imp: impl Fn(&Call) -> Result<Any, Error> + Send + Sync + 'static,
+) {
+    let ty = crate::type_schema::function(ret.clone(), params.clone());
+    let function = crate::function::from_closure(move |args: &[TVMFFIAny]| {
+        let call = Call {
+            name,
+            ret: &ret,
+            params: &params,
+            args,
+        };
+        call.check_count()?;
+        imp(&call)
+    });
+    insert(globals, name, &ty, function);
+}
+
+/// Registers a packed (variadic, untyped) builtin.
+pub(crate) fn def_packed(
+    globals: &mut Globals,
+    name: &'static str,
+    imp: impl Fn(&[TVMFFIAny]) -> Result<Any, Error> + Send + Sync + 'static,
+) {
+    insert(
+        globals,
+        name,
+        &PACKED_FUNCTION,
+        crate::function::from_closure(imp),
+    );
+}
+
+/// The builtin global functions.
+pub(crate) fn global_functions() -> Globals {
+    let mut globals = Globals::new();
+    functions::register(&mut globals);
+    containers::register(&mut globals);
+    maps::register(&mut globals);
+    tensor::register(&mut globals);
+    module::register(&mut globals);
+    globals
+}

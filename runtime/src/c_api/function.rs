@@ -1,0 +1,123 @@
+//! Functions and the global registry.
+
+use super::{non_null, out_ptr, safe_call};
+use crate::abi::{
+    TVMFFIAny, TVMFFIByteArray, TVMFFIFunctionCell, TVMFFIMethodInfo, TVMFFIObjectHandle,
+    TVMFFISafeCallType,
+};
+use crate::any::byte_array_slice;
+use crate::error::Error;
+use crate::object::ObjectRef;
+use crate::registry::{GlobalEntry, DEFAULT_FLAGS};
+use crate::tindex;
+use std::ffi::c_void;
+
+/// Creates a Function over a C safe-call function.
+#[no_mangle]
+pub unsafe extern "C" fn TVMFFIFunctionCreate(
+    self_: *mut c_void,
+    safe_call_fn: TVMFFISafeCallType,
+    deleter: Option<unsafe extern "C" fn(self_: *mut c_void)>,
+    out: *mut TVMFFIObjectHandle,
+) -> i32 {
+    safe_call(|| {
+        let out = out_ptr(out, "out")?;
+        let call =
+            safe_call_fn.ok_or_else(|| Error::new("ValueError", "safe_call must not be NULL"))?;
+        *out = crate::function::from_extern_c(self_, call, deleter)
+            .into_raw()
+            .cast();
+        Ok(())
+    })
+}
+
+/// Calls a Function: borrowed arguments in, an owned result out (`result` must hold no object).
+#[no_mangle]
+pub unsafe extern "C" fn TVMFFIFunctionCall(
+    func: TVMFFIObjectHandle,
+    args: *mut TVMFFIAny,
+    num_args: i32,
+    result: *mut TVMFFIAny,
+) -> i32 {
+    // The hot path: straight to the callee's safe call, which handles its own errors.
+    let cell = &*func.cast::<u8>().add(24).cast::<TVMFFIFunctionCell>();
+    match cell.safe_call {
+        Some(call) => call(func, args, num_args, result),
+        None => crate::error::raise(Error::new(
+            "RuntimeError",
+            "Function object without safe_call",
+        )),
+    }
+}
+
+/// A new reference to the global function `name`, or NULL if there is none.
+#[no_mangle]
+pub unsafe extern "C" fn TVMFFIFunctionGetGlobal(
+    name: *const TVMFFIByteArray,
+    out: *mut TVMFFIObjectHandle,
+) -> i32 {
+    safe_call(|| {
+        let name = byte_array_slice(non_null(name, "name")?);
+        let out = out_ptr(out, "out")?;
+        *out = crate::registry::get(name).map_or(std::ptr::null_mut(), |e| {
+            e.function.clone().into_raw().cast()
+        });
+        Ok(())
+    })
+}
+
+fn function_ref(handle: *mut crate::abi::TVMFFIObject) -> Result<ObjectRef, Error> {
+    // SAFETY: non-NULL handles given to the C API are live objects.
+    unsafe {
+        if handle.is_null() || !crate::types::is_instance((*handle).type_index, tindex::FUNCTION) {
+            return Err(Error::new("TypeError", "expected a Function object"));
+        }
+        Ok(ObjectRef::from_borrowed(handle))
+    }
+}
+
+/// Registers `f` (borrowed) as global `name`.
+#[no_mangle]
+pub unsafe extern "C" fn TVMFFIFunctionSetGlobal(
+    name: *const TVMFFIByteArray,
+    f: TVMFFIObjectHandle,
+    allow_override: i32,
+) -> i32 {
+    safe_call(|| {
+        let name = byte_array_slice(non_null(name, "name")?);
+        let entry = GlobalEntry {
+            function: function_ref(f.cast())?,
+            doc: Box::default(),
+            metadata: Box::default(),
+            flags: DEFAULT_FLAGS,
+        };
+        crate::registry::register(name, entry, allow_override != 0)
+    })
+}
+
+/// Registers a global function with its doc, metadata and flags.
+#[no_mangle]
+pub unsafe extern "C" fn TVMFFIFunctionSetGlobalFromMethodInfo(
+    method_info: *const TVMFFIMethodInfo,
+    allow_override: i32,
+) -> i32 {
+    safe_call(|| {
+        let info = non_null(method_info, "method_info")?;
+        let function = match info.method.type_index {
+            t if crate::object::is_object_index(t) => function_ref(info.method.value.v_obj)?,
+            _ => {
+                return Err(Error::new(
+                    "TypeError",
+                    "method_info.method must hold a Function",
+                ))
+            }
+        };
+        let entry = GlobalEntry {
+            function,
+            doc: byte_array_slice(&info.doc).into(),
+            metadata: byte_array_slice(&info.metadata).into(),
+            flags: info.flags,
+        };
+        crate::registry::register(byte_array_slice(&info.name), entry, allow_override != 0)
+    })
+}

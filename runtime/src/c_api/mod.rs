@@ -1,0 +1,59 @@
+//! The `extern "C"` surface of `libtvm_ffi.so`: argument conversion, panic catching and error
+//! reporting only; the logic lives in the concept modules.
+//!
+//! Two error styles, as in Apache's runtime: safe calls return 0, or -1 with the error raised in
+//! the thread's slot; the few functions without an error channel print the error and exit.
+
+mod env;
+mod error;
+mod function;
+mod object;
+mod string;
+mod tensor;
+mod types;
+
+use crate::error::{raise, Error};
+use crate::function::panic_error;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Runs `body` as a safe call: 0 on success, -1 with the error raised otherwise (panics included).
+#[inline]
+fn safe_call(body: impl FnOnce() -> Result<(), Error>) -> i32 {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => 0,
+        Ok(Err(error)) => raise(error),
+        Err(panic) => raise(panic_error(panic)),
+    }
+}
+
+/// Runs `body` for a function without an error channel: on error or panic, prints the error
+/// and exits the process, as Apache's runtime does.
+#[inline]
+fn or_exit<T>(function: &str, body: impl FnOnce() -> Result<T, Error>) -> T {
+    let error = match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(value)) => return value,
+        Ok(Err(error)) => error,
+        Err(panic) => panic_error(panic),
+    };
+    eprintln!(
+        "[ffihub] {function} failed: {error}\n{}",
+        String::from_utf8_lossy(error.backtrace())
+    );
+    std::process::exit(-1);
+}
+
+/// A required pointer argument, or a ValueError naming it.
+#[inline]
+fn non_null<'a, T>(ptr: *const T, what: &str) -> Result<&'a T, Error> {
+    // SAFETY: non-NULL pointers handed to the C API point at valid values.
+    unsafe { ptr.as_ref() }
+        .ok_or_else(|| Error::new("ValueError", format!("{what} must not be NULL")))
+}
+
+/// A required output pointer, or a ValueError naming it.
+#[inline]
+fn out_ptr<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, Error> {
+    // SAFETY: as for `non_null`.
+    unsafe { ptr.as_mut() }
+        .ok_or_else(|| Error::new("ValueError", format!("{what} must not be NULL")))
+}

@@ -1,0 +1,136 @@
+//! Strings, bytes, big integers and data types.
+
+use super::{non_null, out_ptr, safe_call};
+use crate::abi::{TVMFFIAny, TVMFFIByteArray};
+use crate::any::{byte_array_slice, Any, RAW_NONE};
+use crate::dlpack::DLDataType;
+use crate::error::Error;
+use crate::tindex;
+
+/// A String value holding a copy of `input` (small when it fits).
+#[no_mangle]
+pub unsafe extern "C" fn TVMFFIStringFromByteArray(
+    input: *const TVMFFIByteArray,
+    out: *mut TVMFFIAny,
+) -> i32 {
+    safe_call(|| {
+        let out = out_ptr(out, "out")?;
+        *out = RAW_NONE;
+        *out = crate::string::string_any(byte_array_slice(non_null(input, "input")?)).into_raw();
+        Ok(())
+    })
+}
+
+/// A Bytes value holding a copy of `input` (small when it fits).
+#[no_mangle]
+pub unsafe extern "C" fn TVMFFIBytesFromByteArray(
+    input: *const TVMFFIByteArray,
+    out: *mut TVMFFIAny,
+) -> i32 {
+    safe_call(|| {
+        let out = out_ptr(out, "out")?;
+        *out = RAW_NONE;
+        *out = crate::string::bytes_any(byte_array_slice(non_null(input, "input")?)).into_raw();
+        Ok(())
+    })
+}
+
+/// An integer from little-endian-ordered 64-bit two's-complement words: Int when it fits,
+/// otherwise a BigInt object.
+#[no_mangle]
+pub unsafe extern "C" fn TVMFFIBigIntFromByteArray(
+    input: *const TVMFFIByteArray,
+    out: *mut TVMFFIAny,
+) -> i32 {
+    safe_call(|| {
+        let out = out_ptr(out, "out")?;
+        *out = RAW_NONE;
+        let bytes = byte_array_slice(non_null(input, "input")?);
+        if bytes.len() % 8 != 0 {
+            return Err(Error::new(
+                "ValueError",
+                "BigInt content must contain whole 64-bit words",
+            ));
+        }
+        let words: Vec<i64> = bytes
+            .chunks_exact(8)
+            .map(|w| i64::from_ne_bytes(w.try_into().expect("8-byte chunk")))
+            .collect();
+        *out = crate::string::bigint_any(&words).into_raw();
+        Ok(())
+    })
+}
+
+/// The words of an Int or BigInt value, borrowed from `value` (empty for other kinds).
+#[no_mangle]
+pub unsafe extern "C" fn TVMFFIBigIntGetContentByteArray(
+    value: *const TVMFFIAny,
+) -> TVMFFIByteArray {
+    match value.as_ref() {
+        Some(v) if v.type_index == tindex::INT || v.type_index == tindex::BIG_INT => {
+            crate::string::bigint_words(v)
+        }
+        _ => TVMFFIByteArray {
+            data: std::ptr::null(),
+            size: 0,
+        },
+    }
+}
+
+/// Calls the global `name` with one argument and returns its result.
+fn call_global(name: &str, arg: &Any) -> Result<Any, Error> {
+    let entry = crate::registry::get(name.as_bytes())
+        .ok_or_else(|| Error::new("ValueError", format!("Function {name} not found")))?;
+    // SAFETY: registered functions are live Function objects.
+    unsafe { crate::function::call(entry.function.as_ptr(), std::slice::from_ref(arg.as_raw())) }
+}
+
+/// Parses a data type such as `float32` or `int8x4`.
+#[no_mangle]
+pub unsafe extern "C" fn TVMFFIDataTypeFromString(
+    str: *const TVMFFIByteArray,
+    out: *mut DLDataType,
+) -> i32 {
+    safe_call(|| {
+        let text = byte_array_slice(non_null(str, "str")?);
+        let out = out_ptr(out, "out")?;
+        *out = crate::dtype::parse_dtype_with(text, |name| {
+            let code = call_global(crate::dtype::GET_CUSTOM_TYPE_CODE_FUNC, &Any::string(name))?;
+            match code.type_index() {
+                // SAFETY: the tag says the payload is an integer.
+                tindex::INT => Ok(unsafe { code.as_raw().value.v_int64 }),
+                _ => Err(Error::new(
+                    "TypeError",
+                    "dtype.get_custom_type_code must return an int",
+                )),
+            }
+        })?;
+        Ok(())
+    })
+}
+
+/// Spells a data type as a String value.
+#[no_mangle]
+pub unsafe extern "C" fn TVMFFIDataTypeToString(
+    dtype: *const DLDataType,
+    out: *mut TVMFFIAny,
+) -> i32 {
+    safe_call(|| {
+        let dtype = *non_null(dtype, "dtype")?;
+        let out = out_ptr(out, "out")?;
+        let text = crate::dtype::try_format_dtype_with(dtype, |code| {
+            let name = call_global(
+                crate::dtype::GET_CUSTOM_TYPE_NAME_FUNC,
+                &Any::int(code as i64),
+            )?;
+            // SAFETY: `name` is a valid value while we read it.
+            unsafe { crate::string::str_bytes(name.as_raw()) }
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .ok_or_else(|| {
+                    Error::new("TypeError", "dtype.get_custom_type_name must return a str")
+                })
+        })?;
+        *out = Any::string(text).into_raw();
+        Ok(())
+    })
+}

@@ -1,0 +1,191 @@
+//! Function objects: wrappers of C safe-call functions and of Rust closures, and calling any
+//! Function object (ours or foreign) through its cell.
+
+use crate::abi::{TVMFFIAny, TVMFFIFunctionCell, TVMFFIObject, TVMFFISafeCallType};
+use crate::any::{Any, RAW_NONE};
+use crate::error::{raise, take_raised_or_unknown, Error};
+use crate::object::{alloc_object, payload, ObjectRef};
+use crate::tindex;
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// A non-NULL C safe-call function.
+pub type SafeCallFn =
+    unsafe extern "C" fn(*mut c_void, *const TVMFFIAny, i32, *mut TVMFFIAny) -> i32;
+
+/// A C safe-call function with its `self` and optional deleter.
+#[repr(C)]
+struct ExternCPayload {
+    cell: TVMFFIFunctionCell,
+    self_: *mut c_void,
+    call: SafeCallFn,
+    deleter: Option<unsafe extern "C" fn(*mut c_void)>,
+}
+
+impl Drop for ExternCPayload {
+    fn drop(&mut self) {
+        if let Some(deleter) = self.deleter {
+            // SAFETY: the creator handed us `self_` with this deleter.
+            unsafe { deleter(self.self_) }
+        }
+    }
+}
+
+unsafe extern "C" fn call_extern_c(
+    handle: *mut c_void,
+    args: *const TVMFFIAny,
+    n: i32,
+    rv: *mut TVMFFIAny,
+) -> i32 {
+    let p = payload::<ExternCPayload>(handle.cast());
+    (p.call)(p.self_, args, n, rv)
+}
+
+/// A Function over a C safe-call function, with Apache's rule: when both `self_` and `deleter`
+/// are NULL the function is stored directly and receives the Function handle as its `self`.
+pub fn from_extern_c(
+    self_: *mut c_void,
+    call: SafeCallFn,
+    deleter: Option<unsafe extern "C" fn(*mut c_void)>,
+) -> ObjectRef {
+    let safe_call: TVMFFISafeCallType = if self_.is_null() && deleter.is_none() {
+        Some(call)
+    } else {
+        Some(call_extern_c)
+    };
+    let cell = TVMFFIFunctionCell {
+        safe_call,
+        cpp_call: std::ptr::null_mut(),
+    };
+    alloc_object(
+        tindex::FUNCTION,
+        ExternCPayload {
+            cell,
+            self_,
+            call,
+            deleter,
+        },
+        0,
+    )
+}
+
+/// The Rust side of a packed function: borrowed arguments in, an owned result or an error out.
+pub type Callback = dyn Fn(&[TVMFFIAny]) -> Result<Any, Error> + Send + Sync;
+
+#[repr(C)]
+struct ClosurePayload {
+    cell: TVMFFIFunctionCell,
+    callback: Box<Callback>,
+}
+
+unsafe extern "C" fn call_closure(
+    handle: *mut c_void,
+    args: *const TVMFFIAny,
+    n: i32,
+    rv: *mut TVMFFIAny,
+) -> i32 {
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let p = payload::<ClosurePayload>(handle.cast());
+        (p.callback)(args_slice(args, n))
+    }));
+    match result {
+        Ok(Ok(value)) => {
+            *rv = value.into_raw();
+            0
+        }
+        Ok(Err(error)) => raise(error),
+        Err(panic) => raise(panic_error(panic)),
+    }
+}
+
+/// A Function running a Rust closure.
+pub fn from_closure(
+    callback: impl Fn(&[TVMFFIAny]) -> Result<Any, Error> + Send + Sync + 'static,
+) -> ObjectRef {
+    let cell = TVMFFIFunctionCell {
+        safe_call: Some(call_closure),
+        cpp_call: std::ptr::null_mut(),
+    };
+    alloc_object(
+        tindex::FUNCTION,
+        ClosurePayload {
+            cell,
+            callback: Box::new(callback),
+        },
+        0,
+    )
+}
+
+/// The argument array as a slice (empty for `n <= 0`, whatever the pointer).
+///
+/// # Safety
+/// `args` is valid for `n` values when `n > 0`.
+#[inline]
+pub unsafe fn args_slice<'a>(args: *const TVMFFIAny, n: i32) -> &'a [TVMFFIAny] {
+    if n <= 0 || args.is_null() {
+        &[]
+    } else {
+        std::slice::from_raw_parts(args, n as usize)
+    }
+}
+
+/// Turns a caught panic into an `InternalError`.
+pub fn panic_error(panic: Box<dyn std::any::Any + Send>) -> Error {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a Rust panic with a non-string payload".to_string());
+    Error::new(
+        "InternalError",
+        format!("panic in the ffihub runtime: {message}"),
+    )
+}
+
+/// Calls a Function object with borrowed arguments.
+///
+/// # Safety
+/// `func` is a live Function object and `args` are valid views.
+pub unsafe fn call(func: *mut TVMFFIObject, args: &[TVMFFIAny]) -> Result<Any, Error> {
+    let cell = &*func.cast::<u8>().add(24).cast::<TVMFFIFunctionCell>();
+    let safe_call = cell.safe_call.expect("Function object without safe_call");
+    let mut rv = RAW_NONE;
+    let code = safe_call(func.cast(), args.as_ptr(), args.len() as i32, &mut rv);
+    if code == 0 {
+        Ok(Any::from_raw(rv))
+    } else {
+        Err(take_raised_or_unknown(code))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closure_function_returns_and_raises() {
+        let f = from_closure(|args| match args.len() {
+            1 => Ok(Any::int(unsafe { args[0].value.v_int64 } + 1)),
+            _ => Err(Error::new("TypeError", "expects one argument")),
+        });
+        let out = unsafe { call(f.as_ptr(), &[*Any::int(41).as_raw()]) }.unwrap();
+        assert_eq!(unsafe { out.as_raw().value.v_int64 }, 42);
+        let err = unsafe { call(f.as_ptr(), &[]) }.unwrap_err();
+        assert_eq!(err.kind(), b"TypeError");
+    }
+
+    #[test]
+    fn panics_become_internal_errors() {
+        let f = from_closure(|_| panic!("on purpose"));
+        let err = unsafe { call(f.as_ptr(), &[]) }.unwrap_err();
+        assert_eq!(err.kind(), b"InternalError");
+        assert!(String::from_utf8_lossy(err.message()).contains("on purpose"));
+    }
+
+    #[test]
+    fn functions_we_create_have_no_cpp_call() {
+        let f = from_closure(|_| Ok(Any::none()));
+        let cell = unsafe { f.cell::<TVMFFIFunctionCell>() };
+        assert!(cell.cpp_call.is_null());
+    }
+}

@@ -1,0 +1,27 @@
+//! ffihub-runtime: an ABI-compatible implementation of Apache TVM-FFI's `libtvm_ffi.so`.
+//!
+//! The C surface lives in `c_api`; each concept (objects, strings, errors, functions, the
+//! registries...) has its own module with the logic, and `c_api` only converts arguments, catches
+//! panics and reports errors the ABI way.
+
+pub mod abi;
+pub mod any;
+pub mod any_hash;
+pub mod backtrace;
+pub mod builtins;
+mod c_api;
+pub mod containers;
+pub mod dlpack;
+pub mod dtype;
+pub mod env;
+pub mod error;
+pub mod function;
+pub mod hash;
+pub mod module;
+pub mod object;
+pub mod registry;
+pub mod string;
+pub mod tensor;
+pub mod tindex;
+pub mod type_schema;
+pub mod types;

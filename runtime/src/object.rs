@@ -1,0 +1,332 @@
+//! The object header, the strong/weak reference-count protocol, and allocation of objects created
+//! by this runtime.
+//!
+//! The protocol is part of the ABI: header-only C++ code in extensions increments and decrements
+//! `combined_ref_count` inline and calls `deleter` itself, so every step here mirrors it exactly.
+
+use crate::abi::{TVMFFIObject, TVMFFITypeIndex};
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+use std::sync::atomic::{fence, AtomicI64, AtomicU64, Ordering};
+
+/// One strong reference in `combined_ref_count`.
+pub const STRONG_ONE: u64 = 1;
+/// One weak reference in `combined_ref_count`.
+pub const WEAK_ONE: u64 = 1 << 32;
+/// The count of a fresh object: one strong reference and the implicit weak one.
+pub const FRESH_COUNT: u64 = STRONG_ONE | WEAK_ONE;
+/// Deleter flag: destroy the contents.
+pub const DELETE_STRONG: i32 = 1;
+/// Deleter flag: free the memory.
+pub const DELETE_WEAK: i32 = 2;
+
+/// Objects allocated by this runtime and not yet freed (served as `ffihub.LiveObjectCount`).
+static LIVE_OBJECTS: AtomicI64 = AtomicI64::new(0);
+
+/// The number of objects this runtime allocated and has not freed yet.
+pub fn live_object_count() -> i64 {
+    LIVE_OBJECTS.load(Ordering::Relaxed)
+}
+
+/// Adds one strong reference.
+///
+/// # Safety
+/// `obj` points at a live object the caller holds a reference to.
+#[inline]
+pub unsafe fn inc_ref(obj: *mut TVMFFIObject) {
+    (*obj)
+        .combined_ref_count
+        .fetch_add(STRONG_ONE, Ordering::Relaxed);
+}
+
+/// Drops one strong reference, destroying and freeing the object as the protocol says.
+///
+/// # Safety
+/// `obj` is NULL or points at a live object whose reference the caller gives up.
+#[inline]
+pub unsafe fn dec_ref(obj: *mut TVMFFIObject) {
+    if obj.is_null() {
+        return;
+    }
+    let before = (*obj)
+        .combined_ref_count
+        .fetch_sub(STRONG_ONE, Ordering::Release);
+    if before == FRESH_COUNT {
+        fence(Ordering::Acquire);
+        if let Some(deleter) = (*obj).deleter {
+            deleter(obj.cast(), DELETE_STRONG | DELETE_WEAK);
+        }
+    } else if before & 0xFFFF_FFFF == STRONG_ONE {
+        fence(Ordering::Acquire);
+        if let Some(deleter) = (*obj).deleter {
+            deleter(obj.cast(), DELETE_STRONG);
+        }
+        if (*obj)
+            .combined_ref_count
+            .fetch_sub(WEAK_ONE, Ordering::Release)
+            == WEAK_ONE
+        {
+            fence(Ordering::Acquire);
+            if let Some(deleter) = (*obj).deleter {
+                deleter(obj.cast(), DELETE_WEAK);
+            }
+        }
+    }
+}
+
+/// The strong count of an object (for tests and diagnostics).
+///
+/// # Safety
+/// `obj` points at a live object.
+pub unsafe fn strong_count(obj: *const TVMFFIObject) -> u32 {
+    ((*obj).combined_ref_count.load(Ordering::Relaxed) & 0xFFFF_FFFF) as u32
+}
+
+/// Is `type_index` the index of a heap object (as opposed to a POD value)?
+#[inline]
+pub fn is_object_index(type_index: i32) -> bool {
+    type_index >= TVMFFITypeIndex::kTVMFFIObject as i32
+}
+
+/// An object created by this runtime: the header followed by a Rust payload.
+///
+/// Objects whose cell must sit right after the header (strings, functions, errors...) put that
+/// cell first in their `#[repr(C)]` payload.
+#[repr(C)]
+pub struct RustObject<T> {
+    pub header: TVMFFIObject,
+    pub payload: T,
+}
+
+extern "C" {
+    fn malloc(size: usize) -> *mut c_void;
+    fn free(ptr: *mut c_void);
+}
+
+/// Allocates an object with `payload` and `tail_bytes` extra bytes right after it (for inline
+/// string data and the like), with one strong reference owned by the result.
+pub fn alloc_object<T>(type_index: i32, payload: T, tail_bytes: usize) -> ObjectRef {
+    let size = std::mem::size_of::<RustObject<T>>() + tail_bytes;
+    assert!(
+        std::mem::align_of::<RustObject<T>>() <= 16,
+        "over-aligned object payload"
+    );
+    // SAFETY: malloc returns memory aligned for any fundamental type (16 bytes here); we
+    // initialize the header and payload before anyone sees the pointer.
+    unsafe {
+        let ptr = malloc(size.max(1)).cast::<RustObject<T>>();
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(std::alloc::Layout::from_size_align_unchecked(size, 16));
+        }
+        ptr.write(RustObject {
+            header: TVMFFIObject {
+                combined_ref_count: AtomicU64::new(FRESH_COUNT),
+                type_index,
+                __padding: 0,
+                deleter: Some(delete_rust_object::<T>),
+            },
+            payload,
+        });
+        LIVE_OBJECTS.fetch_add(1, Ordering::Relaxed);
+        ObjectRef::from_raw(ptr.cast())
+    }
+}
+
+/// The deleter of every object made by [`alloc_object`].
+unsafe extern "C" fn delete_rust_object<T>(obj: *mut c_void, flags: i32) {
+    let obj = obj.cast::<RustObject<T>>();
+    if flags & DELETE_STRONG != 0 {
+        // A panicking destructor must not unwind into C; abort-on-unwind is the safe outcome.
+        std::ptr::drop_in_place(std::ptr::addr_of_mut!((*obj).payload));
+    }
+    if flags & DELETE_WEAK != 0 {
+        free(obj.cast());
+        LIVE_OBJECTS.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Address of the payload of an object created with payload type `T`.
+///
+/// # Safety
+/// `obj` must be a `RustObject<T>`.
+#[inline]
+pub unsafe fn payload<'a, T>(obj: *mut TVMFFIObject) -> &'a T {
+    &(*obj.cast::<RustObject<T>>()).payload
+}
+
+/// Address of the bytes right after the payload of a `RustObject<T>`.
+///
+/// # Safety
+/// `obj` must be a `RustObject<T>` allocated with a tail.
+#[inline]
+pub unsafe fn tail<T>(obj: *mut TVMFFIObject) -> *mut u8 {
+    obj.cast::<u8>().add(std::mem::size_of::<RustObject<T>>())
+}
+
+/// An owned strong reference to any object (ours or foreign).
+pub struct ObjectRef {
+    ptr: NonNull<TVMFFIObject>,
+    _owns: PhantomData<TVMFFIObject>,
+}
+
+// SAFETY: reference counting is atomic; objects shared across threads are the ABI's contract.
+unsafe impl Send for ObjectRef {}
+unsafe impl Sync for ObjectRef {}
+
+impl ObjectRef {
+    /// Takes over a strong reference.
+    ///
+    /// # Safety
+    /// `ptr` is non-NULL and carries a reference the caller gives to the result.
+    #[inline]
+    pub unsafe fn from_raw(ptr: *mut TVMFFIObject) -> Self {
+        ObjectRef {
+            ptr: NonNull::new_unchecked(ptr),
+            _owns: PhantomData,
+        }
+    }
+
+    /// Takes a new strong reference to a borrowed object.
+    ///
+    /// # Safety
+    /// `ptr` is non-NULL and points at a live object.
+    #[inline]
+    pub unsafe fn from_borrowed(ptr: *mut TVMFFIObject) -> Self {
+        inc_ref(ptr);
+        Self::from_raw(ptr)
+    }
+
+    /// Gives up ownership, returning the raw handle that now carries the reference.
+    #[inline]
+    pub fn into_raw(self) -> *mut TVMFFIObject {
+        let ptr = self.ptr.as_ptr();
+        std::mem::forget(self);
+        ptr
+    }
+
+    /// The raw handle, still owned by `self`.
+    #[inline]
+    pub fn as_ptr(&self) -> *mut TVMFFIObject {
+        self.ptr.as_ptr()
+    }
+
+    /// The object's type index.
+    #[inline]
+    pub fn type_index(&self) -> i32 {
+        // SAFETY: we hold a reference, so the header is alive.
+        unsafe { (*self.as_ptr()).type_index }
+    }
+
+    /// The cell that follows the header, viewed as `C`.
+    ///
+    /// # Safety
+    /// The object's layout must have a `C` right after its header.
+    #[inline]
+    pub unsafe fn cell<C>(&self) -> &C {
+        &*self
+            .as_ptr()
+            .cast::<u8>()
+            .add(std::mem::size_of::<TVMFFIObject>())
+            .cast::<C>()
+    }
+}
+
+impl Clone for ObjectRef {
+    #[inline]
+    fn clone(&self) -> Self {
+        // SAFETY: we hold a reference.
+        unsafe { Self::from_borrowed(self.as_ptr()) }
+    }
+}
+
+impl Drop for ObjectRef {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: we own one strong reference.
+        unsafe { dec_ref(self.as_ptr()) }
+    }
+}
+
+impl std::fmt::Debug for ObjectRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "ObjectRef(type_index={}, {:p})",
+            self.type_index(),
+            self.as_ptr()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicI32;
+    use std::sync::Arc;
+
+    /// Records the deleter flags it sees.
+    struct Probe(Arc<AtomicI32>);
+    impl Drop for Probe {
+        fn drop(&mut self) {
+            self.0.fetch_or(DELETE_STRONG, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn fresh_object_has_one_strong_and_one_weak() {
+        let obj = alloc_object(tindex_object(), 7u64, 0);
+        let count = unsafe { (*obj.as_ptr()).combined_ref_count.load(Ordering::Relaxed) };
+        assert_eq!(count, FRESH_COUNT);
+        let copy = obj.clone();
+        assert_eq!(unsafe { strong_count(obj.as_ptr()) }, 2);
+        drop(copy);
+        assert_eq!(unsafe { strong_count(obj.as_ptr()) }, 1);
+    }
+
+    #[test]
+    fn last_strong_reference_destroys_and_frees() {
+        let seen = Arc::new(AtomicI32::new(0));
+        let obj = alloc_object(tindex_object(), Probe(seen.clone()), 0);
+        drop(obj);
+        assert_eq!(seen.load(Ordering::SeqCst), DELETE_STRONG);
+    }
+
+    #[test]
+    fn weak_reference_keeps_memory_until_released() {
+        let seen = Arc::new(AtomicI32::new(0));
+        let obj = alloc_object(tindex_object(), Probe(seen.clone()), 0);
+        let raw = obj.into_raw();
+        unsafe {
+            // Take a weak reference the way header code does.
+            (*raw)
+                .combined_ref_count
+                .fetch_add(WEAK_ONE, Ordering::Relaxed);
+            dec_ref(raw);
+            assert_eq!(
+                seen.load(Ordering::SeqCst),
+                DELETE_STRONG,
+                "contents destroyed at strong zero"
+            );
+            // The header is still readable: the weak reference keeps the memory.
+            assert_eq!((*raw).combined_ref_count.load(Ordering::Relaxed), WEAK_ONE);
+            // Release the weak reference: the memory goes.
+            if (*raw)
+                .combined_ref_count
+                .fetch_sub(WEAK_ONE, Ordering::Release)
+                == WEAK_ONE
+            {
+                (*raw).deleter.unwrap()(raw.cast(), DELETE_WEAK);
+            }
+        }
+    }
+
+    #[test]
+    fn dec_ref_of_null_is_a_no_op() {
+        unsafe { dec_ref(std::ptr::null_mut()) };
+    }
+
+    fn tindex_object() -> i32 {
+        crate::tindex::OBJECT
+    }
+}

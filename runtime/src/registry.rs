@@ -1,0 +1,81 @@
+//! The global function registry: name -> Function with its doc, metadata and flags.
+//!
+//! Created on first use from whichever library calls first (static initializers of other
+//! libraries included), never freed. Lookups take a shared lock; registration an exclusive one.
+
+use crate::abi::TVMFFIFieldFlagBitMask;
+use crate::object::ObjectRef;
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
+
+/// One registered global function.
+#[derive(Debug)]
+pub struct GlobalEntry {
+    pub function: ObjectRef,
+    pub doc: Box<[u8]>,
+    pub metadata: Box<[u8]>,
+    pub flags: i64,
+}
+
+type Table = RwLock<HashMap<Box<[u8]>, Arc<GlobalEntry>>>;
+
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Table> = OnceLock::new();
+    TABLE.get_or_init(|| RwLock::new(crate::builtins::global_functions()))
+}
+
+/// Flags of functions registered without method info, as in Apache's runtime.
+pub const DEFAULT_FLAGS: i64 = TVMFFIFieldFlagBitMask::kTVMFFIFieldFlagBitMaskIsStaticMethod as i64;
+
+/// Registers `entry` under `name`; an existing name is an error unless `allow_override`.
+pub fn register(
+    name: &[u8],
+    entry: GlobalEntry,
+    allow_override: bool,
+) -> Result<(), crate::error::Error> {
+    let mut table = table().write().unwrap_or_else(|e| e.into_inner());
+    if !allow_override && table.contains_key(name) {
+        return Err(crate::error::Error::new(
+            "RuntimeError",
+            format!(
+                "Global Function `{}` is already registered",
+                String::from_utf8_lossy(name)
+            ),
+        ));
+    }
+    let previous = table.insert(name.into(), Arc::new(entry));
+    drop(table);
+    // The replaced function is released outside the lock: its deleter may call back in.
+    drop(previous);
+    Ok(())
+}
+
+/// The entry registered under `name`.
+pub fn get(name: &[u8]) -> Option<Arc<GlobalEntry>> {
+    table()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(name)
+        .cloned()
+}
+
+/// Removes `name`; true if it was registered.
+pub fn remove(name: &[u8]) -> bool {
+    let removed = table()
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(name);
+    removed.is_some()
+}
+
+/// All registered names, sorted.
+pub fn names() -> Vec<Box<[u8]>> {
+    let mut names: Vec<_> = table()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .keys()
+        .cloned()
+        .collect();
+    names.sort();
+    names
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Makes sure the system tools the tests need are present: gcc/g++ (C conformance programs) and
+# valgrind (memory checks). Installs missing ones with apt-get when running as root; otherwise
+# says what to install.
+set -euo pipefail
+
+missing=()
+command -v gcc >/dev/null || missing+=(gcc)
+command -v g++ >/dev/null || missing+=(g++)
+command -v valgrind >/dev/null || missing+=(valgrind)
+command -v python3 >/dev/null || missing+=(python3)
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+    echo "system tools present: gcc g++ valgrind python3"
+    exit 0
+fi
+if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    echo "setup-system.sh: please install: ${missing[*]}" >&2
+    exit 1
+fi
+echo "installing: ${missing[*]}"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"

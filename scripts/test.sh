@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every test of ffihub from a fresh clone: installs what is missing (system packages with
+# apt when run as root, the pinned Apache wheel into .deps/), checks formatting and lints, builds
+# the runtime, then runs the Rust unit tests and the cross-language conformance tests.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "system tools"
+scripts/setup-system.sh
+
+step "Apache TVM-FFI wheel (reference runtime, headers and testing library)"
+scripts/setup-apache.sh
+
+step "formatting and lints"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "build the runtime (target/release/libtvm_ffi.so)"
+cargo build --release --locked -p ffihub-runtime
+
+step "tests"
+cargo test --workspace --locked
