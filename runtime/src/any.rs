@@ -191,7 +191,10 @@ pub unsafe fn view_to_owned(view: &TVMFFIAny) -> Result<Any, Error> {
             let slot = view.value.v_ptr as *mut *mut TVMFFIObject;
             let obj = *slot;
             if obj.is_null() {
-                return Err(Error::new("RuntimeError", "RValueRef already moved"));
+                return Err(Error::new(
+                    "InternalError",
+                    "Check failed: (obj_addr[0] != nullptr) is false: RValueRef already moved",
+                ));
             }
             *slot = std::ptr::null_mut();
             Ok(Any::object(ObjectRef::from_raw(obj)))

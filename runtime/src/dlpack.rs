@@ -45,9 +45,8 @@ pub enum DLDeviceType {
 }
 
 /// A device: its type (a `DLDeviceType` value) and ordinal.
-///
-/// `device_type` is an `i32` rather than the enum so that unknown device codes coming from
-/// foreign code are representable in Rust without undefined behaviour.
+// `device_type` is an `i32` in Rust (the enum in C) so that unknown device codes coming from
+// foreign code are representable without undefined behaviour.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct DLDevice {

@@ -19,6 +19,7 @@ pub mod function;
 pub mod hash;
 pub mod module;
 pub mod object;
+pub mod reflection;
 pub mod registry;
 pub mod string;
 pub mod tensor;

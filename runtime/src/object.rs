@@ -101,6 +101,7 @@ pub struct RustObject<T> {
 
 extern "C" {
     fn malloc(size: usize) -> *mut c_void;
+    fn calloc(count: usize, size: usize) -> *mut c_void;
     fn free(ptr: *mut c_void);
 }
 
@@ -131,6 +132,44 @@ pub fn alloc_object<T>(type_index: i32, payload: T, tail_bytes: usize) -> Object
         LIVE_OBJECTS.fetch_add(1, Ordering::Relaxed);
         ObjectRef::from_raw(ptr.cast())
     }
+}
+
+/// Allocates a zero-filled object of `size` bytes (header included) with the given deleter, which
+/// must release the memory with [`free_raw`]. For objects described only by reflection.
+pub fn alloc_raw(
+    type_index: i32,
+    size: usize,
+    deleter: crate::abi::TVMFFIObjectDeleter,
+) -> ObjectRef {
+    assert!(
+        size >= std::mem::size_of::<TVMFFIObject>(),
+        "object smaller than its header"
+    );
+    // SAFETY: calloc returns zeroed memory aligned for any fundamental type; the header is
+    // written before the pointer escapes.
+    unsafe {
+        let ptr = calloc(1, size).cast::<TVMFFIObject>();
+        if ptr.is_null() {
+            std::alloc::handle_alloc_error(std::alloc::Layout::from_size_align_unchecked(size, 16));
+        }
+        ptr.write(TVMFFIObject {
+            combined_ref_count: AtomicU64::new(FRESH_COUNT),
+            type_index,
+            __padding: 0,
+            deleter,
+        });
+        LIVE_OBJECTS.fetch_add(1, Ordering::Relaxed);
+        ObjectRef::from_raw(ptr)
+    }
+}
+
+/// Frees memory from [`alloc_raw`] (for use in deleters, on the weak flag).
+///
+/// # Safety
+/// `obj` came from [`alloc_raw`] and is not used afterwards.
+pub unsafe fn free_raw(obj: *mut c_void) {
+    free(obj);
+    LIVE_OBJECTS.fetch_sub(1, Ordering::Relaxed);
 }
 
 /// The deleter of every object made by [`alloc_object`].

@@ -27,21 +27,19 @@ fn table() -> &'static Table {
 /// Flags of functions registered without method info, as in Apache's runtime.
 pub const DEFAULT_FLAGS: i64 = TVMFFIFieldFlagBitMask::kTVMFFIFieldFlagBitMaskIsStaticMethod as i64;
 
-/// Registers `entry` under `name`; an existing name is an error unless `allow_override`.
+/// Registering an existing name without permission to override it.
+#[derive(Debug)]
+pub struct AlreadyRegistered;
+
+/// Registers `entry` under `name`; an existing name is refused unless `allow_override`.
 pub fn register(
     name: &[u8],
     entry: GlobalEntry,
     allow_override: bool,
-) -> Result<(), crate::error::Error> {
+) -> Result<(), AlreadyRegistered> {
     let mut table = table().write().unwrap_or_else(|e| e.into_inner());
     if !allow_override && table.contains_key(name) {
-        return Err(crate::error::Error::new(
-            "RuntimeError",
-            format!(
-                "Global Function `{}` is already registered",
-                String::from_utf8_lossy(name)
-            ),
-        ));
+        return Err(AlreadyRegistered);
     }
     let previous = table.insert(name.into(), Arc::new(entry));
     drop(table);

@@ -343,12 +343,12 @@ impl Registry {
             .iter()
             .any(|f| unsafe { byte_array_slice(&f.name) } == name.as_slice())
         {
-            let key = self.key_of(index);
+            // Apache's wording, down to the check it reports.
+            let (key, name) = (self.key_of(index), String::from_utf8_lossy(&name));
             return Err(Error::new(
-                "RuntimeError",
+                "InternalError",
                 format!(
-                    "Duplicate field name \"{}\" in type \"{key}\"",
-                    String::from_utf8_lossy(&name)
+                    "Check failed: (std::string_view(existing.name.data, existing.name.size) != new_name) is false: Duplicate field name \"{name}\" in type \"{key}\""
                 ),
             ));
         }
@@ -406,7 +406,10 @@ impl Registry {
         if self.entry(index)?.metadata.is_some() {
             return Err(Error::new(
                 "RuntimeError",
-                format!("Overriding {}: its type metadata is already registered (two registrations of the same type, or two types with the same key)", self.key_of(index)),
+                format!(
+                    "Overriding {}, possible causes:\n- two ObjectDef<T>() calls for the same T \n- when we forget to assign _type_key to ObjectRef<Y> that inherits from T\n- another type with the same key is already registered\nCross check the reflection registration.",
+                    self.key_of(index)
+                ),
             ));
         }
         let mut copy = *metadata;

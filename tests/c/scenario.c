@@ -1476,7 +1476,10 @@ static void print_type_info(const char* name, int32_t index, const char* key, in
         (unsigned long long)info->type_key_hash, again == info, anc_ok);
 }
 
+static const TVMFFITypeInfo* g_point_info = NULL;
+
 static void test_type_info(void) {
+  g_point_info = TVMFFIGetTypeInfo(g_point);
   print_type_info("typeinfo.object", kTVMFFIObject, "ffi.Object", 0);
   print_type_info("typeinfo.string", kTVMFFIStr, "ffi.String", 1);
   print_type_info("typeinfo.function", kTVMFFIFunction, "ffi.Function", 1);
@@ -1731,6 +1734,10 @@ static void test_metadata_and_accessors(void) {
   }
   TVMFFIObjectDecRef(obj);
   CHECK(g_points_freed == 1, "metadata.instance-freed", "freed=%d", g_points_freed);
+  /* header code caches TypeInfo pointers: registering fields, methods and metadata (and more
+     types) must not move them */
+  CHECK(TVMFFIGetTypeInfo(g_point) == g_point_info, "typeinfo.stable-after-registration",
+        "ptr=%s", same(TVMFFIGetTypeInfo(g_point), g_point_info));
 }
 
 /* ------------------------------------------------------------------------------------------ */

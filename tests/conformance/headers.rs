@@ -5,7 +5,9 @@
 //! - `headers_declare_apache_functions`: every C function of Apache's headers is declared by the
 //!   same header of ours, with a compatible prototype;
 //! - `headers_compile_add_one_snippet`: the C code of the seeds' `add_one_c` example compiles
-//!   against our headers with `-Werror`.
+//!   against our headers with `-Werror`;
+//! - `headers_compile_apache_cxx_headers`: Apache's header-only C++ API compiles on top of our C
+//!   headers.
 //!
 //! What cbindgen cannot express is hand-written C inside the cbindgen configurations
 //! (runtime/cbindgen/*.toml: `after_includes`, `trailer`) plus the few exact text edits of
@@ -15,13 +17,14 @@ use ffihub_tests::{apache_runtime, compile_c, line_diff, scratch_dir, workspace_
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 /// The command that regenerates the checked-in headers.
 const REGENERATE: &str = "FFIHUB_BLESS=1 cargo test -p ffihub-tests --test conformance headers";
 
 /// Which `extern "C"` functions a header declares. Apache's split is by name: the `TVMFFIEnv*`
 /// functions are in tvm/ffi/extra/c_env_api.h, all others in tvm/ffi/c_api.h.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Functions {
     None,
     NotEnv,
@@ -151,9 +154,9 @@ const FIXUPS: &[Fixup] = &[
     // TVMFFIGetTypeInfo returns a pointer that never changes for a given index.
     Fixup {
         header: "runtime/include/tvm/ffi/c_api.h",
-        applies_if: Some(" TVMFFIGetTypeInfo("),
-        find: "TVM_FFI_DLL const TVMFFITypeInfo *TVMFFIGetTypeInfo(",
-        replace: "TVM_FFI_DLL TVM_FFI_ATTRIBUTE_PURE const TVMFFITypeInfo *TVMFFIGetTypeInfo(",
+        applies_if: None,
+        find: "TVM_FFI_DLL const struct TVMFFITypeInfo *TVMFFIGetTypeInfo(",
+        replace: "TVM_FFI_DLL TVM_FFI_ATTRIBUTE_PURE const struct TVMFFITypeInfo *TVMFFIGetTypeInfo(",
     },
 ];
 
@@ -190,10 +193,7 @@ fn c_api_function_names(root: &Path) -> Vec<String> {
         let Ok(text) = std::fs::read_to_string(&file) else {
             continue;
         };
-        for (_, rest) in text
-            .match_indices("fn TVMFFI")
-            .map(|(i, _)| text.split_at(i + 3))
-        {
+        for rest in text.match_indices("fn TVMFFI").map(|(i, _)| &text[i + 3..]) {
             let name: String = rest
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -252,52 +252,73 @@ fn generate(root: &Path, spec: &HeaderSpec) -> String {
     text
 }
 
+/// Whether this run rewrites the checked-in headers (`FFIHUB_BLESS=1`).
+fn blessing() -> bool {
+    std::env::var_os("FFIHUB_BLESS").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Regenerates every header (once per test process) and returns a diff for each checked-in
+/// header that differs; when blessing, rewrites those instead and returns nothing.
+fn regenerate_headers() -> &'static [String] {
+    static STALE: OnceLock<Vec<String>> = OnceLock::new();
+    STALE.get_or_init(|| {
+        let root = workspace_root();
+        let mut stale = Vec::new();
+        for spec in HEADERS {
+            let generated = generate(&root, spec);
+            assert_eq!(
+                generated,
+                generate(&root, spec),
+                "generating {} is not deterministic",
+                spec.output
+            );
+            assert!(
+                generated.starts_with("/*\n")
+                    && generated.contains("GENERATED FILE")
+                    && generated.contains(REGENERATE),
+                "{}: the banner must say the file is generated and how to regenerate it",
+                spec.output
+            );
+            let path = root.join(spec.output);
+            let current = std::fs::read_to_string(&path).unwrap_or_default();
+            if current == generated {
+                continue;
+            }
+            if blessing() {
+                std::fs::create_dir_all(path.parent().unwrap()).expect("create include dir");
+                // Write then rename: a compiler running concurrently never sees a partial header.
+                let tmp = path.with_extension("h.tmp");
+                std::fs::write(&tmp, &generated)
+                    .unwrap_or_else(|e| panic!("write {}: {e}", tmp.display()));
+                std::fs::rename(&tmp, &path)
+                    .unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+                eprintln!("updated {}", spec.output);
+            } else {
+                let diff = line_diff(&current, &generated, 80);
+                stale.push(format!(
+                    "{} (- checked in, + generated):\n{diff}",
+                    spec.output
+                ));
+            }
+        }
+        stale
+    })
+}
+
+/// When blessing, makes sure the headers are rewritten before a test compiles against them.
+pub(crate) fn bless_first() {
+    if blessing() {
+        regenerate_headers();
+    }
+}
+
 #[test]
 fn headers_up_to_date() {
-    let root = workspace_root();
-    let bless = std::env::var_os("FFIHUB_BLESS").is_some_and(|v| !v.is_empty() && v != "0");
-    let mut stale = Vec::new();
-    for spec in HEADERS {
-        let generated = generate(&root, spec);
-        assert_eq!(
-            generated,
-            generate(&root, spec),
-            "generating {} is not deterministic",
-            spec.output
-        );
-        assert!(
-            generated.starts_with("/*\n")
-                && generated.contains("GENERATED FILE")
-                && generated.contains(REGENERATE),
-            "{}: the banner must say the file is generated and how to regenerate it",
-            spec.output
-        );
-        let path = root.join(spec.output);
-        let current = std::fs::read_to_string(&path).unwrap_or_default();
-        if current == generated {
-            continue;
-        }
-        if bless {
-            std::fs::create_dir_all(path.parent().unwrap()).expect("create include dir");
-            // Write then rename, so concurrent compilations never see a partial header.
-            let tmp = path.with_extension("h.tmp");
-            std::fs::write(&tmp, &generated)
-                .unwrap_or_else(|e| panic!("write {}: {e}", tmp.display()));
-            std::fs::rename(&tmp, &path)
-                .unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
-            eprintln!("updated {}", spec.output);
-        } else {
-            stale.push(format!(
-                "{} (- checked in, + generated):\n{}",
-                spec.output,
-                line_diff(&current, &generated, 80)
-            ));
-        }
-    }
+    let stale = regenerate_headers();
     assert!(
         stale.is_empty(),
-        "the checked-in C headers differ from what runtime/src and runtime/cbindgen/*.toml generate; \
-         regenerate them with\n\n    {REGENERATE}\n\n{}",
+        "the checked-in C headers differ from what runtime/src and runtime/cbindgen/*.toml \
+         generate; regenerate them with\n\n    {REGENERATE}\n\n{}",
         stale.join("\n")
     );
 }
@@ -346,10 +367,7 @@ fn declared_functions(
         let name = declaration
             .split('(')
             .next()
-            .and_then(|head| {
-                head.split(|c: char| c == ' ' || c == '*')
-                    .rfind(|w| !w.is_empty())
-            })
+            .and_then(|head| head.split([' ', '*']).rfind(|w| !w.is_empty()))
             .unwrap_or_default();
         if name.starts_with("TVMFFI") {
             functions.insert(
@@ -363,6 +381,7 @@ fn declared_functions(
 
 #[test]
 fn headers_declare_apache_functions() {
+    bless_first();
     let apache = apache_runtime();
     let scratch = scratch_dir("headers_declare_apache_functions");
     let ours_dir = workspace_root().join("runtime/include");
@@ -440,6 +459,7 @@ int ReadDLTensorPtr(const TVMFFIAny *value, DLTensor** out) {
 
 #[test]
 fn headers_compile_add_one_snippet() {
+    bless_first();
     let scratch = scratch_dir("headers_compile_add_one_snippet");
     let source = scratch.join("read_dltensor_ptr.c");
     std::fs::write(&source, ADD_ONE_SNIPPET).unwrap();
@@ -449,4 +469,71 @@ fn headers_compile_add_one_snippet() {
         &scratch.join("libread_dltensor_ptr.so"),
         &["-fPIC", "-shared"],
     );
+}
+
+/// A C++ translation unit using Apache's header-only C++ API (objects, containers, functions,
+/// reflection, modules, tensors).
+const APACHE_CXX_USER: &str = r#"#include <tvm/ffi/tvm_ffi.h>
+#include <tvm/ffi/container/tensor.h>
+#include <tvm/ffi/extra/c_env_api.h>
+#include <tvm/ffi/extra/dataclass.h>
+#include <tvm/ffi/extra/json.h>
+#include <tvm/ffi/extra/module.h>
+#include <tvm/ffi/extra/structural_equal.h>
+#include <tvm/ffi/reflection/registry.h>
+int main() {
+  tvm::ffi::Any value = 1;
+  return value.cast<int>() - 1;
+}
+"#;
+
+/// Apache's C++ headers are written against its C headers; they must compile unchanged on top of
+/// ours (exact C++ spelling of enums, typedefs and fields). `-Wextra` is left out: Apache's
+/// headers themselves do not pass it.
+#[test]
+fn headers_compile_apache_cxx_headers() {
+    bless_first();
+    let apache = apache_runtime();
+    let ours = workspace_root().join("runtime/include");
+    let scratch = scratch_dir("headers_compile_apache_cxx_headers");
+    let source = scratch.join("apache_cxx_user.cc");
+    std::fs::write(&source, APACHE_CXX_USER).unwrap();
+    // Ours first: `#include <tvm/ffi/c_api.h>` in Apache's headers then finds our header.
+    let out = Command::new("g++")
+        .args([
+            "-std=c++17",
+            "-Wall",
+            "-Werror",
+            "-fsyntax-only",
+            "-H",
+            "-I",
+        ])
+        .arg(&ours)
+        .arg("-I")
+        .arg(&apache.include_dir)
+        .arg(&source)
+        .output()
+        .expect("run g++");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "Apache's C++ headers do not compile on top of ours:\n{stderr}"
+    );
+    // `-H` lists every header opened: the C headers must all be ours.
+    for header in [
+        "tvm/ffi/c_api.h",
+        "tvm/ffi/extra/c_env_api.h",
+        "dlpack/dlpack.h",
+    ] {
+        let opened: Vec<&str> = stderr
+            .lines()
+            .filter_map(|l| l.trim_start_matches('.').strip_prefix(' '))
+            .filter(|path| path.ends_with(header))
+            .collect();
+        assert!(
+            !opened.is_empty() && opened.iter().all(|p| Path::new(p).starts_with(&ours)),
+            "expected {header} to come from {}, g++ opened {opened:?}",
+            ours.display()
+        );
+    }
 }

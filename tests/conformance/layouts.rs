@@ -19,10 +19,12 @@ fn layouts_output(compile: Compiler, include_dir: &Path, scratch: &Path, name: &
     let program = scratch.join(name);
     compile(&[source], include_dir, &program, &[]);
     let out = run_ok(Command::new(&program));
+    std::fs::write(program.with_extension("txt"), &out.stdout).expect("save the output");
     String::from_utf8(out.stdout).expect("layouts prints ASCII")
 }
 
 fn assert_same_layouts(compile: Compiler, language: &str) {
+    crate::headers::bless_first();
     let scratch = scratch_dir(&format!("layouts_{language}"));
     let apache = layouts_output(
         compile,
@@ -44,7 +46,7 @@ fn assert_same_layouts(compile: Compiler, language: &str) {
         let diff = line_diff(&apache, &ours, 200);
         panic!(
             "the ABI described by runtime/include differs from Apache's headers ({language}; \
-             tests/c/layouts.c output, - Apache, + ffihub):\n{diff}\n\nfull outputs: {}",
+             tests/c/layouts.c output, - Apache, + ffihub):\n{diff}\n\nfull outputs: {}/layouts_{{apache,ffihub}}.txt",
             scratch.display()
         );
     }

@@ -1,4 +1,7 @@
 //! Conformance of ffihub's runtime and headers against Apache TVM-FFI.
 
+mod add_one;
 mod headers;
 mod layouts;
+mod scenario;
+mod valgrind;

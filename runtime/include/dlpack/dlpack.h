@@ -30,7 +30,6 @@
 #define DLPACK_DLL
 #endif
 
-
 /**
  * DLPack major version implemented by this runtime.
  */
@@ -134,9 +133,6 @@ typedef struct DLPackVersion {
 
 /**
  * A device: its type (a `DLDeviceType` value) and ordinal.
- *
- * `device_type` is an `i32` rather than the enum so that unknown device codes coming from
- * foreign code are representable in Rust without undefined behaviour.
  */
 typedef struct DLDevice {
   DLDeviceType device_type;

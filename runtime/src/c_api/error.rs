@@ -52,7 +52,7 @@ pub unsafe extern "C" fn TVMFFIErrorSetRaisedFromCStr(kind: *const c_char, messa
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIErrorSetRaisedFromCStrParts(
     kind: *const c_char,
-    message_parts: *const *const c_char,
+    message_parts: *mut *const c_char,
     num_parts: i32,
 ) {
     let mut message = Vec::new();

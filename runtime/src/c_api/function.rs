@@ -91,7 +91,13 @@ pub unsafe extern "C" fn TVMFFIFunctionSetGlobal(
             metadata: Box::default(),
             flags: DEFAULT_FLAGS,
         };
-        crate::registry::register(name, entry, allow_override != 0)
+        crate::registry::register(name, entry, allow_override != 0).map_err(|_| {
+            let name = String::from_utf8_lossy(name);
+            Error::new(
+                "RuntimeError",
+                format!("Global Function `{name}` is already registered"),
+            )
+        })
     })
 }
 
@@ -118,6 +124,16 @@ pub unsafe extern "C" fn TVMFFIFunctionSetGlobalFromMethodInfo(
             metadata: byte_array_slice(&info.metadata).into(),
             flags: info.flags,
         };
-        crate::registry::register(byte_array_slice(&info.name), entry, allow_override != 0)
+        let name = byte_array_slice(&info.name);
+        crate::registry::register(name, entry, allow_override != 0).map_err(|_| {
+            // Apache's wording for registrations that carry method info.
+            let name = String::from_utf8_lossy(name);
+            Error::new(
+                "RuntimeError",
+                format!(
+                    "Global Function `{name}` is already registered, possible causes:\n- Two GlobalDef().def registrations for the same function \nPlease remove the duplicate registration."
+                ),
+            )
+        })
     })
 }

@@ -43,9 +43,13 @@ pub unsafe extern "C" fn TVMFFITypeKeyToIndex(
         let key = byte_array_slice(non_null(type_key, "type_key")?);
         let out = out_ptr(out_tindex, "out_tindex")?;
         *out = crate::types::key_to_index(key).ok_or_else(|| {
+            // Apache's wording, down to the check it reports.
             Error::new(
-                "RuntimeError",
-                format!("Cannot find type `{}`", String::from_utf8_lossy(key)),
+                "InternalError",
+                format!(
+                    "Check failed: (it != type_key2index_.end()) is false: Cannot find type `{}`",
+                    String::from_utf8_lossy(key)
+                ),
             )
         })?;
         Ok(())

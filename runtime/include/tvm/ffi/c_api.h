@@ -126,7 +126,6 @@ typedef struct TVMFFIAny {
   };
 } TVMFFIAny;
 
-
 /**
  * Major version of the TVM-FFI ABI implemented here.
  */
@@ -535,7 +534,7 @@ TVM_FFI_DLL void TVMFFIErrorSetRaisedFromCStr(const char *kind, const char *mess
  */
 TVM_FFI_DLL
 void TVMFFIErrorSetRaisedFromCStrParts(const char *kind,
-                                       const char *const *message_parts,
+                                       const char **message_parts,
                                        int32_t num_parts);
 
 /**
@@ -728,7 +727,7 @@ int32_t TVMFFITypeKeyToIndex(const struct TVMFFIByteArray *type_key,
 /**
  * The type info of `type_index`; its address never changes. An unknown index exits the process.
  */
-TVM_FFI_DLL const struct TVMFFITypeInfo *TVMFFIGetTypeInfo(int32_t type_index);
+TVM_FFI_DLL TVM_FFI_ATTRIBUTE_PURE const struct TVMFFITypeInfo *TVMFFIGetTypeInfo(int32_t type_index);
 
 /**
  * Appends a field record (strings and default value are copied).

@@ -15,7 +15,6 @@
 /*! \brief An opaque device stream (for example a cudaStream_t); NULL is the default stream. */
 typedef void* TVMFFIStreamHandle;
 
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
