@@ -1,1 +1,453 @@
-//! (being written)
+//! Key hashing and key equality of Map and Dict, bit for bit as Apache's `AnyHash` / `AnyEqual`.
+//!
+//! Hash tables are built on one side of the ABI and probed on the other (header-only C++ code in
+//! extensions inlines Apache's functions), so the values here are part of the ABI:
+//!
+//! * strings and bytes hash by content: `combine(65 or 66, stable_hash_bytes(data))`; the small
+//!   inline forms use the index of their heap form, so `"ab"` hashes the same small or heap;
+//! * values with a type-attribute hook (`__any_hash__` / `__any_equal__`, a native function
+//!   pointer stored as OpaquePtr or a Function object) hash as `combine(type_index, hook(v))`;
+//! * BigInt hashes by value (Apache registers a hook for it; this module computes the same value
+//!   when no hook is registered);
+//! * everything else hashes its raw 8-byte payload: `combine(type_index, v_uint64)`. Floats hash
+//!   their bit pattern (0.0 and -0.0 differ, a NaN equals itself bit for bit), objects their
+//!   address.
+//!
+//! Equality is a 16-byte bitwise comparison first, then string/bytes content comparison (heap and
+//! small forms compare equal), then the `__any_equal__` hook for objects of the same type.
+
+use crate::abi::{TVMFFIAny, TVMFFIAnyValue, TVMFFIObject};
+use crate::any::{byte_array_slice, Any};
+use crate::error::Error;
+use crate::hash::{stable_hash_bytes, stable_hash_combine};
+use crate::object::is_object_index;
+use crate::tindex;
+use std::ffi::{c_void, CStr};
+
+/// The type-attribute column of custom hash hooks.
+pub const ANY_HASH_ATTR: &[u8] = b"__any_hash__";
+/// The type-attribute column of custom equality hooks.
+pub const ANY_EQUAL_ATTR: &[u8] = b"__any_equal__";
+
+/// The native form of a `__any_hash__` hook: returns an Int, or an Error (owned) on failure.
+pub type NativeAnyHash = unsafe extern "C" fn(value: *const TVMFFIAny) -> TVMFFIAny;
+/// The native form of a `__any_equal__` hook: returns a Bool, or an Error (owned) on failure.
+pub type NativeAnyEqual =
+    unsafe extern "C" fn(lhs: *const TVMFFIAny, rhs: *const TVMFFIAny) -> TVMFFIAny;
+
+/// A value with its borrowed-only forms (raw C string, byte-array pointer, rvalue reference)
+/// turned into the form an owned `Any` would have, so the rules below see only owned forms.
+enum Normalized<'a> {
+    Borrowed(&'a TVMFFIAny),
+    Owned(Any),
+}
+
+impl Normalized<'_> {
+    fn get(&self) -> &TVMFFIAny {
+        match self {
+            Normalized::Borrowed(v) => v,
+            Normalized::Owned(v) => v.as_raw(),
+        }
+    }
+}
+
+/// # Safety
+/// `value` is a valid value or argument view.
+unsafe fn normalize(value: &TVMFFIAny) -> Normalized<'_> {
+    match value.type_index {
+        tindex::RAW_STR => {
+            let bytes = CStr::from_ptr(value.value.v_c_str).to_bytes();
+            Normalized::Owned(crate::string::string_any(bytes))
+        }
+        tindex::BYTE_ARRAY_PTR => {
+            let bytes =
+                byte_array_slice(&*(value.value.v_ptr as *const crate::abi::TVMFFIByteArray));
+            Normalized::Owned(crate::string::bytes_any(bytes))
+        }
+        tindex::OBJECT_RVALUE_REF => {
+            // Look through the reference without moving the object out of its slot.
+            let obj = *(value.value.v_ptr as *const *mut TVMFFIObject);
+            if obj.is_null() {
+                Normalized::Owned(Any::none())
+            } else {
+                Normalized::Owned(Any::object(crate::object::ObjectRef::from_borrowed(obj)))
+            }
+        }
+        _ => Normalized::Borrowed(value),
+    }
+}
+
+/// The bytes of a String or Bytes object (ours or foreign: only the cell at +24 is read).
+///
+/// # Safety
+/// `value` holds a live String or Bytes object.
+unsafe fn object_bytes(value: &TVMFFIAny) -> &[u8] {
+    let cell = value
+        .value
+        .v_obj
+        .cast::<u8>()
+        .add(std::mem::size_of::<TVMFFIObject>())
+        .cast::<crate::abi::TVMFFIByteArray>();
+    byte_array_slice(&*cell)
+}
+
+/// The bytes of a small string or small bytes value.
+fn small_bytes(value: &TVMFFIAny) -> &[u8] {
+    // SAFETY: every bit pattern of the payload is a valid byte array.
+    let bytes = unsafe { &value.value.v_bytes };
+    &bytes[..(value.small_str_len as usize).min(bytes.len())]
+}
+
+/// Apache's `StableHashSmallStrBytes`: the whole 8-byte payload, modulo 2^31 - 1 (equal to
+/// [`stable_hash_bytes`] of the bytes when the unused tail is zero, as it always is).
+fn small_payload_hash(value: &TVMFFIAny) -> u64 {
+    // SAFETY: reading the payload as raw bits is valid for every kind.
+    let bits = unsafe { value.value.v_uint64 };
+    bits % 2_147_483_647
+}
+
+/// The words of a BigInt object (layout `{header, nwords, words[]}`, ours or foreign).
+///
+/// # Safety
+/// `value` holds a live BigInt object.
+unsafe fn bigint_word_bytes(value: &TVMFFIAny) -> &[u8] {
+    byte_array_slice(&crate::string::bigint_words(value))
+}
+
+/// Apache's `BigInt::hash`: an Int hashes to its value, a BigInt to the stable hash of its
+/// little-endian words.
+///
+/// # Safety
+/// `value` is an Int or holds a live BigInt object.
+unsafe fn bigint_value_hash(value: &TVMFFIAny) -> u64 {
+    if value.type_index == tindex::INT {
+        value.value.v_uint64
+    } else {
+        stable_hash_bytes(bigint_word_bytes(value))
+    }
+}
+
+/// `AnyHash` of a value, exactly as Apache computes it (see the module documentation).
+///
+/// Errors come only from custom `__any_hash__` hooks.
+///
+/// # Safety
+/// `value` is a valid value or argument view (object payloads are live).
+pub unsafe fn any_hash(value: &TVMFFIAny) -> Result<u64, Error> {
+    let normalized = normalize(value);
+    let value = normalized.get();
+    let type_index = value.type_index;
+    match type_index {
+        tindex::SMALL_STR => Ok(stable_hash_combine(
+            tindex::STR as u64,
+            small_payload_hash(value),
+        )),
+        tindex::SMALL_BYTES => Ok(stable_hash_combine(
+            tindex::BYTES as u64,
+            small_payload_hash(value),
+        )),
+        tindex::STR | tindex::BYTES => Ok(stable_hash_combine(
+            type_index as u64,
+            stable_hash_bytes(object_bytes(value)),
+        )),
+        _ => {
+            if is_object_index(type_index) {
+                if let Some(hook) = crate::types::attr_value(ANY_HASH_ATTR, type_index) {
+                    let custom = call_hash_hook(&hook, value)?;
+                    return Ok(stable_hash_combine(type_index as u64, custom));
+                }
+                if type_index == tindex::BIG_INT {
+                    return Ok(stable_hash_combine(
+                        type_index as u64,
+                        bigint_value_hash(value),
+                    ));
+                }
+            }
+            Ok(stable_hash_combine(type_index as u64, value.value.v_uint64))
+        }
+    }
+}
+
+/// `AnyEqual` of two values, exactly as Apache computes it (see the module documentation).
+///
+/// Errors come only from custom `__any_equal__` hooks.
+///
+/// # Safety
+/// Both are valid values or argument views (object payloads are live).
+pub unsafe fn any_equal(lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {
+    let (lhs, rhs) = (normalize(lhs), normalize(rhs));
+    let (lhs, rhs) = (lhs.get(), rhs.get());
+    // Fast path: the two 16-byte values are identical.
+    if raw_words(lhs) == raw_words(rhs) {
+        return Ok(true);
+    }
+    let (lt, rt) = (lhs.type_index, rhs.type_index);
+    if lt == rt {
+        if lt == tindex::STR || lt == tindex::BYTES {
+            return Ok(object_bytes(lhs) == object_bytes(rhs));
+        }
+        if is_object_index(lt) {
+            if let Some(hook) = crate::types::attr_value(ANY_EQUAL_ATTR, lt) {
+                return call_equal_hook(&hook, lhs, rhs);
+            }
+            if lt == tindex::BIG_INT {
+                return Ok(bigint_word_bytes(lhs) == bigint_word_bytes(rhs));
+            }
+        }
+        return Ok(false);
+    }
+    // Different type indices: only the heap and small forms of one kind can be equal.
+    let equal = match (lt, rt) {
+        (tindex::STR, tindex::SMALL_STR) | (tindex::BYTES, tindex::SMALL_BYTES) => {
+            object_bytes(lhs) == small_bytes(rhs)
+        }
+        (tindex::SMALL_STR, tindex::STR) | (tindex::SMALL_BYTES, tindex::BYTES) => {
+            small_bytes(lhs) == object_bytes(rhs)
+        }
+        _ => false,
+    };
+    Ok(equal)
+}
+
+/// The two 8-byte words of a value, as Apache's fast path compares them.
+fn raw_words(value: &TVMFFIAny) -> (u64, u64) {
+    let head = (value.type_index as u32 as u64) | ((value.small_str_len as u64) << 32);
+    // SAFETY: reading the payload as raw bits is valid for every kind.
+    (head, unsafe { value.value.v_uint64 })
+}
+
+/// Safe form of [`any_hash`] for owned values.
+pub fn hash_of(value: &Any) -> Result<u64, Error> {
+    // SAFETY: an `Any` is always a valid owned value.
+    unsafe { any_hash(value.as_raw()) }
+}
+
+/// Safe form of [`any_equal`] for owned values.
+pub fn equal_of(lhs: &Any, rhs: &Any) -> Result<bool, Error> {
+    // SAFETY: `Any`s are always valid owned values.
+    unsafe { any_equal(lhs.as_raw(), rhs.as_raw()) }
+}
+
+/// Calls a `__any_hash__` hook (native pointer or Function) on `value`.
+///
+/// # Safety
+/// `value` is a valid value; the hook honours the hook convention.
+unsafe fn call_hash_hook(hook: &Any, value: &TVMFFIAny) -> Result<u64, Error> {
+    let result = match hook.type_index() {
+        tindex::OPAQUE_PTR => {
+            let ptr = hook.as_raw().value.v_ptr;
+            // SAFETY: the column convention says an OpaquePtr entry is a native hash hook.
+            let func = std::mem::transmute::<*mut c_void, NativeAnyHash>(ptr);
+            Any::from_raw(func(value))
+        }
+        tindex::FUNCTION => crate::function::call(hook.as_raw().value.v_obj, &[*value])?,
+        other => {
+            return Err(Error::new(
+                "InternalError",
+                format!("__any_hash__ hook of type index {other} is neither a native function nor a Function"),
+            ))
+        }
+    };
+    match result.type_index() {
+        tindex::INT => Ok(result.as_raw().value.v_uint64),
+        _ => Err(hook_failure(result, "__any_hash__", "int")),
+    }
+}
+
+/// Calls a `__any_equal__` hook (native pointer or Function) on `lhs`, `rhs`.
+///
+/// # Safety
+/// As for [`call_hash_hook`].
+unsafe fn call_equal_hook(hook: &Any, lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {
+    let result = match hook.type_index() {
+        tindex::OPAQUE_PTR => {
+            let ptr = hook.as_raw().value.v_ptr;
+            // SAFETY: the column convention says an OpaquePtr entry is a native equality hook.
+            let func = std::mem::transmute::<*mut c_void, NativeAnyEqual>(ptr);
+            Any::from_raw(func(lhs, rhs))
+        }
+        tindex::FUNCTION => crate::function::call(hook.as_raw().value.v_obj, &[*lhs, *rhs])?,
+        other => {
+            return Err(Error::new(
+                "InternalError",
+                format!("__any_equal__ hook of type index {other} is neither a native function nor a Function"),
+            ))
+        }
+    };
+    match result.type_index() {
+        tindex::BOOL => Ok(result.as_raw().value.v_int64 != 0),
+        _ => Err(hook_failure(result, "__any_equal__", "bool")),
+    }
+}
+
+/// The error a hook reported, or an InternalError if it returned something unexpected.
+fn hook_failure(result: Any, hook: &str, expected: &str) -> Error {
+    if result.type_index() == tindex::ERROR {
+        let obj = result
+            .as_object()
+            .cloned()
+            .expect("an Error value holds an object");
+        return Error::from_object(obj);
+    }
+    Error::new(
+        "InternalError",
+        format!(
+            "{hook} hook returned a value of type index {} instead of {expected}",
+            result.type_index()
+        ),
+    )
+}
+
+/// Packs a hook's outcome the native-hook way: the value, or the error object (owned).
+fn hook_result(result: Result<Any, Error>) -> TVMFFIAny {
+    match result {
+        Ok(value) => value.into_raw(),
+        Err(error) => Any::object(error.into_object()).into_raw(),
+    }
+}
+
+/// Reads an Int-or-BigInt argument of the BigInt hooks.
+///
+/// # Safety
+/// `value` is NULL or points at a valid value.
+unsafe fn bigint_arg<'a>(value: *const TVMFFIAny) -> Result<&'a TVMFFIAny, Error> {
+    match value.as_ref() {
+        Some(v) if v.type_index == tindex::INT || v.type_index == tindex::BIG_INT => Ok(v),
+        Some(v) => Err(Error::new(
+            "TypeError",
+            format!(
+                "Cannot convert from type `{}` to `ffi.BigInt`",
+                crate::builtins::type_key_of(v.type_index)
+            ),
+        )),
+        None => Err(Error::new(
+            "ValueError",
+            "NULL value passed to a BigInt hook",
+        )),
+    }
+}
+
+/// The native `__any_hash__` hook of `ffi.BigInt` (what Apache's runtime registers): the
+/// value hash of an Int or BigInt as an Int, or an Error.
+///
+/// # Safety
+/// `value` points at a valid value (the hook convention).
+pub unsafe extern "C" fn bigint_any_hash_hook(value: *const TVMFFIAny) -> TVMFFIAny {
+    let outcome = std::panic::catch_unwind(|| {
+        // SAFETY: the caller passes a valid value.
+        unsafe { bigint_arg(value).map(|v| Any::int(bigint_value_hash(v) as i64)) }
+    });
+    hook_result(outcome.unwrap_or_else(|p| Err(crate::function::panic_error(p))))
+}
+
+/// The native `__any_equal__` hook of `ffi.BigInt`: value equality as a Bool, or an Error.
+///
+/// # Safety
+/// `lhs` and `rhs` point at valid values (the hook convention).
+pub unsafe extern "C" fn bigint_any_equal_hook(
+    lhs: *const TVMFFIAny,
+    rhs: *const TVMFFIAny,
+) -> TVMFFIAny {
+    let outcome = std::panic::catch_unwind(|| {
+        // SAFETY: the caller passes valid values.
+        unsafe {
+            let (l, r) = (bigint_arg(lhs)?, bigint_arg(rhs)?);
+            let equal =
+                l.type_index == r.type_index && bigint_word_bytes(l) == bigint_word_bytes(r);
+            Ok(Any::bool(equal))
+        }
+    });
+    hook_result(outcome.unwrap_or_else(|p| Err(crate::function::panic_error(p))))
+}
+
+/// Registers the BigInt hooks in the `__any_hash__` / `__any_equal__` columns unless something
+/// is registered there already, so header-only C++ code running on this runtime hashes BigInt
+/// keys by value, as it does on Apache's runtime. Idempotent.
+pub fn register_bigint_hooks() -> Result<(), Error> {
+    let hash_hook = Any::opaque_ptr(bigint_any_hash_hook as NativeAnyHash as *mut c_void);
+    let equal_hook = Any::opaque_ptr(bigint_any_equal_hook as NativeAnyEqual as *mut c_void);
+    for (name, hook) in [(ANY_HASH_ATTR, hash_hook), (ANY_EQUAL_ATTR, equal_hook)] {
+        if crate::types::attr_value(name, tindex::BIG_INT).is_none() {
+            crate::types::register_attr(tindex::BIG_INT, name, hook.as_raw())?;
+        }
+    }
+    Ok(())
+}
+
+/// A `TVMFFIAny` holding a raw payload word, for tests and tables.
+pub fn raw_value(type_index: i32, bits: u64) -> TVMFFIAny {
+    TVMFFIAny {
+        type_index,
+        small_str_len: 0,
+        value: TVMFFIAnyValue { v_uint64: bits },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(v: &Any) -> u64 {
+        hash_of(v).unwrap()
+    }
+
+    #[test]
+    fn small_and_heap_strings_hash_and_compare_alike() {
+        let small = Any::string("abc");
+        let heap = Any::object(crate::string::new_bytes_object(tindex::STR, b"abc"));
+        assert_eq!(small.type_index(), tindex::SMALL_STR);
+        assert_eq!(h(&small), h(&heap));
+        assert_eq!(
+            h(&small),
+            stable_hash_combine(tindex::STR as u64, stable_hash_bytes(b"abc"))
+        );
+        assert!(equal_of(&small, &heap).unwrap());
+        assert!(equal_of(&heap, &small).unwrap());
+        let bytes = crate::string::bytes_any(b"abc");
+        assert_ne!(h(&small), h(&bytes), "str and bytes differ by type index");
+        assert!(!equal_of(&small, &bytes).unwrap());
+    }
+
+    #[test]
+    fn floats_hash_their_bits() {
+        assert_ne!(h(&Any::float(0.0)), h(&Any::float(-0.0)));
+        assert!(!equal_of(&Any::float(0.0), &Any::float(-0.0)).unwrap());
+        assert!(equal_of(&Any::float(f64::NAN), &Any::float(f64::NAN)).unwrap());
+        assert!(!equal_of(&Any::int(1), &Any::bool(true)).unwrap());
+    }
+
+    #[test]
+    fn bigints_hash_by_value() {
+        let a = crate::string::bigint_any(&[0, 1]);
+        let b = crate::string::bigint_any(&[0, 1]);
+        assert_ne!(a.as_raw().value.v_uint64(), b.as_raw().value.v_uint64());
+        assert_eq!(h(&a), h(&b));
+        assert!(equal_of(&a, &b).unwrap());
+        let c = crate::string::bigint_any(&[1, 1]);
+        assert!(!equal_of(&a, &c).unwrap());
+    }
+
+    #[test]
+    fn raw_strings_hash_as_strings() {
+        let text = c"hello, world";
+        let view = TVMFFIAny {
+            type_index: tindex::RAW_STR,
+            small_str_len: 0,
+            value: TVMFFIAnyValue {
+                v_c_str: text.as_ptr(),
+            },
+        };
+        let owned = Any::string("hello, world");
+        assert_eq!(unsafe { any_hash(&view) }.unwrap(), h(&owned));
+        assert!(unsafe { any_equal(&view, owned.as_raw()) }.unwrap());
+    }
+
+    trait Bits {
+        fn v_uint64(&self) -> u64;
+    }
+    impl Bits for TVMFFIAnyValue {
+        fn v_uint64(&self) -> u64 {
+            unsafe { self.v_uint64 }
+        }
+    }
+}

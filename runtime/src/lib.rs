@@ -21,6 +21,7 @@ pub mod module;
 pub mod object;
 pub mod reflection;
 pub mod registry;
+pub mod repr;
 pub mod string;
 pub mod tensor;
 pub mod tindex;

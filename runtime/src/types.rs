@@ -35,8 +35,9 @@ struct Entry {
     num_slots: i32,
     allocated_slots: i32,
     child_slots_can_overflow: bool,
-    fields: Vec<TVMFFIFieldInfo>,
-    methods: Vec<TVMFFIMethodInfo>,
+    /// The current records; every array ever published stays allocated (see [`grow`]).
+    fields: &'static [TVMFFIFieldInfo],
+    methods: &'static [TVMFFIMethodInfo],
     metadata: Option<&'static TVMFFITypeMetadata>,
 }
 
@@ -89,6 +90,16 @@ impl TypeRegistrar<'_> {
         self.0.get_or_alloc_index(key, spec)
     }
 
+    /// See [`register_field`].
+    pub fn register_field(&mut self, index: i32, field: &TVMFFIFieldInfo) -> Result<(), Error> {
+        self.0.register_field(index, field)
+    }
+
+    /// See [`register_method`].
+    pub fn register_method(&mut self, index: i32, method: &TVMFFIMethodInfo) -> Result<(), Error> {
+        self.0.register_method(index, method)
+    }
+
     /// See [`register_metadata`].
     pub fn register_metadata(
         &mut self,
@@ -122,6 +133,15 @@ pub struct TypeSpec {
     pub child_slots_can_overflow: bool,
     /// The parent's index, -1 for roots, or -2 to only look the key up.
     pub parent_index: i32,
+}
+
+/// A new array with `item` appended. The old array is deliberately leaked: readers may still hold
+/// pointers into it (Apache's runtime reallocates here; never freeing is the safe variant, and
+/// types have few fields).
+fn grow<T: Copy>(old: &'static [T], item: T) -> &'static [T] {
+    let mut items = old.to_vec();
+    items.push(item);
+    Box::leak(items.into_boxed_slice())
 }
 
 /// Returned by [`get_or_alloc_index`] in query-only mode for an unknown key.
@@ -323,8 +343,8 @@ impl Registry {
                 num_slots: spec.num_child_slots + 1,
                 allocated_slots: 1,
                 child_slots_can_overflow: spec.child_slots_can_overflow && parent_can_overflow,
-                fields: Vec::new(),
-                methods: Vec::new(),
+                fields: &[],
+                methods: &[],
                 metadata: None,
             },
         );
@@ -370,7 +390,7 @@ impl Registry {
                 RAW_NONE
             };
         let entry = self.entry(index)?;
-        entry.fields.push(copy);
+        entry.fields = grow(entry.fields, copy);
         // SAFETY: the info is only mutated under the registry mutex.
         unsafe {
             let info = &mut *entry.info.get();
@@ -388,7 +408,7 @@ impl Registry {
         copy.metadata = self.copy_string(&method.metadata);
         copy.method = self.keep(&method.method)?;
         let entry = self.entry(index)?;
-        entry.methods.push(copy);
+        entry.methods = grow(entry.methods, copy);
         // SAFETY: as in `register_field`.
         unsafe {
             let info = &mut *entry.info.get();

@@ -3,13 +3,16 @@
 
 mod args;
 mod containers;
+mod dyn_types;
 mod functions;
 mod maps;
 mod module;
+mod reflection;
 mod static_types;
 mod tensor;
 
 pub use args::{type_key_of, Call};
+pub use reflection::{kwargs_object, missing_object, ENUM_TYPE_INDEX};
 pub(crate) use static_types::register_types;
 
 use crate::abi::TVMFFIAny;
@@ -72,11 +75,17 @@ pub(crate) fn def_packed(
 
 /// The builtin global functions.
 pub(crate) fn global_functions() -> Globals {
+    // Objects the runtime keeps for the whole process are made now, before anyone can read
+    // `ffihub.LiveObjectCount`, so that leak checks see a stable baseline.
+    crate::types::type_info(crate::tindex::OBJECT);
+    missing_object();
+    kwargs_object();
     let mut globals = Globals::new();
     functions::register(&mut globals);
     containers::register(&mut globals);
     maps::register(&mut globals);
     tensor::register(&mut globals);
     module::register(&mut globals);
+    reflection::register(&mut globals);
     globals
 }

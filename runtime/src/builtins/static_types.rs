@@ -76,4 +76,5 @@ pub(crate) fn register_types(registrar: &mut TypeRegistrar) {
             .get_or_alloc_index(key.as_bytes(), fixed(index, 1, tindex::OBJECT))
             .unwrap_or_else(|e| fail(key, e));
     }
+    super::dyn_types::register(registrar).unwrap_or_else(|e| fail("the builtin dynamic types", e));
 }

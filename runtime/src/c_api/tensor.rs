@@ -1,17 +1,16 @@
-//! Tensors and DLPack exchange. Exported now so the ABI is complete; the tensor object itself
-//! arrives with the runtime built-ins, and until then these raise a clear error.
+//! Tensors and DLPack exchange: the C surface of [`crate::tensor`].
 
-use super::safe_call;
+use super::{non_null, out_ptr, safe_call};
 use crate::abi::TVMFFIObjectHandle;
 use crate::dlpack::{DLManagedTensor, DLManagedTensorVersioned, DLTensor};
-use crate::error::Error;
+use crate::object::ObjectRef;
+use crate::tensor::Tensor;
+use std::mem::ManuallyDrop;
 
-/// The error raised by entry points whose feature is not built yet.
-pub(super) fn not_yet(function: &str) -> Error {
-    Error::new(
-        "RuntimeError",
-        format!("{function} is not implemented yet in the ffihub runtime"),
-    )
+/// Apache converts the `int32_t` alignment with `static_cast<size_t>`: a negative value becomes
+/// a huge alignment (and shows up as such in the error message).
+fn alignment(require_alignment: i32) -> usize {
+    require_alignment as isize as usize
 }
 
 /// Wraps a DLPack tensor (taking ownership on success).
@@ -22,8 +21,16 @@ pub unsafe extern "C" fn TVMFFITensorFromDLPack(
     require_contiguous: i32,
     out: *mut TVMFFIObjectHandle,
 ) -> i32 {
-    let _ = (from, require_alignment, require_contiguous, out);
-    safe_call(|| Err(not_yet("TVMFFITensorFromDLPack")))
+    safe_call(|| {
+        // Every argument is checked before the capsule is taken over, so a failure leaves it
+        // with the caller.
+        let out = out_ptr(out, "out")?;
+        non_null(from, "from")?;
+        let tensor =
+            Tensor::from_dlpack(from, alignment(require_alignment), require_contiguous != 0)?;
+        *out = tensor.into_object().into_raw().cast();
+        Ok(())
+    })
 }
 
 /// Exports a Tensor as a DLPack tensor holding a reference.
@@ -32,8 +39,11 @@ pub unsafe extern "C" fn TVMFFITensorToDLPack(
     from: TVMFFIObjectHandle,
     out: *mut *mut DLManagedTensor,
 ) -> i32 {
-    let _ = (from, out);
-    safe_call(|| Err(not_yet("TVMFFITensorToDLPack")))
+    safe_call(|| {
+        let out = out_ptr(out, "out")?;
+        *out = Tensor::from_borrowed_handle(from)?.to_dlpack();
+        Ok(())
+    })
 }
 
 /// Wraps a versioned DLPack tensor (taking ownership on success).
@@ -44,8 +54,17 @@ pub unsafe extern "C" fn TVMFFITensorFromDLPackVersioned(
     require_contiguous: i32,
     out: *mut TVMFFIObjectHandle,
 ) -> i32 {
-    let _ = (from, require_alignment, require_contiguous, out);
-    safe_call(|| Err(not_yet("TVMFFITensorFromDLPackVersioned")))
+    safe_call(|| {
+        let out = out_ptr(out, "out")?;
+        non_null(from, "from")?;
+        let tensor = Tensor::from_dlpack_versioned(
+            from,
+            alignment(require_alignment),
+            require_contiguous != 0,
+        )?;
+        *out = tensor.into_object().into_raw().cast();
+        Ok(())
+    })
 }
 
 /// Exports a Tensor as a versioned DLPack tensor holding a reference.
@@ -54,8 +73,11 @@ pub unsafe extern "C" fn TVMFFITensorToDLPackVersioned(
     from: TVMFFIObjectHandle,
     out: *mut *mut DLManagedTensorVersioned,
 ) -> i32 {
-    let _ = (from, out);
-    safe_call(|| Err(not_yet("TVMFFITensorToDLPackVersioned")))
+    safe_call(|| {
+        let out = out_ptr(out, "out")?;
+        *out = Tensor::from_borrowed_handle(from)?.to_dlpack_versioned();
+        Ok(())
+    })
 }
 
 /// A Tensor viewing part of `source`'s memory, keeping `source` alive.
@@ -65,6 +87,18 @@ pub unsafe extern "C" fn TVMFFITensorCreateUnsafeView(
     prototype: *const DLTensor,
     out: *mut TVMFFIObjectHandle,
 ) -> i32 {
-    let _ = (source, prototype, out);
-    safe_call(|| Err(not_yet("TVMFFITensorCreateUnsafeView")))
+    safe_call(|| {
+        let out = out_ptr(out, "out")?;
+        let prototype = non_null(prototype, "prototype")?;
+        // The caller's reference, borrowed without touching the count (the view takes its own);
+        // a NULL source is accepted, as in Apache's runtime, and keeps nothing alive.
+        let source = (!source.is_null()).then(|| {
+            // SAFETY: a non-NULL source is a live object the caller holds a reference to;
+            // ManuallyDrop keeps that reference the caller's.
+            ManuallyDrop::new(ObjectRef::from_raw(source.cast()))
+        });
+        let view = Tensor::create_unsafe_view(source.as_deref(), prototype)?;
+        *out = view.into_object().into_raw().cast();
+        Ok(())
+    })
 }

@@ -1,0 +1,784 @@
+//! The object types Apache's runtime registers beyond the fixed indices, in its order (so they get
+//! indices 128-137), with the same fields, methods, metadata and type attributes; plus the
+//! reflection records of the fixed types that have fields (`ffi.Module`, `ffi.VisitInterrupt`).
+//!
+//! Extensions resolve these types by key and inherit from them (for example enum classes derive
+//! from `ffi.IntEnum`), so their layouts and field records must be Apache's.
+
+use crate::abi::{
+    TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIFieldInfo, TVMFFIMethodInfo, TVMFFIObject,
+    TVMFFIObjectCreator, TVMFFITypeMetadata,
+};
+use crate::any::{byte_array, Any, RAW_NONE};
+use crate::error::Error;
+use crate::object::ObjectRef;
+use crate::reflection::{create_reflected, new_reflected, shallow_copy, Accessor};
+use crate::tindex;
+use crate::type_schema::{function, function_metadata, Ty, ANY, BOOL, INT, OBJECT, STRING};
+use crate::types::{TypeRegistrar, TypeSpec};
+
+/// One reflected field.
+struct Field {
+    name: &'static str,
+    doc: &'static str,
+    ty: Ty,
+    flags: i64,
+    offset: i64,
+    accessor: Accessor,
+    /// `field_static_type_index` as Apache's C++ registration computes it.
+    static_index: i32,
+}
+
+impl Field {
+    fn new(
+        name: &'static str,
+        ty: Ty,
+        offset: i64,
+        accessor: Accessor,
+        static_index: i32,
+    ) -> Field {
+        Field {
+            name,
+            doc: "",
+            ty,
+            flags: 0,
+            offset,
+            accessor,
+            static_index,
+        }
+    }
+
+    fn doc(mut self, doc: &'static str) -> Field {
+        self.doc = doc;
+        self
+    }
+
+    fn flags(mut self, flags: i64) -> Field {
+        self.flags = flags;
+        self
+    }
+
+    fn size_align(&self) -> (i64, i64) {
+        match self.accessor {
+            Accessor::Any => (16, 8),
+            Accessor::I32 | Accessor::DataType => (4, 4),
+            Accessor::Bool => (1, 1),
+            _ => (8, 8),
+        }
+    }
+}
+
+/// One reflected method.
+struct Method {
+    name: &'static str,
+    doc: &'static str,
+    is_static: bool,
+    ty: Ty,
+    function: ObjectRef,
+}
+
+/// One type to register.
+struct TypeDef {
+    key: &'static str,
+    /// The index this registration must produce (checked).
+    index: i32,
+    parent: i32,
+    depth: i32,
+    total_size: i32,
+    eq_hash_kind: i32,
+    creator: TVMFFIObjectCreator,
+    fields: Vec<Field>,
+    methods: Vec<Method>,
+}
+
+const INIT_OFF: i64 = Flag::kTVMFFIFieldFlagBitMaskInitOff as i64;
+const SEQ_HASH_IGNORE: i64 = Flag::kTVMFFIFieldFlagBitMaskSEqHashIgnore as i64;
+const HAS_DEFAULT: i64 = Flag::kTVMFFIFieldFlagBitMaskHasDefault as i64;
+const STATIC_METHOD: i64 = Flag::kTVMFFIFieldFlagBitMaskIsStaticMethod as i64;
+
+const ENUM_STATE: i32 = 128;
+const ENUM: i32 = 129;
+const INT_ENUM: i32 = 130;
+const STR_ENUM: i32 = 131;
+const ACCESS_STEP: i32 = 132;
+const ACCESS_PATH: i32 = 133;
+const STRUCTURAL_VISITOR: i32 = 134;
+const VISIT_ERROR_CONTEXT: i32 = 135;
+const STRUCTURAL_MUTATOR: i32 = 136;
+const STRUCTURAL_KEY: i32 = 137;
+
+fn generic(origin: &'static str, args: Vec<Ty>) -> Ty {
+    Ty::Generic(origin, args)
+}
+
+fn optional(ty: Ty) -> Ty {
+    generic("Optional", vec![ty])
+}
+
+fn path_ty() -> Ty {
+    Ty::Named("ffi.reflection.AccessPath")
+}
+
+fn step_ty() -> Ty {
+    Ty::Named("ffi.reflection.AccessStep")
+}
+
+/// Calls a global function by name (for builtins that build containers through their globals).
+fn call_global(name: &str, args: &[TVMFFIAny]) -> Result<Any, Error> {
+    let entry = crate::registry::get(name.as_bytes()).ok_or_else(|| {
+        Error::new(
+            "RuntimeError",
+            format!("Global Function is not found: {name}"),
+        )
+    })?;
+    // SAFETY: registered functions are live Function objects and `args` are valid views.
+    unsafe { crate::function::call(entry.function.as_ptr(), args) }
+}
+
+/// Writes a field of a freshly made reflected object.
+fn init_field(
+    obj: &ObjectRef,
+    offset: usize,
+    accessor: Accessor,
+    value: &Any,
+) -> Result<(), Error> {
+    // SAFETY: `offset` is a field of the object's type, of `accessor`'s storage.
+    unsafe { accessor.write(obj.as_ptr().cast::<u8>().add(offset), value.as_raw()) }
+}
+
+fn read_field(obj: *mut TVMFFIObject, offset: usize, accessor: Accessor) -> Any {
+    // SAFETY: callers pass live objects of the type that has this field.
+    unsafe { accessor.read(obj.cast::<u8>().add(offset)) }
+}
+
+/// A method wrapper: checks the argument count and the receiver types.
+fn method(
+    name: &'static str,
+    is_static: bool,
+    ret: Ty,
+    params: Vec<Ty>,
+    imp: impl Fn(&super::Call) -> Result<Any, Error> + Send + Sync + 'static,
+) -> Method {
+    let ty = function(ret.clone(), params.clone());
+    let function = crate::function::from_closure(move |args| {
+        let call = super::Call {
+            name,
+            ret: &ret,
+            params: &params,
+            args,
+        };
+        call.check_count()?;
+        imp(&call)
+    });
+    Method {
+        name,
+        doc: "",
+        is_static,
+        ty,
+        function,
+    }
+}
+
+// ---- ffi.EnumState ----
+
+fn new_enum_state() -> Result<Any, Error> {
+    let state = new_reflected(ENUM_STATE, 48);
+    init_field(
+        &state,
+        24,
+        Accessor::ObjectRef,
+        &call_global("ffi.List", &[])?,
+    )?;
+    init_field(
+        &state,
+        32,
+        Accessor::ObjectRef,
+        &call_global("ffi.Dict", &[])?,
+    )?;
+    init_field(
+        &state,
+        40,
+        Accessor::ObjectRef,
+        &call_global("ffi.Dict", &[])?,
+    )?;
+    Ok(Any::object(state))
+}
+
+// ---- ffi.reflection.AccessStep / AccessPath ----
+
+const ATTR: i64 = 0;
+const ARRAY_ITEM: i64 = 1;
+const MAP_ITEM: i64 = 2;
+const ATTR_MISSING: i64 = 3;
+const ARRAY_ITEM_MISSING: i64 = 4;
+const MAP_ITEM_MISSING: i64 = 5;
+
+fn new_step(kind: i64, key: &Any) -> Result<ObjectRef, Error> {
+    let step = new_reflected(ACCESS_STEP, 48);
+    init_field(&step, 24, Accessor::I32, &Any::int(kind))?;
+    init_field(&step, 32, Accessor::Any, key)?;
+    Ok(step)
+}
+
+fn new_path(
+    parent: Option<&ObjectRef>,
+    step: Option<&ObjectRef>,
+    depth: i64,
+) -> Result<Any, Error> {
+    let path = new_reflected(ACCESS_PATH, 48);
+    let as_any = |o: Option<&ObjectRef>| o.map_or_else(Any::none, |o| Any::object(o.clone()));
+    init_field(&path, 24, Accessor::ObjectRef, &as_any(parent))?;
+    init_field(&path, 32, Accessor::ObjectRef, &as_any(step))?;
+    init_field(&path, 40, Accessor::I32, &Any::int(depth))?;
+    Ok(Any::object(path))
+}
+
+fn path_depth(path: &ObjectRef) -> i64 {
+    // SAFETY: the depth of an AccessPath is an int32 read as an Int.
+    unsafe {
+        read_field(path.as_ptr(), 40, Accessor::I32)
+            .as_raw()
+            .value
+            .v_int64
+    }
+}
+
+fn path_parent(path: &ObjectRef) -> Option<ObjectRef> {
+    read_field(path.as_ptr(), 24, Accessor::ObjectRef)
+        .as_object()
+        .cloned()
+}
+
+fn path_step(path: &ObjectRef) -> Option<ObjectRef> {
+    read_field(path.as_ptr(), 32, Accessor::ObjectRef)
+        .as_object()
+        .cloned()
+}
+
+fn extend(path: &ObjectRef, step: &ObjectRef) -> Result<Any, Error> {
+    new_path(Some(path), Some(step), path_depth(path) + 1)
+}
+
+fn steps_equal(a: &ObjectRef, b: &ObjectRef) -> Result<bool, Error> {
+    let kind = |s: &ObjectRef| read_field(s.as_ptr(), 24, Accessor::I32);
+    let key = |s: &ObjectRef| read_field(s.as_ptr(), 32, Accessor::Any);
+    // SAFETY: kinds are Ints.
+    if unsafe { kind(a).as_raw().value.v_int64 != kind(b).as_raw().value.v_int64 } {
+        return Ok(false);
+    }
+    let (ka, kb) = (key(a), key(b));
+    // SAFETY: both keys are valid owned values.
+    Ok(unsafe {
+        match (
+            crate::string::str_bytes(ka.as_raw()),
+            crate::string::str_bytes(kb.as_raw()),
+        ) {
+            (Some(x), Some(y)) => x == y,
+            _ => {
+                ka.type_index() == kb.type_index()
+                    && ka.as_raw().value.v_uint64 == kb.as_raw().value.v_uint64
+            }
+        }
+    })
+}
+
+fn paths_equal(a: &ObjectRef, b: &ObjectRef) -> Result<bool, Error> {
+    if path_depth(a) != path_depth(b) {
+        return Ok(false);
+    }
+    let (mut a, mut b) = (a.clone(), b.clone());
+    loop {
+        if a.as_ptr() == b.as_ptr() {
+            return Ok(true);
+        }
+        let (Some(pa), Some(pb)) = (path_parent(&a), path_parent(&b)) else {
+            return Ok(true);
+        };
+        let (Some(sa), Some(sb)) = (path_step(&a), path_step(&b)) else {
+            return Err(Error::new(
+                "InternalError",
+                "an AccessPath with a parent has no step",
+            ));
+        };
+        if !steps_equal(&sa, &sb)? {
+            return Ok(false);
+        }
+        (a, b) = (pa, pb);
+    }
+}
+
+fn access_path_methods() -> Vec<Method> {
+    let p = || path_ty();
+    let extend_with = |name: &'static str, kind: i64, key_ty: Ty| {
+        method(
+            name,
+            false,
+            path_ty(),
+            vec![path_ty(), key_ty],
+            move |call| {
+                let path = call.object(0, ACCESS_PATH)?;
+                // SAFETY: arguments are valid views for the call.
+                let key = unsafe { crate::any::view_to_owned(call.any(1))? };
+                match kind {
+                    ATTR | ATTR_MISSING => drop(call.string(1)?),
+                    ARRAY_ITEM | ARRAY_ITEM_MISSING => drop(call.int(1)?),
+                    _ => {}
+                }
+                extend(&path, &new_step(kind, &key)?)
+            },
+        )
+    };
+    vec![
+        method("_root", true, p(), vec![], |_| new_path(None, None, 0)),
+        method("_extend", false, p(), vec![p(), step_ty()], |call| {
+            extend(&call.object(0, ACCESS_PATH)?, &call.object(1, ACCESS_STEP)?)
+        }),
+        extend_with("_attr", ATTR, STRING),
+        extend_with("_array_item", ARRAY_ITEM, INT),
+        extend_with("_map_item", MAP_ITEM, ANY),
+        extend_with("_attr_missing", ATTR_MISSING, STRING),
+        extend_with("_array_item_missing", ARRAY_ITEM_MISSING, INT),
+        extend_with("_map_item_missing", MAP_ITEM_MISSING, ANY),
+        method("_is_prefix_of", false, BOOL, vec![p(), p()], |call| {
+            let (this, mut other) = (call.object(0, ACCESS_PATH)?, call.object(1, ACCESS_PATH)?);
+            if path_depth(&this) > path_depth(&other) {
+                return Ok(Any::bool(false));
+            }
+            while path_depth(&other) > path_depth(&this) {
+                other = path_parent(&other).ok_or_else(|| {
+                    Error::new(
+                        "InternalError",
+                        "an AccessPath is deeper than its parent chain",
+                    )
+                })?;
+            }
+            Ok(Any::bool(paths_equal(&this, &other)?))
+        }),
+        method(
+            "_to_steps",
+            false,
+            generic("ffi.Array", vec![step_ty()]),
+            vec![p()],
+            |call| {
+                let mut steps = Vec::new();
+                let mut current = call.object(0, ACCESS_PATH)?;
+                while let Some(parent) = path_parent(&current) {
+                    steps.push(Any::object(path_step(&current).ok_or_else(|| {
+                        Error::new("InternalError", "an AccessPath with a parent has no step")
+                    })?));
+                    current = parent;
+                }
+                steps.reverse();
+                let views: Vec<TVMFFIAny> = steps.iter().map(|s| *s.as_raw()).collect();
+                call_global("ffi.Array", &views)
+            },
+        ),
+        method("_path_equal", false, BOOL, vec![p(), p()], |call| {
+            Ok(Any::bool(paths_equal(
+                &call.object(0, ACCESS_PATH)?,
+                &call.object(1, ACCESS_PATH)?,
+            )?))
+        }),
+    ]
+}
+
+fn definitions() -> Vec<TypeDef> {
+    let object_ref = Accessor::ObjectRef;
+    let def =
+        |key, index, parent, depth, total_size, eq_hash_kind, creator: TVMFFIObjectCreator| {
+            TypeDef {
+                key,
+                index,
+                parent,
+                depth,
+                total_size,
+                eq_hash_kind,
+                creator,
+                fields: Vec::new(),
+                methods: Vec::new(),
+            }
+        };
+    let enum_state_init = method("__ffi_init__", true, OBJECT, vec![], |_| new_enum_state());
+    vec![
+        TypeDef {
+            fields: vec![
+                Field::new(
+                    "entries",
+                    generic("ffi.List", vec![OBJECT]),
+                    24,
+                    object_ref,
+                    tindex::LIST,
+                )
+                .doc("Enum singletons in registration order.")
+                .flags(INIT_OFF),
+                Field::new(
+                    "indexes",
+                    generic("ffi.Dict", vec![ANY, OBJECT]),
+                    32,
+                    object_ref,
+                    tindex::OBJECT,
+                )
+                .doc("Canonical integer and string indices to enum singletons.")
+                .flags(INIT_OFF),
+                Field::new(
+                    "attrs",
+                    generic(
+                        "ffi.Dict",
+                        vec![STRING, generic("ffi.Dict", vec![OBJECT, ANY])],
+                    ),
+                    40,
+                    object_ref,
+                    tindex::OBJECT,
+                )
+                .doc("Extensible-attribute columns keyed by enum singleton.")
+                .flags(INIT_OFF),
+            ],
+            methods: vec![enum_state_init],
+            ..def(
+                "ffi.EnumState",
+                ENUM_STATE,
+                tindex::OBJECT,
+                1,
+                48,
+                0,
+                Some(create_reflected::<ENUM_STATE, 48>),
+            )
+        },
+        TypeDef {
+            fields: vec![
+                Field::new("_int_index", INT, 24, Accessor::I64, tindex::INT)
+                    .doc("Canonical integer index.")
+                    .flags(SEQ_HASH_IGNORE),
+                Field::new("_str_index", STRING, 32, Accessor::Any, tindex::ANY)
+                    .doc("Canonical string index."),
+            ],
+            ..def(
+                "ffi.Enum",
+                ENUM,
+                tindex::OBJECT,
+                1,
+                48,
+                5,
+                Some(create_reflected::<ENUM, 48>),
+            )
+        },
+        TypeDef {
+            fields: vec![Field::new("value", INT, 24, Accessor::I64, tindex::INT)
+                .doc("Canonical integer index.")
+                .flags(INIT_OFF | SEQ_HASH_IGNORE)],
+            ..def(
+                "ffi.IntEnum",
+                INT_ENUM,
+                ENUM,
+                2,
+                48,
+                5,
+                Some(create_reflected::<INT_ENUM, 48>),
+            )
+        },
+        TypeDef {
+            fields: vec![Field::new("value", STRING, 32, Accessor::Any, tindex::ANY)
+                .doc("Canonical string index.")
+                .flags(INIT_OFF | SEQ_HASH_IGNORE)],
+            ..def(
+                "ffi.StrEnum",
+                STR_ENUM,
+                ENUM,
+                2,
+                48,
+                5,
+                Some(create_reflected::<STR_ENUM, 48>),
+            )
+        },
+        TypeDef {
+            fields: vec![
+                Field::new("kind", INT, 24, Accessor::I32, tindex::INT),
+                Field::new("key", ANY, 32, Accessor::Any, tindex::ANY),
+            ],
+            ..def(
+                "ffi.reflection.AccessStep",
+                ACCESS_STEP,
+                tindex::OBJECT,
+                1,
+                48,
+                4,
+                Some(create_reflected::<ACCESS_STEP, 48>),
+            )
+        },
+        TypeDef {
+            fields: vec![
+                Field::new("parent", optional(OBJECT), 24, object_ref, tindex::ANY),
+                Field::new("step", optional(step_ty()), 32, object_ref, tindex::ANY),
+                Field::new("depth", INT, 40, Accessor::I32, tindex::INT),
+            ],
+            methods: access_path_methods(),
+            ..def(
+                "ffi.reflection.AccessPath",
+                ACCESS_PATH,
+                tindex::OBJECT,
+                1,
+                48,
+                4,
+                Some(create_reflected::<ACCESS_PATH, 48>),
+            )
+        },
+        def(
+            "ffi.StructuralVisitor",
+            STRUCTURAL_VISITOR,
+            tindex::OBJECT,
+            1,
+            40,
+            0,
+            None,
+        ),
+        TypeDef {
+            fields: vec![
+                Field::new(
+                    "reverse_visit_pattern",
+                    generic("ffi.List", vec![OBJECT]),
+                    24,
+                    object_ref,
+                    tindex::LIST,
+                ),
+                Field::new(
+                    "prev_error_context",
+                    optional(OBJECT),
+                    32,
+                    object_ref,
+                    tindex::ANY,
+                ),
+            ],
+            ..def(
+                "ffi.VisitErrorContext",
+                VISIT_ERROR_CONTEXT,
+                tindex::OBJECT,
+                1,
+                40,
+                0,
+                Some(create_reflected::<VISIT_ERROR_CONTEXT, 40>),
+            )
+        },
+        def(
+            "ffi.StructuralMutator",
+            STRUCTURAL_MUTATOR,
+            tindex::OBJECT,
+            1,
+            40,
+            0,
+            None,
+        ),
+        TypeDef {
+            fields: vec![
+                Field::new("key", ANY, 24, Accessor::Any, tindex::ANY),
+                Field::new("hash_i64", INT, 40, Accessor::I64, tindex::INT),
+            ],
+            methods: vec![Method {
+                doc: "Constructor that takes any key and computes its structural hash",
+                ..method("__ffi_init__", true, OBJECT, vec![ANY], |_| {
+                    Err(Error::new(
+                        "RuntimeError",
+                        "ffi.StructuralKey needs structural hashing, which the ffihub runtime does not provide yet",
+                    ))
+                })
+            }],
+            ..def(
+                "ffi.StructuralKey",
+                STRUCTURAL_KEY,
+                tindex::OBJECT,
+                1,
+                48,
+                0,
+                Some(create_reflected::<STRUCTURAL_KEY, 48>),
+            )
+        },
+    ]
+}
+
+fn register_field(registrar: &mut TypeRegistrar, index: i32, field: &Field) -> Result<(), Error> {
+    let (size, alignment) = field.size_align();
+    let metadata = format!(
+        r#"{{"type_schema":"{}"}}"#,
+        field.ty.schema_json().replace('"', "\\\"")
+    );
+    let info = TVMFFIFieldInfo {
+        name: byte_array(field.name.as_bytes()),
+        doc: byte_array(field.doc.as_bytes()),
+        metadata: byte_array(metadata.as_bytes()),
+        flags: field.flags,
+        size,
+        alignment,
+        offset: field.offset,
+        getter: Some(field.accessor.getter()),
+        setter: field.accessor.setter() as *mut std::ffi::c_void,
+        default_value_or_factory: RAW_NONE,
+        field_static_type_index: field.static_index,
+    };
+    registrar.register_field(index, &info)
+}
+
+fn register_method(
+    registrar: &mut TypeRegistrar,
+    index: i32,
+    method: &Method,
+) -> Result<(), Error> {
+    let metadata = function_metadata(&method.ty);
+    let function = Any::object(method.function.clone());
+    let info = TVMFFIMethodInfo {
+        name: byte_array(method.name.as_bytes()),
+        doc: byte_array(method.doc.as_bytes()),
+        metadata: byte_array(metadata.as_bytes()),
+        flags: if method.is_static { STATIC_METHOD } else { 0 },
+        method: *function.as_raw(),
+    };
+    registrar.register_method(index, &info)
+}
+
+fn register_type(registrar: &mut TypeRegistrar, def: &TypeDef) -> Result<(), Error> {
+    let spec = TypeSpec {
+        static_index: if def.index < tindex::DYN_OBJECT_BEGIN {
+            def.index
+        } else {
+            -1
+        },
+        depth: def.depth,
+        num_child_slots: 0,
+        child_slots_can_overflow: true,
+        parent_index: def.parent,
+    };
+    let index = registrar.get_or_alloc_index(def.key.as_bytes(), spec)?;
+    if index != def.index {
+        return Err(Error::new(
+            "InternalError",
+            format!("{} got index {index}, expected {}", def.key, def.index),
+        ));
+    }
+    for field in &def.fields {
+        register_field(registrar, index, field)?;
+    }
+    for method in &def.methods {
+        register_method(registrar, index, method)?;
+    }
+    let metadata = TVMFFITypeMetadata {
+        doc: byte_array(b""),
+        creator: def.creator,
+        total_size: def.total_size,
+        structural_eq_hash_kind: def.eq_hash_kind,
+    };
+    registrar.register_metadata(index, &metadata)?;
+    register_type_attrs(registrar, def)
+}
+
+fn register_type_attrs(registrar: &mut TypeRegistrar, def: &TypeDef) -> Result<(), Error> {
+    let (index, size) = (def.index, def.total_size as usize);
+    // Apache marks every builtin type final, including the enum bases.
+    registrar.register_attr(index, b"__ffi_type_final__", Any::bool(true).as_raw())?;
+    if def.creator.is_some() {
+        let new =
+            crate::function::from_closure(move |_| Ok(Any::object(new_reflected(index, size))));
+        registrar.register_attr(index, b"__ffi_new__", Any::object(new).as_raw())?;
+    }
+    let copy = crate::function::from_closure(move |args| match args.first() {
+        Some(src) if crate::object::is_object_index(src.type_index) && src.type_index == index => {
+            // SAFETY: the argument is a live object of this reflected type.
+            Ok(Any::object(unsafe { shallow_copy(src.value.v_obj, size)? }))
+        }
+        _ => Err(Error::new(
+            "TypeError",
+            "__ffi_shallow_copy__ expects an object of its type",
+        )),
+    });
+    registrar.register_attr(index, b"__ffi_shallow_copy__", Any::object(copy).as_raw())?;
+    if let Some(init) = def.methods.iter().find(|m| m.name == "__ffi_init__") {
+        registrar.register_attr(
+            index,
+            b"__ffi_init__",
+            Any::object(init.function.clone()).as_raw(),
+        )?;
+    }
+    Ok(())
+}
+
+/// Type-attribute columns that header code caches on first use: they exist from the start.
+const STANDARD_COLUMNS: [&str; 19] = [
+    "__ffi_new__",
+    "__ffi_init__",
+    "__ffi_convert__",
+    "__ffi_shallow_copy__",
+    "__ffi_type_final__",
+    "__ffi_repr__",
+    "__ffi_hash__",
+    "__ffi_eq__",
+    "__ffi_compare__",
+    "__any_hash__",
+    "__any_equal__",
+    "__data_to_json__",
+    "__data_from_json__",
+    "__s_equal__",
+    "__s_hash__",
+    "__s_visit__",
+    "__s_mutate__",
+    "__s_maybe_inplace_mutate__",
+    "__ffi_enum__",
+];
+
+/// Registers the reflection of the fixed types with fields, the dynamic builtin types, and the
+/// standard attribute columns.
+pub(crate) fn register(registrar: &mut TypeRegistrar) -> Result<(), Error> {
+    for column in STANDARD_COLUMNS {
+        registrar.register_attr(tindex::NONE, column.as_bytes(), &RAW_NONE)?;
+    }
+    // ffi.Module: the imports array is reflected; the C++ class is final.
+    register_field(
+        registrar,
+        tindex::MODULE,
+        &Field::new(
+            "imports_",
+            generic("ffi.Array", vec![ANY]),
+            24,
+            Accessor::ObjectRef,
+            tindex::ARRAY,
+        ),
+    )?;
+    let module_metadata = TVMFFITypeMetadata {
+        doc: byte_array(b""),
+        creator: None,
+        total_size: 48,
+        structural_eq_hash_kind: 0,
+    };
+    registrar.register_metadata(tindex::MODULE, &module_metadata)?;
+    registrar.register_attr(
+        tindex::MODULE,
+        b"__ffi_type_final__",
+        Any::bool(true).as_raw(),
+    )?;
+    // ffi.BigInt: no fields.
+    let bigint_metadata = TVMFFITypeMetadata {
+        doc: byte_array(b""),
+        creator: None,
+        total_size: 32,
+        structural_eq_hash_kind: 0,
+    };
+    registrar.register_metadata(tindex::BIG_INT, &bigint_metadata)?;
+    registrar.register_attr(
+        tindex::BIG_INT,
+        b"__ffi_type_final__",
+        Any::bool(true).as_raw(),
+    )?;
+    // ffi.VisitInterrupt has a fixed index but is defined like the dynamic types.
+    let visit_interrupt = TypeDef {
+        key: "ffi.VisitInterrupt",
+        index: tindex::VISIT_INTERRUPT,
+        parent: tindex::OBJECT,
+        depth: 1,
+        total_size: 40,
+        eq_hash_kind: 0,
+        creator: Some(create_reflected::<{ tindex::VISIT_INTERRUPT }, 40>),
+        fields: vec![Field::new("value", ANY, 24, Accessor::Any, tindex::ANY).flags(HAS_DEFAULT)],
+        methods: Vec::new(),
+    };
+    register_type(registrar, &visit_interrupt)?;
+    for def in definitions() {
+        register_type(registrar, &def)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! How many bytes can safely be read at a data symbol, so that a lying size field inside the
+//! symbol cannot make the runtime read past it.
+//!
+//! On 64-bit Linux with glibc the answer comes from the dynamic linker: the symbol's own size
+//! (`st_size` of its ELF symbol, through `dladdr1`) when the address is exactly a sized symbol,
+//! bounded by the end of the loaded segment that holds the address (`dl_iterate_phdr`). Elsewhere,
+//! and for memory outside every loaded object (a heap blob registered as a system-library
+//! symbol), the extent is unknown and callers fall back to trusting the data, as Apache's runtime
+//! always does.
+
+use std::ffi::c_void;
+
+/// The number of readable bytes starting at `addr`, if the dynamic linker knows.
+pub fn readable_extent(addr: *const c_void) -> Option<usize> {
+    imp::readable_extent(addr)
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
+mod imp {
+    use std::ffi::{c_char, c_int, c_void};
+
+    #[repr(C)]
+    struct DlInfo {
+        dli_fname: *const c_char,
+        dli_fbase: *mut c_void,
+        dli_sname: *const c_char,
+        dli_saddr: *mut c_void,
+    }
+
+    #[repr(C)]
+    struct Elf64Sym {
+        st_name: u32,
+        st_info: u8,
+        st_other: u8,
+        st_shndx: u16,
+        st_value: u64,
+        st_size: u64,
+    }
+
+    #[repr(C)]
+    struct Elf64Phdr {
+        p_type: u32,
+        p_flags: u32,
+        p_offset: u64,
+        p_vaddr: u64,
+        p_paddr: u64,
+        p_filesz: u64,
+        p_memsz: u64,
+        p_align: u64,
+    }
+
+    /// The leading members of glibc's `struct dl_phdr_info` (the only ones read).
+    #[repr(C)]
+    struct DlPhdrInfo {
+        dlpi_addr: u64,
+        dlpi_name: *const c_char,
+        dlpi_phdr: *const Elf64Phdr,
+        dlpi_phnum: u16,
+    }
+
+    type PhdrCallback = unsafe extern "C" fn(*mut DlPhdrInfo, usize, *mut c_void) -> c_int;
+
+    extern "C" {
+        fn dladdr1(
+            addr: *const c_void,
+            info: *mut DlInfo,
+            extra: *mut *mut c_void,
+            flags: c_int,
+        ) -> c_int;
+        fn dl_iterate_phdr(callback: Option<PhdrCallback>, data: *mut c_void) -> c_int;
+    }
+
+    const RTLD_DL_SYMENT: c_int = 1;
+    const PT_LOAD: u32 = 1;
+
+    struct Search {
+        addr: u64,
+        found: Option<u64>,
+    }
+
+    unsafe extern "C" fn visit(info: *mut DlPhdrInfo, _size: usize, data: *mut c_void) -> c_int {
+        // SAFETY: glibc passes a valid info record, and `data` is the `Search` handed to
+        // `dl_iterate_phdr` below, alive for the whole iteration.
+        let (info, search) = (&*info, &mut *data.cast::<Search>());
+        if info.dlpi_phdr.is_null() {
+            return 0;
+        }
+        for i in 0..usize::from(info.dlpi_phnum) {
+            // SAFETY: `dlpi_phdr` points at `dlpi_phnum` program headers.
+            let phdr = &*info.dlpi_phdr.add(i);
+            if phdr.p_type != PT_LOAD {
+                continue;
+            }
+            let start = info.dlpi_addr.wrapping_add(phdr.p_vaddr);
+            let end = start.wrapping_add(phdr.p_memsz);
+            if start <= search.addr && search.addr < end {
+                search.found = Some(end - search.addr);
+                return 1;
+            }
+        }
+        0
+    }
+
+    /// Bytes from `addr` to the end of the loaded segment holding it.
+    fn segment_extent(addr: *const c_void) -> Option<u64> {
+        let mut search = Search {
+            addr: addr as u64,
+            found: None,
+        };
+        // SAFETY: the callback only reads the records glibc gives it and writes `search`.
+        unsafe { dl_iterate_phdr(Some(visit), std::ptr::addr_of_mut!(search).cast()) };
+        search.found
+    }
+
+    /// `st_size` of the dynamic symbol that starts exactly at `addr`, if it has one.
+    fn symbol_size(addr: *const c_void) -> Option<u64> {
+        let mut info = DlInfo {
+            dli_fname: std::ptr::null(),
+            dli_fbase: std::ptr::null_mut(),
+            dli_sname: std::ptr::null(),
+            dli_saddr: std::ptr::null_mut(),
+        };
+        let mut sym: *mut c_void = std::ptr::null_mut();
+        // SAFETY: plain out-parameters; dladdr1 only inspects the loader's tables.
+        let ok = unsafe { dladdr1(addr, &mut info, &mut sym, RTLD_DL_SYMENT) };
+        if ok == 0 || sym.is_null() || info.dli_saddr as *const c_void != addr {
+            return None;
+        }
+        // SAFETY: with RTLD_DL_SYMENT, `sym` points at the symbol's ELF record.
+        let size = unsafe { (*sym.cast::<Elf64Sym>()).st_size };
+        (size > 0).then_some(size)
+    }
+
+    pub(super) fn readable_extent(addr: *const c_void) -> Option<usize> {
+        let segment = segment_extent(addr);
+        let extent = match (symbol_size(addr), segment) {
+            (Some(sym), Some(seg)) => sym.min(seg),
+            (Some(sym), None) => sym,
+            (None, seg) => seg?,
+        };
+        Some(usize::try_from(extent).unwrap_or(usize::MAX))
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64")))]
+mod imp {
+    pub(super) fn readable_extent(_addr: *const std::ffi::c_void) -> Option<usize> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[no_mangle]
+    #[used]
+    static FFIHUB_TEST_EXTENT_SYMBOL: [u8; 37] = [7; 37];
+
+    #[test]
+    fn static_data_is_inside_a_segment() {
+        let addr = FFIHUB_TEST_EXTENT_SYMBOL.as_ptr().cast();
+        let extent = readable_extent(addr);
+        if cfg!(all(target_os = "linux", target_env = "gnu")) {
+            let extent = extent.expect("static data lies in a loaded segment");
+            assert!(extent >= 37, "extent {extent}");
+        }
+    }
+
+    #[test]
+    fn heap_memory_is_unknown() {
+        let heap = vec![0u8; 64];
+        // Heap memory is in no loaded segment (it may only be by coincidence of brk layout,
+        // which glibc does not report as PT_LOAD).
+        assert_eq!(readable_extent(heap.as_ptr().cast()), None);
+    }
+}

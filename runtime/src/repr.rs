@@ -1,0 +1,571 @@
+//! `ffi.ReprPrint`: the text form of any value, with Apache's spelling (Python-like literals,
+//! `type_key(field=value, ...)` for reflected objects, `(...)` for Array, `[...]` for List,
+//! `{k: v}` for maps, `...` for a cycle) and `__ffi_repr__` hooks.
+
+use crate::abi::{
+    TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIObject, TVMFFISeqCell, TVMFFIShapeCell,
+};
+use crate::any::{byte_array_slice, Any};
+use crate::dlpack::{DLDevice, DLTensor};
+use crate::error::Error;
+use crate::object::{is_object_index, ObjectRef};
+use crate::tindex;
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// Nesting deeper than this is refused rather than risking the stack (the printer recurses).
+const MAX_DEPTH: usize = 512;
+
+/// The repr of `value`.
+pub fn repr(value: &TVMFFIAny) -> Result<String, Error> {
+    repr_at_depth(value, 0)
+}
+
+fn repr_at_depth(value: &TVMFFIAny, depth: usize) -> Result<String, Error> {
+    let show_addr = std::env::var("TVM_FFI_REPR_WITH_ADDR").is_ok_and(|v| v == "1");
+    Printer {
+        show_addr,
+        state: HashMap::new(),
+    }
+    .repr(value, depth)
+}
+
+enum State {
+    InProgress,
+    Done(String),
+}
+
+struct Printer {
+    show_addr: bool,
+    state: HashMap<usize, State>,
+}
+
+/// Short names of device types.
+pub fn device_type_name(device_type: i32) -> &'static str {
+    match device_type {
+        1 => "cpu",
+        2 => "cuda",
+        3 => "cuda_host",
+        4 => "opencl",
+        7 => "vulkan",
+        8 => "metal",
+        9 => "vpi",
+        10 => "rocm",
+        11 => "rocm_host",
+        12 => "ext_dev",
+        13 => "cuda_managed",
+        14 => "oneapi",
+        15 => "webgpu",
+        16 => "hexagon",
+        17 => "maia",
+        18 => "trn",
+        _ => "unknown",
+    }
+}
+
+fn device_text(device: DLDevice) -> String {
+    format!(
+        "{}:{}",
+        device_type_name(device.device_type),
+        device.device_id
+    )
+}
+
+/// A float as C++ streams print it by default (`%g` with 6 significant digits).
+pub fn format_float(v: f64) -> String {
+    if v.is_nan() {
+        return if v.is_sign_negative() {
+            "-nan".into()
+        } else {
+            "nan".into()
+        };
+    }
+    if v.is_infinite() {
+        return if v < 0.0 { "-inf".into() } else { "inf".into() };
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() {
+            "-0".into()
+        } else {
+            "0".into()
+        };
+    }
+    let scientific = format!("{v:.5e}");
+    let (mantissa, exponent) = scientific.split_once('e').expect("exponent form");
+    let exponent: i32 = exponent.parse().expect("exponent digits");
+    let trim = |s: &str| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if !(-4..6).contains(&exponent) {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mantissa), exponent.abs())
+    } else {
+        trim(&format!("{v:.*}", (5 - exponent) as usize))
+    }
+}
+
+/// A string literal the way Python would print it (escapes, `\uXXXX` for non-ASCII).
+pub fn escape_str(bytes: &[u8]) -> String {
+    let mut out = String::from("\"");
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        // Keep ANSI color sequences readable.
+        if c == 0x1b && bytes.get(i + 1) == Some(&b'[') {
+            let mut j = i + 2;
+            while j < bytes.len() && (bytes[j].is_ascii_digit() || bytes[j] == b';') {
+                j += 1;
+            }
+            if j < bytes.len() && (bytes[j] == b'm' || bytes[j] == b'K') {
+                out.push_str("\\x1b[");
+                out.push_str(&String::from_utf8_lossy(&bytes[i + 2..=j]));
+                i = j + 1;
+                continue;
+            }
+        }
+        match c {
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            0x20..=0x7e => out.push(c as char),
+            0..=0x7f => {
+                let _ = write!(out, "\\x{c:02x}");
+            }
+            _ => {
+                let width = match c {
+                    0xC0..=0xDF => 2,
+                    0xE0..=0xEF => 3,
+                    0xF0..=0xF7 => 4,
+                    _ => 0,
+                };
+                let sequence = bytes
+                    .get(i..i + width)
+                    .filter(|s| width > 0 && s[1..].iter().all(|b| b & 0xC0 == 0x80));
+                match sequence
+                    .and_then(|s| std::str::from_utf8(s).ok())
+                    .and_then(|s| s.chars().next())
+                {
+                    Some(ch) if width == 4 => {
+                        let _ = write!(out, "\\U{:08x}", ch as u32);
+                        i += width;
+                        continue;
+                    }
+                    Some(ch) => {
+                        let _ = write!(out, "\\u{:04x}", ch as u32);
+                        i += width;
+                        continue;
+                    }
+                    None => {
+                        let _ = write!(out, "\\x{c:02x}");
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    out.push('"');
+    out
+}
+
+/// A bytes literal: `b"..."` with `\xNN` for anything not printable.
+pub fn escape_bytes(bytes: &[u8]) -> String {
+    let mut out = String::from("b\"");
+    for &c in bytes {
+        if (32..127).contains(&c) && c != b'"' && c != b'\\' {
+            out.push(c as char);
+        } else {
+            let _ = write!(out, "\\x{c:02x}");
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn type_key(type_index: i32) -> String {
+    crate::builtins::type_key_of(type_index)
+}
+
+/// The sentinel objects of `ffi.GetInvalidObject` / `ffi.GetKwargsObject`.
+fn sentinel_name(obj: *mut TVMFFIObject) -> Option<&'static str> {
+    if obj == crate::builtins::missing_object().as_ptr() {
+        Some("<MISSING>")
+    } else if obj == crate::builtins::kwargs_object().as_ptr() {
+        Some("<KWARGS>")
+    } else {
+        None
+    }
+}
+
+impl Printer {
+    fn addr_suffix(&self, obj: *mut TVMFFIObject) -> String {
+        if self.show_addr {
+            format!("@{obj:p}")
+        } else {
+            String::new()
+        }
+    }
+
+    fn repr(&mut self, value: &TVMFFIAny, depth: usize) -> Result<String, Error> {
+        if depth > MAX_DEPTH {
+            return Err(Error::new(
+                "ValueError",
+                format!("ReprPrint: maximum nesting depth ({MAX_DEPTH}) exceeded"),
+            ));
+        }
+        // SAFETY: `value` is a valid value; each arm reads the payload its tag announces.
+        unsafe {
+            match value.type_index {
+                tindex::NONE => return Ok("None".into()),
+                tindex::BOOL => {
+                    return Ok(if value.value.v_int64 != 0 {
+                        "True"
+                    } else {
+                        "False"
+                    }
+                    .into())
+                }
+                tindex::INT => return Ok(value.value.v_int64.to_string()),
+                tindex::FLOAT => return Ok(format_float(value.value.v_float64)),
+                tindex::DATA_TYPE => return Ok(crate::dtype::format_dtype(value.value.v_dtype)),
+                tindex::DEVICE => return Ok(device_text(value.value.v_device)),
+                tindex::SMALL_STR | tindex::STR | tindex::RAW_STR => {
+                    return Ok(escape_str(
+                        crate::string::str_bytes(value).unwrap_or_default(),
+                    ))
+                }
+                tindex::SMALL_BYTES | tindex::BYTES | tindex::BYTE_ARRAY_PTR => {
+                    return Ok(escape_bytes(
+                        crate::string::bytes_bytes(value).unwrap_or_default(),
+                    ))
+                }
+                t if !is_object_index(t) => return Ok(type_key(t)),
+                _ => {}
+            }
+            let obj = value.value.v_obj;
+            if obj.is_null() {
+                return Ok("None".into());
+            }
+            match self.state.get(&(obj as usize)) {
+                Some(State::Done(text)) => return Ok(text.clone()),
+                Some(State::InProgress) => return Ok(format!("...{}", self.addr_suffix(obj))),
+                None => {}
+            }
+            if let Some(name) = sentinel_name(obj) {
+                return Ok(name.into());
+            }
+            let ti = value.type_index;
+            self.state.insert(obj as usize, State::InProgress);
+            let text = self.object_repr(value, obj, ti, depth)?;
+            self.state.insert(obj as usize, State::Done(text.clone()));
+            Ok(text)
+        }
+    }
+
+    /// The repr of an object not yet printed.
+    ///
+    /// # Safety
+    /// `obj` is the live object held by `value`, of type `ti`.
+    unsafe fn object_repr(
+        &mut self,
+        value: &TVMFFIAny,
+        obj: *mut TVMFFIObject,
+        ti: i32,
+        depth: usize,
+    ) -> Result<String, Error> {
+        let cell = obj.cast::<u8>().add(24);
+        match ti {
+            tindex::BIG_INT => return Ok(bigint_decimal(value)),
+            tindex::TENSOR => {
+                let t = &*cell.cast::<DLTensor>();
+                let shape: Vec<String> = (0..t.ndim.max(0) as usize)
+                    .map(|i| (*t.shape.add(i)).to_string())
+                    .collect();
+                return Ok(format!(
+                    "{}[{}]@{}{}",
+                    crate::dtype::format_dtype(t.dtype),
+                    shape.join(", "),
+                    device_text(t.device),
+                    self.addr_suffix(obj)
+                ));
+            }
+            tindex::SHAPE => {
+                let s = &*cell.cast::<TVMFFIShapeCell>();
+                let dims: Vec<String> = (0..s.size).map(|i| (*s.data.add(i)).to_string()).collect();
+                return Ok(format!("Shape({})", dims.join(", ")));
+            }
+            _ => {}
+        }
+        if let Some(hook) = crate::types::attr_value(b"__ffi_repr__", ti) {
+            return self.hook_repr(&hook, obj, ti, depth);
+        }
+        if crate::types::is_instance(ti, crate::builtins::ENUM_TYPE_INDEX) {
+            // `<type_key>.<_str_index>`.
+            let name = crate::reflection::Accessor::Any.read(obj.cast::<u8>().add(32));
+            let name = crate::string::str_bytes(name.as_raw())
+                .map(|b| String::from_utf8_lossy(b).into_owned());
+            return Ok(format!(
+                "{}.{}{}",
+                type_key(ti),
+                name.unwrap_or_default(),
+                self.addr_suffix(obj)
+            ));
+        }
+        let container_suffix = |p: &Printer| p.addr_suffix(obj);
+        match ti {
+            tindex::ARRAY | tindex::LIST => {
+                let seq = &*cell.cast::<TVMFFISeqCell>();
+                let items = std::slice::from_raw_parts(
+                    seq.data.cast::<TVMFFIAny>(),
+                    seq.size.max(0) as usize,
+                );
+                let mut parts = Vec::with_capacity(items.len());
+                for item in items.to_vec() {
+                    parts.push(self.repr(&item, depth + 1)?);
+                }
+                let body = parts.join(", ");
+                Ok(if ti == tindex::ARRAY {
+                    let comma = if parts.len() == 1 { "," } else { "" };
+                    format!("({body}{comma}){}", container_suffix(self))
+                } else {
+                    format!("[{body}]{}", container_suffix(self))
+                })
+            }
+            tindex::MAP | tindex::DICT => {
+                let mut parts = Vec::new();
+                for (k, v) in map_entries(value)? {
+                    parts.push(format!(
+                        "{}: {}",
+                        self.repr(k.as_raw(), depth + 1)?,
+                        self.repr(v.as_raw(), depth + 1)?
+                    ));
+                }
+                Ok(format!(
+                    "{{{}}}{}",
+                    parts.join(", "),
+                    container_suffix(self)
+                ))
+            }
+            _ => self.reflected_repr(obj, ti, depth),
+        }
+    }
+
+    unsafe fn hook_repr(
+        &mut self,
+        hook: &Any,
+        obj: *mut TVMFFIObject,
+        ti: i32,
+        depth: usize,
+    ) -> Result<String, Error> {
+        let hook = hook
+            .as_object()
+            .ok_or_else(|| Error::new("TypeError", "__ffi_repr__ must be a Function"))?;
+        // The callback may outlive this call, so it prints with a printer of its own; the depth
+        // carries over, which bounds recursion through hooks.
+        let fn_repr = crate::function::from_closure(move |args| {
+            let arg = args
+                .first()
+                .ok_or_else(|| Error::new("TypeError", "repr callback takes one argument"))?;
+            Ok(Any::string(repr_at_depth(arg, depth + 1)?))
+        });
+        let self_arg = Any::object(ObjectRef::from_borrowed(obj));
+        let result = crate::function::call(
+            hook.as_ptr(),
+            &[*self_arg.as_raw(), *Any::object(fn_repr).as_raw()],
+        )?;
+        let text = crate::string::str_bytes(result.as_raw()).ok_or_else(|| {
+            Error::new(
+                "TypeError",
+                format!("__ffi_repr__ of {} must return a str", type_key(ti)),
+            )
+        })?;
+        let mut text = String::from_utf8_lossy(text).into_owned();
+        if matches!(
+            ti,
+            tindex::ARRAY | tindex::LIST | tindex::MAP | tindex::DICT
+        ) {
+            text.push_str(&self.addr_suffix(obj));
+        }
+        Ok(text)
+    }
+
+    unsafe fn reflected_repr(
+        &mut self,
+        obj: *mut TVMFFIObject,
+        ti: i32,
+        depth: usize,
+    ) -> Result<String, Error> {
+        let header = format!("{}{}", type_key(ti), self.addr_suffix(obj));
+        let Some(info) = crate::types::type_info(ti) else {
+            return Ok(header);
+        };
+        let mut parts = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for field in crate::reflection::all_fields(info) {
+            if field.flags & Flag::kTVMFFIFieldFlagBitMaskReprOff as i64 != 0 {
+                continue;
+            }
+            let value = crate::reflection::get_field(field, obj)?;
+            let text = self.repr(value.as_raw(), depth + 1)?;
+            let name = String::from_utf8_lossy(byte_array_slice(&field.name)).into_owned();
+            if seen.insert(name.clone()) {
+                parts.push(format!("{name}={text}"));
+            }
+        }
+        Ok(if parts.is_empty() {
+            header
+        } else {
+            format!("{header}({})", parts.join(", "))
+        })
+    }
+}
+
+/// The entries of a Map or Dict, in iteration order, through the runtime's own iterator global.
+fn map_entries(map: &TVMFFIAny) -> Result<Vec<(Any, Any)>, Error> {
+    let functor_name: &[u8] = if map.type_index == tindex::MAP {
+        b"ffi.MapForwardIterFunctor"
+    } else {
+        b"ffi.DictForwardIterFunctor"
+    };
+    let size_name: &[u8] = if map.type_index == tindex::MAP {
+        b"ffi.MapSize"
+    } else {
+        b"ffi.DictSize"
+    };
+    let global = |name: &[u8]| {
+        crate::registry::get(name).ok_or_else(|| {
+            Error::new(
+                "RuntimeError",
+                format!("missing global {}", String::from_utf8_lossy(name)),
+            )
+        })
+    };
+    // SAFETY: globals are live Functions and `map` is a valid view.
+    unsafe {
+        let size = crate::function::call(
+            global(size_name)?.function.as_ptr(),
+            std::slice::from_ref(map),
+        )?;
+        let size = size.as_raw().value.v_int64.max(0) as usize;
+        let iter = crate::function::call(
+            global(functor_name)?.function.as_ptr(),
+            std::slice::from_ref(map),
+        )?;
+        let iter = iter
+            .as_object()
+            .ok_or_else(|| Error::new("RuntimeError", "map iterator is not a Function"))?
+            .clone();
+        let mut entries = Vec::with_capacity(size);
+        for i in 0..size {
+            let key = crate::function::call(iter.as_ptr(), &[*Any::int(0).as_raw()])?;
+            let value = crate::function::call(iter.as_ptr(), &[*Any::int(1).as_raw()])?;
+            entries.push((key, value));
+            if i + 1 < size {
+                crate::function::call(iter.as_ptr(), &[*Any::int(2).as_raw()])?;
+            }
+        }
+        Ok(entries)
+    }
+}
+
+/// A BigInt (or Int) in decimal.
+fn bigint_decimal(value: &TVMFFIAny) -> String {
+    // SAFETY: callers pass Int or BigInt values.
+    let words = unsafe { crate::string::bigint_words(value) };
+    let bytes = unsafe { byte_array_slice(&words) };
+    let words: Vec<i64> = bytes
+        .chunks_exact(8)
+        .map(|w| i64::from_ne_bytes(w.try_into().expect("8 bytes")))
+        .collect();
+    let negative = words.last().is_some_and(|w| *w < 0);
+    // Magnitude as little-endian u32 limbs.
+    let mut limbs: Vec<u32> = words
+        .iter()
+        .flat_map(|w| [*w as u64 as u32, (*w as u64 >> 32) as u32])
+        .collect();
+    if negative {
+        // Two's complement negation.
+        let mut carry = 1u64;
+        for limb in &mut limbs {
+            let v = (!*limb) as u64 + carry;
+            *limb = v as u32;
+            carry = v >> 32;
+        }
+    }
+    let mut digits = Vec::new();
+    while limbs.iter().any(|l| *l != 0) {
+        let mut rem = 0u64;
+        for limb in limbs.iter_mut().rev() {
+            let cur = (rem << 32) | *limb as u64;
+            *limb = (cur / 1_000_000_000) as u32;
+            rem = cur % 1_000_000_000;
+        }
+        digits.push(rem as u32);
+    }
+    let mut out = String::from(if negative { "-" } else { "" });
+    match digits.split_last() {
+        None => out.push('0'),
+        Some((top, rest)) => {
+            let _ = write!(out, "{top}");
+            for d in rest.iter().rev() {
+                let _ = write!(out, "{d:09}");
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_like_cpp_streams() {
+        for (v, s) in [
+            (1.5, "1.5"),
+            (0.1, "0.1"),
+            (1e10, "1e+10"),
+            (123456.0, "123456"),
+            (1234567.0, "1.23457e+06"),
+            (1e-5, "1e-05"),
+            (-2.0, "-2"),
+            (0.0001, "0.0001"),
+        ] {
+            assert_eq!(format_float(v), s, "{v}");
+        }
+    }
+
+    #[test]
+    fn strings_escape_like_python() {
+        assert_eq!(escape_str(b"a\"b\\\n\x01"), r#""a\"b\\\n\x01""#);
+        assert_eq!(escape_str("é€😀".as_bytes()), r#""\u00e9\u20ac\U0001f600""#);
+        assert_eq!(escape_bytes(b"a\x00\xff"), r#"b"a\x00\xff""#);
+    }
+
+    #[test]
+    fn bigints_print_in_decimal() {
+        let big = crate::string::bigint_any(&[0, 1]);
+        assert_eq!(bigint_decimal(big.as_raw()), "18446744073709551616");
+        let negative = crate::string::bigint_any(&[0, -1]);
+        assert_eq!(bigint_decimal(negative.as_raw()), "-18446744073709551616");
+    }
+
+    #[test]
+    fn scalars_and_objects() {
+        assert_eq!(repr(Any::none().as_raw()).unwrap(), "None");
+        assert_eq!(repr(Any::bool(true).as_raw()).unwrap(), "True");
+        assert_eq!(
+            repr(Any::string("hi there, long").as_raw()).unwrap(),
+            "\"hi there, long\""
+        );
+        assert_eq!(
+            repr(Any::object(crate::builtins::missing_object()).as_raw()).unwrap(),
+            "<MISSING>"
+        );
+    }
+}
