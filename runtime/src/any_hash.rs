@@ -16,7 +16,7 @@
 //! Equality is a 16-byte bitwise comparison first, then string/bytes content comparison (heap and
 //! small forms compare equal), then the `__any_equal__` hook for objects of the same type.
 
-use crate::abi::{TVMFFIAny, TVMFFIAnyValue, TVMFFIObject};
+use crate::abi::{TVMFFIAny, TVMFFIObject};
 use crate::any::{byte_array_slice, Any};
 use crate::error::Error;
 use crate::hash::{stable_hash_bytes, stable_hash_combine};
@@ -374,18 +374,10 @@ pub fn register_bigint_hooks() -> Result<(), Error> {
     Ok(())
 }
 
-/// A `TVMFFIAny` holding a raw payload word, for tests and tables.
-pub fn raw_value(type_index: i32, bits: u64) -> TVMFFIAny {
-    TVMFFIAny {
-        type_index,
-        small_str_len: 0,
-        value: TVMFFIAnyValue { v_uint64: bits },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::abi::TVMFFIAnyValue;
 
     fn h(v: &Any) -> u64 {
         hash_of(v).unwrap()

@@ -55,6 +55,8 @@ struct Registry {
     /// Strings and values that reflection records point into; kept for the process lifetime.
     pool: Vec<Any>,
     strings: Vec<Box<[u8]>>,
+    /// Earlier versions of field and method arrays (see [`grow`]).
+    retired: Vec<*const u8>,
 }
 
 // SAFETY: the raw pointers inside point at leaked, process-lifetime data; access is serialized by
@@ -71,6 +73,7 @@ fn registry_cell() -> &'static Mutex<Registry> {
             columns: HashMap::new(),
             pool: Vec::new(),
             strings: Vec::new(),
+            retired: Vec::new(),
         };
         crate::builtins::register_types(&mut TypeRegistrar(&mut registry));
         Mutex::new(registry)
@@ -135,12 +138,15 @@ pub struct TypeSpec {
     pub parent_index: i32,
 }
 
-/// A new array with `item` appended. The old array is deliberately leaked: readers may still hold
-/// pointers into it (Apache's runtime reallocates here; never freeing is the safe variant, and
-/// types have few fields).
-fn grow<T: Copy>(old: &'static [T], item: T) -> &'static [T] {
+/// A new array with `item` appended. The old array is never freed, since readers may still hold
+/// pointers into it (Apache's runtime reallocates here; types have few fields, so keeping every
+/// version costs little); `retired` keeps it reachable.
+fn grow<T: Copy>(old: &'static [T], item: T, retired: &mut Vec<*const u8>) -> &'static [T] {
     let mut items = old.to_vec();
     items.push(item);
+    if !old.is_empty() {
+        retired.push(old.as_ptr().cast());
+    }
     Box::leak(items.into_boxed_slice())
 }
 
@@ -389,8 +395,8 @@ impl Registry {
             } else {
                 RAW_NONE
             };
-        let entry = self.entry(index)?;
-        entry.fields = grow(entry.fields, copy);
+        let entry = self.entries.get_mut(&index).expect("checked above");
+        entry.fields = grow(entry.fields, copy, &mut self.retired);
         // SAFETY: the info is only mutated under the registry mutex.
         unsafe {
             let info = &mut *entry.info.get();
@@ -407,8 +413,8 @@ impl Registry {
         copy.doc = self.copy_string(&method.doc);
         copy.metadata = self.copy_string(&method.metadata);
         copy.method = self.keep(&method.method)?;
-        let entry = self.entry(index)?;
-        entry.methods = grow(entry.methods, copy);
+        let entry = self.entries.get_mut(&index).expect("checked above");
+        entry.methods = grow(entry.methods, copy, &mut self.retired);
         // SAFETY: as in `register_field`.
         unsafe {
             let info = &mut *entry.info.get();
