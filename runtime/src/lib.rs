@@ -4,14 +4,14 @@
 //! registries...) has its own module with the logic, and `c_api` only converts arguments, catches
 //! panics and reports errors the ABI way.
 
-pub mod abi;
+pub use ffihub_abi::{abi, dlpack, tindex};
+
 pub mod any;
 pub mod any_hash;
 pub mod backtrace;
 pub mod builtins;
 mod c_api;
 pub mod containers;
-pub mod dlpack;
 pub mod dtype;
 pub mod env;
 pub mod error;
@@ -24,6 +24,5 @@ pub mod registry;
 pub mod repr;
 pub mod string;
 pub mod tensor;
-pub mod tindex;
 pub mod type_schema;
 pub mod types;

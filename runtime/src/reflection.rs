@@ -95,6 +95,9 @@ pub fn new_reflected(type_index: i32, total_size: usize) -> ObjectRef {
 }
 
 /// A `TVMFFIObjectCreator` for a reflected type with a fixed index and size.
+///
+/// # Safety
+/// `out` is NULL or valid for a write.
 pub unsafe extern "C" fn create_reflected<const TYPE_INDEX: i32, const TOTAL_SIZE: usize>(
     out: *mut TVMFFIObjectHandle,
 ) -> i32 {

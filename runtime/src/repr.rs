@@ -324,9 +324,14 @@ impl Printer {
                     seq.data.cast::<TVMFFIAny>(),
                     seq.size.max(0) as usize,
                 );
+                // Owned copies: a repr hook may mutate the container while we print it.
+                let items = items
+                    .iter()
+                    .map(|item| crate::any::view_to_owned(item))
+                    .collect::<Result<Vec<_>, _>>()?;
                 let mut parts = Vec::with_capacity(items.len());
-                for item in items.to_vec() {
-                    parts.push(self.repr(&item, depth + 1)?);
+                for item in &items {
+                    parts.push(self.repr(item.as_raw(), depth + 1)?);
                 }
                 let body = parts.join(", ");
                 Ok(if ti == tindex::ARRAY {

@@ -46,13 +46,13 @@ const HEADERS: &[HeaderSpec] = &[
     HeaderSpec {
         output: "runtime/include/dlpack/dlpack.h",
         config: "runtime/cbindgen/dlpack.toml",
-        sources: |root| vec![root.join("runtime/src/dlpack.rs")],
+        sources: |root| vec![root.join("runtime/abi/src/dlpack.rs")],
         functions: Functions::None,
     },
     HeaderSpec {
         output: "runtime/include/tvm/ffi/c_api.h",
         config: "runtime/cbindgen/c_api.toml",
-        sources: |root| [vec![root.join("runtime/src/abi.rs")], c_api_root(root)].concat(),
+        sources: |root| [vec![root.join("runtime/abi/src/abi.rs")], c_api_root(root)].concat(),
         functions: Functions::NotEnv,
     },
     HeaderSpec {

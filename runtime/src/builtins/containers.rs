@@ -1,5 +1,363 @@
-//! (being written)
+//! The Array, List and Shape globals (`ffi.Array*`, `ffi.List*`, `ffi.Shape`) and
+//! `ffi.ContainerFindFirstNonCPUDevice`, with Apache's names, `type_schema` metadata, argument
+//! conversions and error messages.
+//!
+//! Two argument kinds exist, as in Apache's C++ registrations:
+//! * `ffi.Array` / `ffi.List` (a `const ArrayObj*` / `const ListObj*` parameter): exactly that
+//!   type, anything else is a TypeError;
+//! * `ffi.List[Any]` (a `List<Any>` parameter): a List is used as is (mutations show), an Array
+//!   is converted into a temporary List copy (so e.g. `ffi.ListAppend(array, x)` succeeds and
+//!   changes nothing, as in Apache), anything else is a TypeError.
 
-use super::Globals;
+use super::{Call, Globals};
+use crate::abi::{TVMFFIAny, TVMFFIObject};
+use crate::any::{view_to_owned, Any};
+use crate::containers::seq::{seq_elements, Array, List};
+use crate::containers::shape::Shape;
+use crate::dlpack::{DLDevice, DLTensor};
+use crate::error::Error;
+use crate::object::ObjectRef;
+use crate::tindex;
+use crate::type_schema::{function, Ty, ANY, BOOL, DEVICE, INT, NONE};
+use std::collections::HashSet;
 
-pub(super) fn register(_globals: &mut Globals) {}
+const ARRAY: Ty = Ty::Named("ffi.Array");
+const LIST: Ty = Ty::Named("ffi.List");
+
+/// `ffi.List[Any]`, a `List<Any>` parameter.
+fn list_of_any() -> Ty {
+    Ty::Generic("ffi.List", vec![ANY])
+}
+
+/// Registers a typed global like `super::def_typed`, except that a `None` return is shown as
+/// `void` in argument errors, as Apache's `Type2Str<void>` does (the schema still says `None`).
+fn def(
+    globals: &mut Globals,
+    name: &'static str,
+    ret: Ty,
+    params: Vec<Ty>,
+    imp: impl Fn(&Call) -> Result<Any, Error> + Send + Sync + 'static,
+) {
+    let ty = function(ret.clone(), params.clone());
+    let shown_ret = if ret == NONE { Ty::Named("void") } else { ret };
+    let function = crate::function::from_closure(move |args: &[TVMFFIAny]| {
+        let call = Call {
+            name,
+            ret: &shown_ret,
+            params: &params,
+            args,
+        };
+        call.check_count()?;
+        imp(&call)
+    });
+    super::insert(globals, name, &ty, function);
+}
+
+/// Argument `i` of a `const ArrayObj*` parameter.
+fn array_arg(call: &Call, i: usize) -> Result<Array, Error> {
+    let obj = call.object(i, tindex::ARRAY)?;
+    Array::from_object(obj).map_err(|_| Error::new("InternalError", "ffi.Array subtype"))
+}
+
+/// Argument `i` of a `const ListObj*` parameter.
+fn list_arg(call: &Call, i: usize) -> Result<List, Error> {
+    let obj = call.object(i, tindex::LIST)?;
+    List::from_object(obj).map_err(|_| Error::new("InternalError", "ffi.List subtype"))
+}
+
+/// Argument `i` of a `List<Any>` parameter: the List itself, or a List copy of an Array.
+fn list_any_arg(call: &Call, i: usize) -> Result<List, Error> {
+    // SAFETY: arguments are valid views for the duration of the call.
+    if let Some(array) = unsafe { Array::from_view(call.any(i)) } {
+        return Ok(List::from_vec(array.to_vec()));
+    }
+    list_arg(call, i)
+}
+
+/// Argument `i` as an owned value (raw strings become String, as for a `const Any&`).
+fn value_arg(call: &Call, i: usize) -> Result<Any, Error> {
+    // SAFETY: arguments are valid views for the duration of the call.
+    unsafe { view_to_owned(call.any(i)) }
+}
+
+/// Owned copies of packed arguments.
+fn owned_args(args: &[TVMFFIAny]) -> Result<Vec<Any>, Error> {
+    // SAFETY: arguments are valid views for the duration of the call.
+    args.iter().map(|a| unsafe { view_to_owned(a) }).collect()
+}
+
+fn none(_: ()) -> Any {
+    Any::none()
+}
+
+pub(super) fn register(globals: &mut Globals) {
+    super::def_packed(globals, "ffi.Array", |args| {
+        Ok(Array::from_vec(owned_args(args)?).into_any())
+    });
+    def(globals, "ffi.ArrayGetItem", ANY, vec![ARRAY, INT], |call| {
+        array_arg(call, 0)?.at(call.int(1)?)
+    });
+    def(globals, "ffi.ArraySize", INT, vec![ARRAY], |call| {
+        Ok(Any::int(array_arg(call, 0)?.len() as i64))
+    });
+    def(
+        globals,
+        "ffi.ArrayContains",
+        BOOL,
+        vec![ARRAY, ANY],
+        |call| {
+            let array = array_arg(call, 0)?;
+            Ok(Any::bool(array.contains(&value_arg(call, 1)?)?))
+        },
+    );
+
+    super::def_packed(globals, "ffi.List", |args| {
+        Ok(List::from_vec(owned_args(args)?).into_any())
+    });
+    def(
+        globals,
+        "ffi.ListAppend",
+        NONE,
+        vec![list_of_any(), ANY],
+        |call| {
+            let mut list = list_any_arg(call, 0)?;
+            list.push(value_arg(call, 1)?);
+            Ok(Any::none())
+        },
+    );
+    def(
+        globals,
+        "ffi.ListClear",
+        NONE,
+        vec![list_of_any()],
+        |call| {
+            list_any_arg(call, 0)?.clear();
+            Ok(Any::none())
+        },
+    );
+    def(globals, "ffi.ListContains", BOOL, vec![LIST, ANY], |call| {
+        let list = list_arg(call, 0)?;
+        Ok(Any::bool(list.contains(&value_arg(call, 1)?)?))
+    });
+    def(
+        globals,
+        "ffi.ListErase",
+        NONE,
+        vec![list_of_any(), INT],
+        |call| {
+            let mut list = list_any_arg(call, 0)?;
+            list.erase(call.int(1)?).map(none)
+        },
+    );
+    def(
+        globals,
+        "ffi.ListEraseRange",
+        NONE,
+        vec![list_of_any(), INT, INT],
+        |call| {
+            let mut list = list_any_arg(call, 0)?;
+            list.erase_range(call.int(1)?, call.int(2)?).map(none)
+        },
+    );
+    def(globals, "ffi.ListGetItem", ANY, vec![LIST, INT], |call| {
+        list_arg(call, 0)?.at(call.int(1)?)
+    });
+    def(
+        globals,
+        "ffi.ListInsert",
+        NONE,
+        vec![list_of_any(), INT, ANY],
+        |call| {
+            let mut list = list_any_arg(call, 0)?;
+            let (index, value) = (call.int(1)?, value_arg(call, 2)?);
+            list.insert(index, value).map(none)
+        },
+    );
+    def(
+        globals,
+        "ffi.ListPop",
+        ANY,
+        vec![list_of_any(), INT],
+        |call| {
+            let mut list = list_any_arg(call, 0)?;
+            list.pop_at(call.int(1)?)
+        },
+    );
+    def(
+        globals,
+        "ffi.ListReplaceSlice",
+        NONE,
+        vec![list_of_any(), INT, INT, list_of_any()],
+        |call| {
+            let mut list = list_any_arg(call, 0)?;
+            let (start, stop) = (call.int(1)?, call.int(2)?);
+            // A snapshot of the replacement, so a List can be spliced into itself.
+            let replacement = list_any_arg(call, 3)?.to_vec();
+            list.replace_slice(start, stop, replacement).map(none)
+        },
+    );
+    def(
+        globals,
+        "ffi.ListReserve",
+        NONE,
+        vec![list_of_any(), INT],
+        |call| {
+            let mut list = list_any_arg(call, 0)?;
+            let capacity = call.int(1)?;
+            // A negative capacity is never more than the current one: nothing to do.
+            if let Ok(capacity) = usize::try_from(capacity) {
+                list.reserve(capacity);
+            }
+            Ok(Any::none())
+        },
+    );
+    def(
+        globals,
+        "ffi.ListReverse",
+        NONE,
+        vec![list_of_any()],
+        |call| {
+            list_any_arg(call, 0)?.reverse();
+            Ok(Any::none())
+        },
+    );
+    def(
+        globals,
+        "ffi.ListSetItem",
+        NONE,
+        vec![list_of_any(), INT, ANY],
+        |call| {
+            let mut list = list_any_arg(call, 0)?;
+            let (index, value) = (call.int(1)?, value_arg(call, 2)?);
+            list.set(index, value).map(none)
+        },
+    );
+    def(globals, "ffi.ListSize", INT, vec![LIST], |call| {
+        Ok(Any::int(list_arg(call, 0)?.len() as i64))
+    });
+
+    super::def_packed(globals, "ffi.Shape", |args| {
+        let dims = args
+            .iter()
+            .map(|a| match a.type_index {
+                // SAFETY: the tag says the payload is an integer.
+                tindex::INT | tindex::BOOL => Ok(unsafe { a.value.v_int64 }),
+                _ => Err(Error::new(
+                    "ValueError",
+                    "Expect shape to take list of int arguments",
+                )),
+            })
+            .collect::<Result<Vec<i64>, Error>>()?;
+        Ok(Shape::new(&dims).into_any())
+    });
+
+    def(
+        globals,
+        "ffi.ContainerFindFirstNonCPUDevice",
+        DEVICE,
+        vec![ANY],
+        |call| {
+            // SAFETY: the argument is a valid view for the duration of the call.
+            let device = unsafe { find_first_non_cpu_device(call.any(0)) };
+            Ok(Any::device(device.unwrap_or(CPU)))
+        },
+    );
+}
+
+/// `kDLCPU:0`, the answer when no tensor lives elsewhere.
+const CPU: DLDevice = DLDevice {
+    device_type: 1,
+    device_id: 0,
+};
+
+/// The device of the first non-CPU tensor found depth-first in `root` (a Tensor, or an Array,
+/// List, Map or Dict nesting them; Map/Dict in iteration order, values only), as Apache's
+/// `FindFirstNonCPUDevice`. Containers seen before are skipped, so a container that holds itself
+/// ends the walk instead of the stack.
+///
+/// # Safety
+/// `root` is a valid value or argument view.
+unsafe fn find_first_non_cpu_device(root: &TVMFFIAny) -> Option<DLDevice> {
+    // Owned references keep every visited container alive while its elements are read.
+    let mut visited: HashSet<usize> = HashSet::new();
+    // A stack of (container, elements to visit, next position).
+    let mut stack: Vec<(ObjectRef, Vec<Any>, usize)> = Vec::new();
+    let mut pending = Some(view_to_owned(root).ok()?);
+    loop {
+        if let Some(value) = pending.take() {
+            match value.type_index() {
+                tindex::TENSOR => {
+                    let obj = value.as_object()?.as_ptr();
+                    let tensor = &*obj
+                        .cast::<u8>()
+                        .add(std::mem::size_of::<TVMFFIObject>())
+                        .cast::<DLTensor>();
+                    if tensor.device.device_type != CPU.device_type {
+                        return Some(tensor.device);
+                    }
+                }
+                t @ (tindex::ARRAY | tindex::LIST | tindex::MAP | tindex::DICT) => {
+                    let obj = value.as_object()?.clone();
+                    if visited.insert(obj.as_ptr() as usize) {
+                        let children = if t == tindex::ARRAY || t == tindex::LIST {
+                            seq_elements(obj.as_ptr())
+                                .iter()
+                                .map(|e| (*(e as *const TVMFFIAny).cast::<Any>()).clone())
+                                .collect()
+                        } else {
+                            map_values(obj.as_ptr())
+                        };
+                        stack.push((obj, children, 0));
+                    }
+                }
+                _ => {}
+            }
+        }
+        let (_, children, next) = stack.last_mut()?;
+        if *next < children.len() {
+            pending = Some(std::mem::take(&mut children[*next]));
+            *next += 1;
+        } else {
+            stack.pop();
+        }
+    }
+}
+
+/// The values of a Map or Dict object (Apache's hash-table layout, ours or foreign), in
+/// iteration order: a small map's slot array in order, a dense map's insertion-ordered list.
+///
+/// # Safety
+/// `obj` is a live Map or Dict object.
+unsafe fn map_values(obj: *mut TVMFFIObject) -> Vec<Any> {
+    const SMALL_TAG: u64 = 1 << 63;
+    const BLOCK_CAP: u64 = 16;
+    const ITEM: usize = 48;
+    const BLOCK: usize = BLOCK_CAP as usize * (ITEM + 1);
+    const INVALID: u64 = u64::MAX;
+    let base = obj.cast::<u8>();
+    let data = *base.add(24).cast::<*const u8>();
+    let size = *base.add(32).cast::<u64>();
+    let slots = *base.add(40).cast::<u64>();
+    let clone_at = |p: *const u8| (*p.cast::<Any>()).clone();
+    let mut values = Vec::new();
+    if data.is_null() || size == 0 {
+        return values;
+    }
+    if slots & SMALL_TAG != 0 {
+        // pairs of (key, value), 32 bytes each
+        for i in 0..size as usize {
+            values.push(clone_at(data.add(i * 32 + 16)));
+        }
+    } else {
+        let n_blocks = slots.div_ceil(BLOCK_CAP);
+        let mut index = *base.add(64).cast::<u64>();
+        // The list never holds more than `size` items; the bound also guards a corrupt list.
+        while index != INVALID && (values.len() as u64) < size && index / BLOCK_CAP < n_blocks {
+            let block = data.add((index / BLOCK_CAP) as usize * BLOCK);
+            let item = block.add(BLOCK_CAP as usize + (index % BLOCK_CAP) as usize * ITEM);
+            values.push(clone_at(item.add(16)));
+            index = *item.add(40).cast::<u64>();
+        }
+    }
+    values
+}

@@ -185,7 +185,7 @@ impl InitPlan {
         }
         if let Some(split) = split {
             let pairs = &args[split + 1..];
-            if pairs.len() % 2 != 0 {
+            if !pairs.len().is_multiple_of(2) {
                 return Err(
                     self.type_error("KWARGS requires an even number of key-value arguments".into())
                 );
@@ -345,7 +345,7 @@ fn make_object_from_packed_args(args: &[TVMFFIAny]) -> Result<Any, Error> {
         },
     };
     let rest = &args[1..];
-    if rest.len() % 2 != 0 {
+    if !rest.len().is_multiple_of(2) {
         return Err(Error::new(
             "TypeError",
             "ffi.MakeObjectFromPackedArgs takes key-value pairs after the type",

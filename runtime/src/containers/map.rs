@@ -1,1 +1,1717 @@
-//! (being written)
+//! Map (`ffi.Map`, copy-on-write) and Dict (`ffi.Dict`, mutated in place) with Apache TVM-FFI's
+//! exact hash-table layout and algorithm.
+//!
+//! Header-only C++ code in extensions reads and mutates these objects directly, so a map built
+//! here is probed by Apache's inline code and vice versa. Everything below mirrors
+//! `tvm/ffi/container/map_base.h` step for step: the memory layout, the small form and its
+//! growth (2 -> 4 slots, then dense), the dense table (Fibonacci hashing, blocks of 16 slots with
+//! one metadata byte each, chains linked by 126 jump distances, spare-the-list-head relocation,
+//! rehash to twice the slots), the insertion-ordered iteration list, and who frees which memory
+//! (`data_deleter`).
+//!
+//! # Layout (x86-64)
+//!
+//! | offset | field | |
+//! |---|---|---|
+//! | 0 | `TVMFFIObject` header | type index 72 (Map) or 76 (Dict) |
+//! | 24 | `data` | small: the `(key, value)` array; dense: the blocks |
+//! | 32 | `size` | number of entries |
+//! | 40 | `slots` | capacity; the most significant bit set means "small form" |
+//! | 48 | `data_deleter` | frees `data` when it is not part of the object (NULL otherwise) |
+//! | 56 | small: inline `(key, value)` pairs (32 bytes each); dense: `u32 fib_shift` | |
+//! | 64 / 72 | dense: `iter_list_head` / `iter_list_tail` (slot indices, `u64::MAX` = none) | |
+//!
+//! A dense block is 16 metadata bytes followed by 16 items of 48 bytes
+//! `{key, value, prev, next}`. Metadata: `0xFF` empty, `0xFE` protected (transiently unusable),
+//! otherwise bit 7 clear for the head of a chain, and the low 7 bits index
+//! [`NEXT_PROBE_LOCATION`] (0 = end of chain).
+//!
+//! # Foreign objects
+//!
+//! Objects created by C++ carry their own deleter; this module never frees them, it only
+//! replaces their storage the way Apache's `InplaceSwitchTo` does: the old storage is released
+//! through the object's `data_deleter`, and the new storage comes with this runtime's
+//! `data_deleter`, which the C++ destructor later calls. Conversely our objects may get C++
+//! storage (with C++ deleters) when header code grows them; our deleter honours it.
+//!
+//! # Concurrency
+//!
+//! Like Apache's containers, maps are not synchronized: concurrent mutation of one object (or
+//! mutation concurrent with reads) from several threads must be prevented by the caller.
+
+use crate::abi::{TVMFFIAny, TVMFFIObject};
+use crate::any::Any;
+use crate::error::Error;
+use crate::object::{alloc_object, strong_count, ObjectRef};
+use crate::tindex;
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::ptr;
+
+/// Bit of `slots` marking the small form.
+pub const SMALL_TAG: u64 = 1 << 63;
+/// Slots of a new small map.
+pub const SMALL_INIT_SLOTS: u64 = 2;
+/// The largest small map; one more entry switches to the dense form.
+pub const SMALL_MAX_SLOTS: u64 = 4;
+/// Slots per dense block.
+pub const BLOCK_CAP: u64 = 16;
+/// Bytes of a dense block: 16 metadata bytes and 16 items.
+pub const BLOCK_BYTES: usize = BLOCK_CAP as usize * (1 + std::mem::size_of::<DenseItem>());
+/// A dense table is full when `size + 1 > slots * MAX_LOAD_FACTOR`.
+pub const MAX_LOAD_FACTOR: f64 = 0.99;
+/// Metadata of an empty slot.
+pub const EMPTY_SLOT: u8 = 0xFF;
+/// Metadata of a protected slot (empty but not writable, during a relocation).
+pub const PROTECTED_SLOT: u8 = 0xFE;
+/// Number of jump distances a metadata byte can name.
+pub const NUM_JUMP_DISTS: usize = 126;
+/// "No slot" in iteration-list links and iterator positions.
+pub const INVALID_INDEX: u64 = u64::MAX;
+/// Multiplier of Fibonacci hashing (2^64 / golden ratio).
+pub const FIB_COEFF: u64 = 11_400_714_819_323_198_485;
+
+/// The distances from a slot to the next element of its chain: 0 (end), 1..=15, triangle
+/// numbers up to 2628, then larger triangle numbers.
+pub const NEXT_PROBE_LOCATION: [u64; NUM_JUMP_DISTS] = [
+    0,
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
+    12,
+    13,
+    14,
+    15,
+    21,
+    28,
+    36,
+    45,
+    55,
+    66,
+    78,
+    91,
+    105,
+    120,
+    136,
+    153,
+    171,
+    190,
+    210,
+    231,
+    253,
+    276,
+    300,
+    325,
+    351,
+    378,
+    406,
+    435,
+    465,
+    496,
+    528,
+    561,
+    595,
+    630,
+    666,
+    703,
+    741,
+    780,
+    820,
+    861,
+    903,
+    946,
+    990,
+    1035,
+    1081,
+    1128,
+    1176,
+    1225,
+    1275,
+    1326,
+    1378,
+    1431,
+    1485,
+    1540,
+    1596,
+    1653,
+    1711,
+    1770,
+    1830,
+    1891,
+    1953,
+    2016,
+    2080,
+    2145,
+    2211,
+    2278,
+    2346,
+    2415,
+    2485,
+    2556,
+    2628,
+    8515,
+    19110,
+    42778,
+    96141,
+    216153,
+    486591,
+    1092981,
+    2458653,
+    5532801,
+    12442566,
+    27993903,
+    62983476,
+    141717030,
+    318844378,
+    717352503,
+    1614057336,
+    3631522476,
+    8170957530,
+    18384510628,
+    41364789378,
+    93070452520,
+    209408356380,
+    471168559170,
+    1060128894105,
+    2385289465695,
+    5366898840628,
+    12075518705635,
+    27169915244790,
+    61132312065111,
+    137547689707000,
+    309482283181501,
+    696335127828753,
+    1566753995631385,
+    3525196511162271,
+    7931691992677701,
+    17846306936293605,
+    40154190677507445,
+    90346928918121501,
+    203280589587557251,
+    457381325854679626,
+    1029107982097042876,
+    2315492959180353330,
+    5209859154120846435,
+];
+
+/// The fields shared by both forms (Apache's `MapBaseObj`).
+#[repr(C)]
+pub struct MapBaseObj {
+    pub header: TVMFFIObject,
+    pub data: *mut c_void,
+    pub size: u64,
+    pub slots: u64,
+    pub data_deleter: Option<unsafe extern "C" fn(*mut c_void)>,
+}
+
+/// The dense form (Apache's `DenseMapBaseObj`).
+#[repr(C)]
+pub struct DenseMapObj {
+    pub base: MapBaseObj,
+    pub fib_shift: u32,
+    pub iter_list_head: u64,
+    pub iter_list_tail: u64,
+}
+
+/// One entry (Apache's `KVType`, a `std::pair<Any, Any>`).
+#[repr(C)]
+pub struct KvPair {
+    pub key: Any,
+    pub value: Any,
+}
+
+/// One dense slot's item: the entry and its iteration-list links.
+#[repr(C)]
+pub struct DenseItem {
+    pub kv: KvPair,
+    pub prev: u64,
+    pub next: u64,
+}
+
+const _: () = {
+    assert!(std::mem::size_of::<MapBaseObj>() == 56);
+    assert!(std::mem::size_of::<DenseMapObj>() == 80);
+    assert!(std::mem::size_of::<KvPair>() == 32);
+    assert!(std::mem::size_of::<DenseItem>() == 48);
+    assert!(BLOCK_BYTES == 784);
+};
+
+/// Apache's `FibHash`: the slot of a hash value in a table of `2^(64 - fib_shift)` slots.
+#[inline]
+pub fn fib_hash(hash: u64, fib_shift: u32) -> u64 {
+    FIB_COEFF
+        .wrapping_mul(hash)
+        .checked_shr(fib_shift)
+        .unwrap_or(0)
+}
+
+/// Apache's `CalcTableSize`: `(fib_shift, slots)` of a dense table for `cap` entries (the
+/// smallest power of two above `cap`, doubled when that leaves less than `cap` free slots).
+pub fn calc_table_size(cap: u64) -> (u32, u64) {
+    let mut shift: u32 = 64;
+    let mut slots: u64 = 1;
+    let mut c = cap;
+    while c != 0 {
+        shift -= 1;
+        slots = slots.wrapping_shl(1);
+        c >>= 1;
+    }
+    if slots < cap.wrapping_mul(2) {
+        (shift.saturating_sub(1), slots.wrapping_shl(1))
+    } else {
+        (shift, slots)
+    }
+}
+
+/// Is `type_index` one of the two map types?
+#[inline]
+pub fn is_map_index(type_index: i32) -> bool {
+    type_index == tindex::MAP || type_index == tindex::DICT
+}
+
+extern "C" {
+    fn malloc(size: usize) -> *mut c_void;
+    fn free(ptr: *mut c_void);
+}
+
+/// `data_deleter` of the dense blocks this runtime allocates.
+unsafe extern "C" fn free_blocks(data: *mut c_void) {
+    free(data);
+}
+
+/// `data_deleter` of a small map whose entries live inline in another small map object
+/// (Apache's `InplaceSmallMapDeleterFromData`): releases that object, found right before the data.
+unsafe extern "C" fn release_inline_owner(data: *mut c_void) {
+    let owner = data
+        .cast::<u8>()
+        .sub(std::mem::size_of::<MapBaseObj>())
+        .cast::<TVMFFIObject>();
+    crate::object::dec_ref(owner);
+}
+
+/// The payload of map objects made here: the `MapBaseObj` fields after the header. Small maps
+/// have their entries (and room for the dense fields) in the object's tail, dense maps 24 tail
+/// bytes for the dense fields.
+#[repr(C)]
+struct MapCell {
+    data: *mut c_void,
+    size: u64,
+    slots: u64,
+    data_deleter: Option<unsafe extern "C" fn(*mut c_void)>,
+}
+
+impl Drop for MapCell {
+    fn drop(&mut self) {
+        // SAFETY: the fields describe this object's current storage, whichever code (ours or
+        // header code) last changed it; `data` carries the provenance of its own allocation.
+        unsafe { destroy_storage(self.data, self.size, self.slots, self.data_deleter) }
+    }
+}
+
+/// Destroys the entries of a storage and frees it through its `data_deleter` (Apache's
+/// destructors of the small and dense forms).
+///
+/// # Safety
+/// The arguments are the current fields of a map object that is being destroyed.
+unsafe fn destroy_storage(
+    data: *mut c_void,
+    size: u64,
+    slots: u64,
+    data_deleter: Option<unsafe extern "C" fn(*mut c_void)>,
+) {
+    if data.is_null() {
+        return;
+    }
+    if slots & SMALL_TAG != 0 {
+        let kvs = data.cast::<KvPair>();
+        for i in 0..size as usize {
+            ptr::drop_in_place(kvs.add(i));
+        }
+    } else {
+        let blocks = slots.div_ceil(BLOCK_CAP);
+        for b in 0..blocks as usize {
+            let block = data.cast::<u8>().add(b * BLOCK_BYTES);
+            for j in 0..BLOCK_CAP as usize {
+                let meta = *block.add(j);
+                if meta != EMPTY_SLOT && meta != PROTECTED_SLOT {
+                    let item = block
+                        .add(BLOCK_CAP as usize + j * std::mem::size_of::<DenseItem>())
+                        .cast::<DenseItem>();
+                    ptr::drop_in_place(ptr::addr_of_mut!((*item).kv));
+                }
+            }
+        }
+    }
+    if let Some(deleter) = data_deleter {
+        deleter(data);
+    }
+}
+
+/// A new empty small map with room for `n` (at least 2) entries.
+fn small_empty(n: u64, type_index: i32) -> ObjectRef {
+    let n = n.max(SMALL_INIT_SLOTS);
+    let obj = alloc_object(
+        type_index,
+        MapCell {
+            data: ptr::null_mut(),
+            size: 0,
+            slots: n | SMALL_TAG,
+            data_deleter: None,
+        },
+        n as usize * std::mem::size_of::<KvPair>(),
+    );
+    // SAFETY: the object was allocated with `n` pairs right after its 56 bytes; nobody else
+    // sees it yet.
+    unsafe {
+        let raw = obj.as_ptr().cast::<MapBaseObj>();
+        (*raw).data = raw
+            .cast::<u8>()
+            .add(std::mem::size_of::<MapBaseObj>())
+            .cast();
+    }
+    obj
+}
+
+/// A new empty dense map with `n_slots` slots (a power of two) and the given shift.
+fn dense_empty(fib_shift: u32, n_slots: u64, type_index: i32) -> Result<ObjectRef, Error> {
+    let too_large = || {
+        Error::new(
+            "ValueError",
+            format!("a map of {n_slots} slots is too large"),
+        )
+    };
+    if n_slots & SMALL_TAG != 0 {
+        return Err(too_large());
+    }
+    let n_blocks = usize::try_from(n_slots.div_ceil(BLOCK_CAP)).map_err(|_| too_large())?;
+    let bytes = n_blocks.checked_mul(BLOCK_BYTES).ok_or_else(too_large)?;
+    let mut data: *mut c_void = ptr::null_mut();
+    if bytes > 0 {
+        // SAFETY: a plain allocation; every metadata byte is initialized below and items are
+        // only read where the metadata says they were written.
+        unsafe {
+            data = malloc(bytes);
+            if data.is_null() {
+                std::alloc::handle_alloc_error(std::alloc::Layout::from_size_align_unchecked(
+                    bytes, 16,
+                ));
+            }
+            for b in 0..n_blocks {
+                ptr::write_bytes(
+                    data.cast::<u8>().add(b * BLOCK_BYTES),
+                    EMPTY_SLOT,
+                    BLOCK_CAP as usize,
+                );
+            }
+        }
+    }
+    let obj = alloc_object(
+        type_index,
+        MapCell {
+            data,
+            size: 0,
+            slots: n_slots,
+            data_deleter: if data.is_null() {
+                None
+            } else {
+                Some(free_blocks)
+            },
+        },
+        std::mem::size_of::<DenseMapObj>() - std::mem::size_of::<MapBaseObj>(),
+    );
+    // SAFETY: the object has the 24 dense bytes in its tail; nobody else sees it yet.
+    unsafe {
+        let dense = obj.as_ptr().cast::<DenseMapObj>();
+        (*dense).fib_shift = fib_shift;
+        (*dense).iter_list_head = INVALID_INDEX;
+        (*dense).iter_list_tail = INVALID_INDEX;
+    }
+    Ok(obj)
+}
+
+fn corrupted(what: &str) -> Error {
+    Error::new("InternalError", format!("corrupted map object: {what}"))
+}
+
+/// A raw map object (ours or foreign). Every method requires a live map object whose fields are
+/// consistent, and that nobody else mutates it meanwhile.
+#[derive(Clone, Copy)]
+struct Raw(*mut MapBaseObj);
+
+impl Raw {
+    fn of(obj: &ObjectRef) -> Raw {
+        Raw(obj.as_ptr().cast())
+    }
+
+    unsafe fn type_index(self) -> i32 {
+        (*self.0).header.type_index
+    }
+
+    unsafe fn is_small(self) -> bool {
+        (*self.0).slots & SMALL_TAG != 0
+    }
+
+    unsafe fn size(self) -> u64 {
+        (*self.0).size
+    }
+
+    unsafe fn small_slots(self) -> u64 {
+        (*self.0).slots & !SMALL_TAG
+    }
+
+    /// Slots of the dense form.
+    unsafe fn slots(self) -> u64 {
+        (*self.0).slots
+    }
+
+    unsafe fn dense(self) -> *mut DenseMapObj {
+        self.0.cast()
+    }
+
+    unsafe fn small_kv(self, i: u64) -> *mut KvPair {
+        (*self.0).data.cast::<KvPair>().add(i as usize)
+    }
+
+    unsafe fn block(self, i: u64) -> *mut u8 {
+        (*self.0)
+            .data
+            .cast::<u8>()
+            .add((i / BLOCK_CAP) as usize * BLOCK_BYTES)
+    }
+
+    unsafe fn meta(self, i: u64) -> *mut u8 {
+        self.block(i).add((i % BLOCK_CAP) as usize)
+    }
+
+    unsafe fn item(self, i: u64) -> *mut DenseItem {
+        self.block(i)
+            .add(BLOCK_CAP as usize + (i % BLOCK_CAP) as usize * std::mem::size_of::<DenseItem>())
+            .cast()
+    }
+
+    unsafe fn key<'b>(self, i: u64) -> &'b TVMFFIAny {
+        (*self.item(i)).kv.key.as_raw()
+    }
+
+    /// Is dense slot `i` an existing, occupied slot?
+    unsafe fn occupied(self, i: u64) -> bool {
+        if (*self.0).data.is_null() || i >= self.slots() {
+            return false;
+        }
+        let meta = *self.meta(i);
+        meta != EMPTY_SLOT && meta != PROTECTED_SLOT
+    }
+
+    // ----- lookup -----
+
+    unsafe fn small_find(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
+        let mut i = 0;
+        while i < self.size() {
+            if crate::any_hash::any_equal((*self.small_kv(i)).key.as_raw(), key)? {
+                return Ok(Some(i));
+            }
+            i += 1;
+        }
+        Ok(None)
+    }
+
+    unsafe fn index_from_hash(self, hash: u64) -> Result<u64, Error> {
+        let index = fib_hash(hash, (*self.dense()).fib_shift);
+        if index >= self.slots() {
+            return Err(corrupted("hash slot beyond the table"));
+        }
+        Ok(index)
+    }
+
+    unsafe fn move_to_next(self, i: u64, meta: u8) -> Option<u64> {
+        let jump = (meta & 0x7F) as usize;
+        let offset = *NEXT_PROBE_LOCATION.get(jump)?;
+        if offset == 0 {
+            return None;
+        }
+        Some(i.wrapping_add(offset) % self.slots())
+    }
+
+    unsafe fn next_in_chain(self, i: u64) -> Option<u64> {
+        self.move_to_next(i, *self.meta(i))
+    }
+
+    unsafe fn is_head(self, i: u64) -> bool {
+        *self.meta(i) & 0x80 == 0
+    }
+
+    unsafe fn has_next(self, i: u64) -> bool {
+        NEXT_PROBE_LOCATION
+            .get((*self.meta(i) & 0x7F) as usize)
+            .is_some_and(|&d| d != 0)
+    }
+
+    unsafe fn dense_search(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
+        if self.size() == 0 || self.slots() == 0 || (*self.0).data.is_null() {
+            return Ok(None);
+        }
+        let mut node = self.index_from_hash(crate::any_hash::any_hash(key)?)?;
+        if !self.is_head(node) {
+            return Ok(None);
+        }
+        for _ in 0..=self.slots() {
+            if crate::any_hash::any_equal(key, self.key(node))? {
+                return Ok(Some(node));
+            }
+            match self.next_in_chain(node) {
+                Some(next) => node = next,
+                None => return Ok(None),
+            }
+        }
+        Err(corrupted("cyclic chain"))
+    }
+
+    /// The previous element of `i` in its chain (`i` is not a head).
+    unsafe fn find_prev(self, i: u64) -> Result<u64, Error> {
+        let mut next = self.index_from_hash(crate::any_hash::any_hash(self.key(i))?)?;
+        let mut prev = next;
+        for _ in 0..=self.slots() {
+            match self.next_in_chain(next) {
+                Some(n) if n == i => return Ok(prev),
+                Some(n) => {
+                    prev = n;
+                    next = n;
+                }
+                None => return Err(corrupted("slot missing from its chain")),
+            }
+        }
+        Err(corrupted("cyclic chain"))
+    }
+
+    /// Position of `key`: an index in the small array or a dense slot.
+    unsafe fn find(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
+        if self.is_small() {
+            self.small_find(key)
+        } else {
+            self.dense_search(key)
+        }
+    }
+
+    unsafe fn kv(self, pos: u64) -> *mut KvPair {
+        if self.is_small() {
+            self.small_kv(pos)
+        } else {
+            ptr::addr_of_mut!((*self.item(pos)).kv)
+        }
+    }
+
+    // ----- iteration (Apache's iterator positions) -----
+
+    unsafe fn begin(self) -> u64 {
+        if self.is_small() {
+            0
+        } else {
+            (*self.dense()).iter_list_head
+        }
+    }
+
+    unsafe fn end(self) -> u64 {
+        if self.is_small() {
+            self.size()
+        } else {
+            INVALID_INDEX
+        }
+    }
+
+    /// Is `pos` a position holding an entry right now?
+    unsafe fn valid(self, pos: u64) -> bool {
+        if self.is_small() {
+            pos < self.size()
+        } else {
+            self.occupied(pos)
+        }
+    }
+
+    unsafe fn advance(self, pos: u64) -> u64 {
+        if self.is_small() {
+            if pos + 1 < self.size() {
+                pos + 1
+            } else {
+                self.size()
+            }
+        } else if self.occupied(pos) {
+            (*self.item(pos)).next
+        } else {
+            INVALID_INDEX
+        }
+    }
+
+    // ----- dense building blocks -----
+
+    unsafe fn is_full(self) -> bool {
+        (self.size() + 1) as f64 > self.slots() as f64 * MAX_LOAD_FACTOR
+    }
+
+    unsafe fn set_jump(self, i: u64, jump: u8) {
+        let meta = self.meta(i);
+        *meta = (*meta & 0x80) | jump;
+    }
+
+    unsafe fn write_item(self, i: u64, meta: u8, kv: KvPair) {
+        *self.meta(i) = meta;
+        ptr::write(
+            self.item(i),
+            DenseItem {
+                kv,
+                prev: INVALID_INDEX,
+                next: INVALID_INDEX,
+            },
+        );
+    }
+
+    unsafe fn next_empty(self, i: u64) -> Option<(u8, u64)> {
+        (1..NUM_JUMP_DISTS).find_map(|jump| {
+            let candidate = i.wrapping_add(NEXT_PROBE_LOCATION[jump]) % self.slots();
+            (*self.meta(candidate) == EMPTY_SLOT).then_some((jump as u8, candidate))
+        })
+    }
+
+    unsafe fn iter_unlink(self, n: u64) {
+        let dense = self.dense();
+        let (prev, next) = ((*self.item(n)).prev, (*self.item(n)).next);
+        if prev == INVALID_INDEX {
+            (*dense).iter_list_head = next;
+        } else {
+            (*self.item(prev)).next = next;
+        }
+        if next == INVALID_INDEX {
+            (*dense).iter_list_tail = prev;
+        } else {
+            (*self.item(next)).prev = prev;
+        }
+    }
+
+    unsafe fn iter_push_back(self, n: u64) {
+        let dense = self.dense();
+        let tail = (*dense).iter_list_tail;
+        (*self.item(n)).prev = tail;
+        (*self.item(n)).next = INVALID_INDEX;
+        if tail != INVALID_INDEX {
+            (*self.item(tail)).next = n;
+        }
+        if (*dense).iter_list_head == INVALID_INDEX {
+            (*dense).iter_list_head = n;
+        }
+        (*dense).iter_list_tail = n;
+    }
+
+    /// Puts `dst` in the iteration list where `src` is.
+    unsafe fn iter_replace(self, src: u64, dst: u64) {
+        let dense = self.dense();
+        let (prev, next) = ((*self.item(src)).prev, (*self.item(src)).next);
+        (*self.item(dst)).prev = prev;
+        (*self.item(dst)).next = next;
+        if prev == INVALID_INDEX {
+            (*dense).iter_list_head = dst;
+        } else {
+            (*self.item(prev)).next = dst;
+        }
+        if next == INVALID_INDEX {
+            (*dense).iter_list_tail = dst;
+        } else {
+            (*self.item(next)).prev = dst;
+        }
+    }
+
+    /// Apache's `TryInsert`: the slot now holding `key` (with a None value for a new key; an
+    /// existing key is unlinked from the iteration list), or None when the table must grow.
+    unsafe fn try_insert(self, key: &Any) -> Result<Option<u64>, Error> {
+        if self.slots() == 0 || (*self.0).data.is_null() {
+            return Ok(None);
+        }
+        let head = self.index_from_hash(crate::any_hash::hash_of(key)?)?;
+        // Case 1: the slot is empty.
+        if *self.meta(head) == EMPTY_SLOT {
+            self.write_item(head, 0x00, new_entry(key));
+            (*self.0).size += 1;
+            return Ok(Some(head));
+        }
+        // Case 2: the slot belongs to another chain: move that chain away.
+        if !self.is_head(head) {
+            return if self.is_full() {
+                Ok(None)
+            } else {
+                self.try_spare_list_head(head, key)
+            };
+        }
+        // Case 3: the slot heads the key's chain.
+        let mut tail = head;
+        let mut next = Some(head);
+        let mut steps = 0;
+        while let Some(node) = next {
+            if crate::any_hash::any_equal(key.as_raw(), self.key(node))? {
+                self.iter_unlink(node);
+                return Ok(Some(node));
+            }
+            tail = node;
+            next = self.next_in_chain(node);
+            steps += 1;
+            if steps > self.slots() {
+                return Err(corrupted("cyclic chain"));
+            }
+        }
+        if self.is_full() {
+            return Ok(None);
+        }
+        let Some((jump, empty)) = self.next_empty(tail) else {
+            return Ok(None);
+        };
+        self.write_item(empty, 0x80, new_entry(key));
+        self.set_jump(tail, jump);
+        (*self.0).size += 1;
+        Ok(Some(empty))
+    }
+
+    /// Apache's `TrySpareListHead`: relocates the chain tail starting at `target` (which is not
+    /// a head) so that `target` can head the new key's chain.
+    unsafe fn try_spare_list_head(self, target: u64, key: &Any) -> Result<Option<u64>, Error> {
+        // The only fallible step comes first, before anything moves.
+        let mut w = self.find_prev(target)?;
+        let mut r = target;
+        let mut first = true;
+        loop {
+            let Some((jump, empty)) = self.next_empty(w) else {
+                return Ok(None);
+            };
+            // Move r's entry to `empty`, which takes r's place in the iteration list.
+            let kv = ptr::read(ptr::addr_of!((*self.item(r)).kv));
+            self.write_item(empty, 0x80, kv);
+            self.iter_replace(r, empty);
+            let r_meta = *self.meta(r);
+            *self.meta(r) = if first { PROTECTED_SLOT } else { EMPTY_SLOT };
+            first = false;
+            self.set_jump(w, jump);
+            w = empty;
+            match self.move_to_next(r, r_meta) {
+                Some(next) => r = next,
+                None => break,
+            }
+        }
+        self.write_item(target, 0x00, new_entry(key));
+        (*self.0).size += 1;
+        Ok(Some(target))
+    }
+
+    /// Apache's dense `Erase` of the entry in slot `i`; returns the removed entry.
+    unsafe fn dense_erase(self, i: u64) -> Result<KvPair, Error> {
+        if !self.has_next(i) {
+            let prev = if self.is_head(i) {
+                None
+            } else {
+                Some(self.find_prev(i)?)
+            };
+            (*self.0).size -= 1;
+            if let Some(prev) = prev {
+                self.set_jump(prev, 0);
+            }
+            self.iter_unlink(i);
+            let removed = ptr::read(ptr::addr_of!((*self.item(i)).kv));
+            *self.meta(i) = EMPTY_SLOT;
+            Ok(removed)
+        } else {
+            // Move the chain's last entry into slot i and cut it off the chain.
+            let mut prev = i;
+            let mut last = self
+                .next_in_chain(i)
+                .ok_or_else(|| corrupted("broken chain"))?;
+            let mut steps = 0;
+            while self.has_next(last) {
+                prev = last;
+                last = self
+                    .next_in_chain(last)
+                    .ok_or_else(|| corrupted("broken chain"))?;
+                steps += 1;
+                if steps > self.slots() {
+                    return Err(corrupted("cyclic chain"));
+                }
+            }
+            (*self.0).size -= 1;
+            self.iter_unlink(i);
+            let removed = ptr::read(ptr::addr_of!((*self.item(i)).kv));
+            let moved = ptr::read(ptr::addr_of!((*self.item(last)).kv));
+            ptr::write(ptr::addr_of_mut!((*self.item(i)).kv), moved);
+            self.iter_replace(last, i);
+            *self.meta(last) = EMPTY_SLOT;
+            self.set_jump(prev, 0);
+            Ok(removed)
+        }
+    }
+
+    /// Removes every entry, keeping the storage; returns the removed entries.
+    unsafe fn clear(self) -> Vec<KvPair> {
+        let mut removed = Vec::with_capacity(self.size() as usize);
+        if self.is_small() {
+            for i in 0..self.size() {
+                removed.push(ptr::read(self.small_kv(i)));
+            }
+            (*self.0).size = 0;
+        } else {
+            if !(*self.0).data.is_null() {
+                let blocks = self.slots().div_ceil(BLOCK_CAP);
+                for i in 0..blocks * BLOCK_CAP {
+                    let meta = self.meta(i);
+                    if *meta != EMPTY_SLOT && *meta != PROTECTED_SLOT {
+                        *meta = EMPTY_SLOT;
+                        removed.push(ptr::read(ptr::addr_of!((*self.item(i)).kv)));
+                    }
+                }
+            }
+            (*self.0).size = 0;
+            (*self.dense()).iter_list_head = INVALID_INDEX;
+            (*self.dense()).iter_list_tail = INVALID_INDEX;
+        }
+        removed
+    }
+
+    /// Apache's dense `ReleaseMemory`: frees the blocks without touching entries.
+    unsafe fn release_memory(self) {
+        let base = self.0;
+        if !(*base).data.is_null() {
+            if let Some(deleter) = (*base).data_deleter {
+                deleter((*base).data);
+            }
+        }
+        (*base).data = ptr::null_mut();
+        (*base).data_deleter = None;
+        (*base).slots = 0;
+        (*base).size = 0;
+        (*self.dense()).fib_shift = 63;
+    }
+
+    /// The entries in iteration order, as new references.
+    unsafe fn cloned_entries(self) -> Vec<(Any, Any)> {
+        let mut out = Vec::with_capacity(self.size() as usize);
+        let (mut pos, end) = (self.begin(), self.end());
+        while pos != end && self.valid(pos) && out.len() < self.size() as usize {
+            let kv = self.kv(pos);
+            out.push(((*kv).key.clone(), (*kv).value.clone()));
+            pos = self.advance(pos);
+        }
+        out
+    }
+}
+
+/// A new entry for `key` with a None value.
+fn new_entry(key: &Any) -> KvPair {
+    KvPair {
+        key: key.clone(),
+        value: Any::none(),
+    }
+}
+
+/// Replaces the value at `pos`, returning the old one.
+unsafe fn replace_value(raw: Raw, pos: u64, value: Any) -> Any {
+    std::mem::replace(&mut (*raw.kv(pos)).value, value)
+}
+
+/// Apache's `SmallMapBaseObj::CreateFromRange` (no duplicate check) into `n` slots.
+fn small_from_entries(n: u64, entries: Vec<(Any, Any)>, type_index: i32) -> ObjectRef {
+    let obj = small_empty(n.max(entries.len() as u64), type_index);
+    let raw = Raw::of(&obj);
+    // SAFETY: the new object has room for every entry and nobody else sees it.
+    unsafe {
+        for (key, value) in entries {
+            ptr::write(raw.small_kv(raw.size()), KvPair { key, value });
+            (*raw.0).size += 1;
+        }
+    }
+    obj
+}
+
+/// Apache's `MapBaseObj::CreateFromRange`: a new map holding `entries` (later duplicates
+/// update earlier keys).
+fn create_from_range(entries: Vec<(Any, Any)>, type_index: i32) -> Result<ObjectRef, Error> {
+    let cap = entries.len() as u64;
+    if cap < SMALL_MAX_SLOTS {
+        if cap < 2 {
+            return Ok(small_from_entries(cap, entries, type_index));
+        }
+        let mut obj = small_empty(cap, type_index);
+        for (key, value) in entries {
+            // SAFETY: `obj` is a fresh small map only we see.
+            if let Some(grown) = unsafe { small_insert(Raw::of(&obj), key, value)? } {
+                obj = grown;
+            }
+        }
+        Ok(obj)
+    } else {
+        let (fib_shift, n_slots) = calc_table_size(cap);
+        let mut obj = dense_empty(fib_shift, n_slots, type_index)?;
+        for (key, value) in entries {
+            // SAFETY: `obj` is a fresh dense map only we see.
+            if let Some(grown) = unsafe { dense_insert(Raw::of(&obj), key, value)? } {
+                obj = grown;
+            }
+        }
+        Ok(obj)
+    }
+}
+
+/// Apache's `SmallMapBaseObj::InsertMaybeReHash`.
+///
+/// # Safety
+/// `raw` is a small map the caller may mutate.
+unsafe fn small_insert(raw: Raw, key: Any, value: Any) -> Result<Option<ObjectRef>, Error> {
+    if let Some(pos) = raw.small_find(key.as_raw())? {
+        drop(replace_value(raw, pos, value));
+        return Ok(None);
+    }
+    let slots = raw.small_slots();
+    if raw.size() < slots {
+        ptr::write(raw.small_kv(raw.size()), KvPair { key, value });
+        (*raw.0).size += 1;
+        return Ok(None);
+    }
+    let next_size = (slots * 2).clamp(SMALL_INIT_SLOTS, SMALL_MAX_SLOTS);
+    if next_size <= slots {
+        return Err(corrupted("small map beyond its maximum size"));
+    }
+    let grown = small_from_entries(next_size, raw.cloned_entries(), raw.type_index());
+    match small_insert(Raw::of(&grown), key, value)? {
+        Some(regrown) => Ok(Some(regrown)),
+        None => Ok(Some(grown)),
+    }
+}
+
+/// Apache's `DenseMapBaseObj::InsertMaybeReHash`. When the table must grow, the entries are
+/// copied (not moved) into the new table and the old storage is released only once the new
+/// table is complete, so an error from a hash hook leaves the old map intact.
+///
+/// # Safety
+/// `raw` is a dense map the caller may mutate.
+unsafe fn dense_insert(raw: Raw, key: Any, value: Any) -> Result<Option<ObjectRef>, Error> {
+    if let Some(slot) = raw.try_insert(&key)? {
+        let old = replace_value(raw, slot, value);
+        raw.iter_push_back(slot);
+        drop(old);
+        return Ok(None);
+    }
+    let (fib_shift, n_slots) = if raw.slots() == 0 {
+        calc_table_size(1)
+    } else {
+        let doubled = raw
+            .slots()
+            .checked_mul(2)
+            .ok_or_else(|| corrupted("table too large"))?;
+        ((*raw.dense()).fib_shift.saturating_sub(1), doubled)
+    };
+    let mut grown = dense_empty(fib_shift, n_slots, raw.type_index())?;
+    for (k, v) in raw.cloned_entries() {
+        if let Some(regrown) = dense_insert(Raw::of(&grown), k, v)? {
+            grown = regrown;
+        }
+    }
+    if let Some(regrown) = dense_insert(Raw::of(&grown), key, value)? {
+        grown = regrown;
+    }
+    let removed = raw.clear();
+    raw.release_memory();
+    drop(removed);
+    Ok(Some(grown))
+}
+
+/// Apache's `MapBaseObj::InsertMaybeReHash`: inserts or updates `key` in place when the map has
+/// room, otherwise returns a new, larger map (of the same type index) holding every entry.
+///
+/// # Safety
+/// `raw` is a map the caller may mutate.
+unsafe fn insert_maybe_rehash(raw: Raw, key: Any, value: Any) -> Result<Option<ObjectRef>, Error> {
+    if raw.is_small() {
+        let slots = raw.small_slots();
+        if slots < SMALL_MAX_SLOTS || raw.size() < slots {
+            return small_insert(raw, key, value);
+        }
+        // A full small map becomes dense, even when `key` is already present.
+        let dense = create_from_range(raw.cloned_entries(), raw.type_index())?;
+        match dense_insert(Raw::of(&dense), key, value)? {
+            Some(regrown) => Ok(Some(regrown)),
+            None => Ok(Some(dense)),
+        }
+    } else {
+        dense_insert(raw, key, value)
+    }
+}
+
+/// Apache's `erase(find(key))`; returns the removed entry.
+///
+/// # Safety
+/// `raw` is a map the caller may mutate.
+unsafe fn erase_key(raw: Raw, key: &TVMFFIAny) -> Result<Option<KvPair>, Error> {
+    let Some(pos) = raw.find(key)? else {
+        return Ok(None);
+    };
+    if raw.is_small() {
+        let size = raw.size();
+        let removed = ptr::read(raw.small_kv(pos));
+        if pos + 1 < size {
+            ptr::copy(
+                raw.small_kv(pos + 1),
+                raw.small_kv(pos),
+                (size - pos - 1) as usize,
+            );
+        }
+        (*raw.0).size -= 1;
+        Ok(Some(removed))
+    } else {
+        raw.dense_erase(pos).map(Some)
+    }
+}
+
+/// Apache's `InplaceSwitchTo`: `raw` (a Dict, possibly foreign) drops its entries and storage
+/// and takes over the storage of `other`, which is left empty.
+///
+/// # Safety
+/// `raw` is a map the caller may mutate; `other` is a map nobody else uses.
+unsafe fn inplace_switch_to(raw: Raw, other: ObjectRef) -> Result<(), Error> {
+    let src = Raw::of(&other);
+    let removed;
+    if raw.is_small() {
+        // Reset: destroy the entries, release separately allocated storage.
+        removed = raw.clear();
+        if let Some(deleter) = (*raw.0).data_deleter {
+            deleter((*raw.0).data);
+            (*raw.0).slots = 0;
+            (*raw.0).data = ptr::null_mut();
+            (*raw.0).data_deleter = None;
+        }
+        if src.is_small() {
+            (*raw.0).size = (*src.0).size;
+            (*raw.0).slots = (*src.0).slots;
+            (*raw.0).data = (*src.0).data;
+            let keep_other_alive = match (*src.0).data_deleter.take() {
+                Some(deleter) => {
+                    (*raw.0).data_deleter = Some(deleter);
+                    false
+                }
+                None => {
+                    // The entries live inside `other`: it stays alive until `raw` lets go.
+                    (*raw.0).data_deleter = Some(release_inline_owner);
+                    true
+                }
+            };
+            (*src.0).data = ptr::null_mut();
+            (*src.0).size = 0;
+            (*src.0).slots = 0;
+            if keep_other_alive {
+                let _ = other.into_raw();
+            }
+        } else {
+            // Every small map object has room for the dense fields (at least 2 inline pairs).
+            take_dense_storage(raw, src);
+        }
+    } else {
+        if src.is_small() {
+            return Err(corrupted("a dense map cannot switch to the small form"));
+        }
+        removed = raw.clear();
+        raw.release_memory();
+        take_dense_storage(raw, src);
+    }
+    drop(removed);
+    Ok(())
+}
+
+/// Moves the dense storage of `src` into `dst`, leaving `src` empty.
+unsafe fn take_dense_storage(dst: Raw, src: Raw) {
+    let (d, s) = (dst.dense(), src.dense());
+    (*d).base.size = (*s).base.size;
+    (*d).base.slots = (*s).base.slots;
+    (*d).base.data = (*s).base.data;
+    (*d).base.data_deleter = (*s).base.data_deleter;
+    (*d).fib_shift = (*s).fib_shift;
+    (*d).iter_list_head = (*s).iter_list_head;
+    (*d).iter_list_tail = (*s).iter_list_tail;
+    (*s).base.data = ptr::null_mut();
+    (*s).base.data_deleter = None;
+    (*s).base.size = 0;
+    (*s).base.slots = 0;
+}
+
+/// Apache's `CopyFrom`: a new map of `type_index` with the same form, slots and entries.
+///
+/// # Safety
+/// `raw` is a live map nobody mutates meanwhile.
+unsafe fn copy_from(raw: Raw, type_index: i32) -> Result<ObjectRef, Error> {
+    if raw.is_small() {
+        return Ok(small_from_entries(
+            raw.size(),
+            raw.cloned_entries(),
+            type_index,
+        ));
+    }
+    let copy = dense_empty((*raw.dense()).fib_shift, raw.slots(), type_index)?;
+    let dst = Raw::of(&copy);
+    if !(*raw.0).data.is_null() {
+        let blocks = raw.slots().div_ceil(BLOCK_CAP);
+        for i in 0..blocks * BLOCK_CAP {
+            let meta = *raw.meta(i);
+            if meta == EMPTY_SLOT || meta == PROTECTED_SLOT {
+                continue;
+            }
+            *dst.meta(i) = meta;
+            let item = raw.item(i);
+            ptr::write(
+                dst.item(i),
+                DenseItem {
+                    kv: KvPair {
+                        key: (*item).kv.key.clone(),
+                        value: (*item).kv.value.clone(),
+                    },
+                    prev: (*item).prev,
+                    next: (*item).next,
+                },
+            );
+        }
+    }
+    (*dst.0).size = raw.size();
+    (*dst.dense()).iter_list_head = (*raw.dense()).iter_list_head;
+    (*dst.dense()).iter_list_tail = (*raw.dense()).iter_list_tail;
+    Ok(copy)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Safe API
+// ---------------------------------------------------------------------------------------------
+
+/// A borrowed map-like object: a Map or a Dict, created by this runtime or by foreign code.
+#[derive(Clone, Copy)]
+pub struct MapView<'a> {
+    raw: Raw,
+    _borrow: PhantomData<&'a ObjectRef>,
+}
+
+impl<'a> MapView<'a> {
+    /// A view of `obj` if it is a Map or a Dict.
+    pub fn new(obj: &'a ObjectRef) -> Option<MapView<'a>> {
+        is_map_index(obj.type_index()).then(|| MapView {
+            raw: Raw::of(obj),
+            _borrow: PhantomData,
+        })
+    }
+
+    /// A view of a raw object if it is a Map or a Dict.
+    ///
+    /// # Safety
+    /// `obj` is a live object that stays alive for `'a`.
+    pub unsafe fn from_raw(obj: *mut TVMFFIObject) -> Option<MapView<'a>> {
+        is_map_index((*obj).type_index).then(|| MapView {
+            raw: Raw(obj.cast()),
+            _borrow: PhantomData,
+        })
+    }
+
+    /// The object's raw fields (for layout checks).
+    pub fn as_ptr(&self) -> *mut MapBaseObj {
+        self.raw.0
+    }
+
+    /// The type index (Map or Dict).
+    pub fn type_index(&self) -> i32 {
+        // SAFETY: the view borrows a live map object.
+        unsafe { self.raw.type_index() }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        // SAFETY: as for `type_index`.
+        unsafe { self.raw.size() as usize }
+    }
+
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the map is in the small form.
+    pub fn is_small(&self) -> bool {
+        // SAFETY: as for `type_index`.
+        unsafe { self.raw.is_small() }
+    }
+
+    /// The capacity: the small array's length or the number of dense slots.
+    pub fn slot_count(&self) -> u64 {
+        // SAFETY: as for `type_index`.
+        unsafe { (*self.raw.0).slots & !SMALL_TAG }
+    }
+
+    /// The value stored for `key`, as a new reference.
+    pub fn get(&self, key: &Any) -> Result<Option<Any>, Error> {
+        // SAFETY: an `Any` is a valid value.
+        unsafe { self.get_raw(key.as_raw()) }
+    }
+
+    /// [`get`](Self::get) for a raw value or argument view.
+    ///
+    /// # Safety
+    /// `key` is a valid value or view.
+    pub unsafe fn get_raw(&self, key: &TVMFFIAny) -> Result<Option<Any>, Error> {
+        Ok(self
+            .raw
+            .find(key)?
+            .map(|pos| (*self.raw.kv(pos)).value.clone()))
+    }
+
+    /// The stored key equal to `key` and its value, as new references.
+    pub fn get_entry(&self, key: &Any) -> Result<Option<(Any, Any)>, Error> {
+        // SAFETY: the view borrows a live map; positions from `find` hold entries.
+        unsafe {
+            Ok(self.raw.find(key.as_raw())?.map(|pos| {
+                let kv = self.raw.kv(pos);
+                ((*kv).key.clone(), (*kv).value.clone())
+            }))
+        }
+    }
+
+    /// Whether `key` is present.
+    pub fn contains(&self, key: &Any) -> Result<bool, Error> {
+        // SAFETY: an `Any` is a valid value.
+        unsafe { self.contains_raw(key.as_raw()) }
+    }
+
+    /// [`contains`](Self::contains) for a raw value or argument view.
+    ///
+    /// # Safety
+    /// `key` is a valid value or view.
+    pub unsafe fn contains_raw(&self, key: &TVMFFIAny) -> Result<bool, Error> {
+        Ok(self.raw.find(key)?.is_some())
+    }
+
+    /// The entries in Apache's iteration order (insertion order, with the quirks of each form),
+    /// as new references.
+    pub fn iter(&self) -> Iter<'a> {
+        // SAFETY: the view borrows a live map.
+        let (pos, end) = unsafe { (self.raw.begin(), self.raw.end()) };
+        Iter {
+            raw: self.raw,
+            pos,
+            end,
+            remaining: self.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The entries as a vector (see [`iter`](Self::iter)).
+    pub fn to_vec(&self) -> Vec<(Any, Any)> {
+        self.iter().collect()
+    }
+
+    /// A new Map (copy-on-write semantics) with the same layout and entries (Apache's
+    /// `CopyFrom`).
+    pub fn copy_to_map(&self) -> Result<Map, Error> {
+        // SAFETY: the view borrows a live map.
+        unsafe { copy_from(self.raw, tindex::MAP).map(Map) }
+    }
+
+    /// A new Dict holding the entries, built by insertion in iteration order (Apache's
+    /// conversion of a Map argument to a Dict).
+    pub fn copy_to_dict(&self) -> Result<Dict, Error> {
+        let mut dict = Dict::new();
+        for (key, value) in self.iter() {
+            dict.set(key, value)?;
+        }
+        Ok(dict)
+    }
+}
+
+/// Iterator over the entries of a map (new references). Robust against mutation during
+/// iteration (it stops when its position no longer holds an entry).
+pub struct Iter<'a> {
+    raw: Raw,
+    pos: u64,
+    end: u64,
+    remaining: usize,
+    _borrow: PhantomData<&'a ObjectRef>,
+}
+
+impl Iterator for Iter<'_> {
+    type Item = (Any, Any);
+
+    fn next(&mut self) -> Option<(Any, Any)> {
+        // SAFETY: the iterator borrows a live map; positions are validated before use.
+        unsafe {
+            if self.remaining == 0 || self.pos == self.end || !self.raw.valid(self.pos) {
+                return None;
+            }
+            let kv = self.raw.kv(self.pos);
+            let item = ((*kv).key.clone(), (*kv).value.clone());
+            self.pos = self.raw.advance(self.pos);
+            self.remaining -= 1;
+            Some(item)
+        }
+    }
+}
+
+macro_rules! read_methods {
+    () => {
+        /// A borrowed view of the object.
+        pub fn view(&self) -> MapView<'_> {
+            MapView {
+                raw: Raw::of(&self.0),
+                _borrow: PhantomData,
+            }
+        }
+
+        /// The underlying object.
+        pub fn as_object(&self) -> &ObjectRef {
+            &self.0
+        }
+
+        /// Gives up the wrapper, returning the object.
+        pub fn into_object(self) -> ObjectRef {
+            self.0
+        }
+
+        /// The object as an owned value.
+        pub fn into_any(self) -> Any {
+            Any::object(self.0)
+        }
+
+        /// Number of entries.
+        pub fn len(&self) -> usize {
+            self.view().len()
+        }
+
+        /// Whether there are no entries.
+        pub fn is_empty(&self) -> bool {
+            self.view().is_empty()
+        }
+
+        /// The value stored for `key`, as a new reference.
+        pub fn get(&self, key: &Any) -> Result<Option<Any>, Error> {
+            self.view().get(key)
+        }
+
+        /// Whether `key` is present.
+        pub fn contains(&self, key: &Any) -> Result<bool, Error> {
+            self.view().contains(key)
+        }
+
+        /// The entries in iteration order (new references).
+        pub fn iter(&self) -> Iter<'_> {
+            self.view().iter()
+        }
+    };
+}
+
+/// An `ffi.Map`: copy-on-write (mutating a shared map first copies it, like Apache's
+/// `Map::Set`), so other holders never see changes.
+#[derive(Clone, Debug)]
+pub struct Map(ObjectRef);
+
+impl Default for Map {
+    fn default() -> Self {
+        Map::new()
+    }
+}
+
+impl Map {
+    read_methods!();
+
+    /// An empty map (small form, 2 slots).
+    pub fn new() -> Map {
+        Map(small_empty(SMALL_INIT_SLOTS, tindex::MAP))
+    }
+
+    /// A map of `pairs`, laid out as Apache's `Map(begin, end)` lays it out (later duplicates
+    /// update earlier keys).
+    pub fn from_pairs(pairs: impl IntoIterator<Item = (Any, Any)>) -> Result<Map, Error> {
+        create_from_range(pairs.into_iter().collect(), tindex::MAP).map(Map)
+    }
+
+    /// Wraps an `ffi.Map` object (ours or foreign); other objects are given back.
+    pub fn from_object(obj: ObjectRef) -> Result<Map, ObjectRef> {
+        if obj.type_index() == tindex::MAP {
+            Ok(Map(obj))
+        } else {
+            Err(obj)
+        }
+    }
+
+    fn copy_on_write(&mut self) -> Result<Raw, Error> {
+        // SAFETY: we hold a reference, so the object is live.
+        if unsafe { strong_count(self.0.as_ptr()) } != 1 {
+            // SAFETY: the map is live; a shared map is only read here.
+            self.0 = unsafe { copy_from(Raw::of(&self.0), tindex::MAP)? };
+        }
+        Ok(Raw::of(&self.0))
+    }
+
+    /// Sets `key` to `value` (Apache's `Map::Set`).
+    pub fn set(&mut self, key: Any, value: Any) -> Result<(), Error> {
+        let raw = self.copy_on_write()?;
+        // SAFETY: `raw` is uniquely ours after copy-on-write.
+        if let Some(grown) = unsafe { insert_maybe_rehash(raw, key, value)? } {
+            self.0 = grown;
+        }
+        Ok(())
+    }
+
+    /// Removes `key` if present (Apache's `Map::erase`: copies a shared map first).
+    pub fn erase(&mut self, key: &Any) -> Result<(), Error> {
+        let raw = self.copy_on_write()?;
+        // SAFETY: `raw` is uniquely ours after copy-on-write.
+        let removed = unsafe { erase_key(raw, key.as_raw())? };
+        drop(removed);
+        Ok(())
+    }
+
+    /// Replaces the map with an empty one (Apache's `Map::clear`).
+    pub fn clear(&mut self) {
+        self.0 = small_empty(SMALL_INIT_SLOTS, tindex::MAP);
+    }
+}
+
+/// An `ffi.Dict`: mutated in place, so every holder of the object sees changes. When it grows
+/// beyond its storage, the object keeps its identity and takes over new storage (Apache's
+/// `InplaceSwitchTo`).
+#[derive(Clone, Debug)]
+pub struct Dict(ObjectRef);
+
+impl Default for Dict {
+    fn default() -> Self {
+        Dict::new()
+    }
+}
+
+impl Dict {
+    read_methods!();
+
+    /// An empty dict (small form, 2 slots).
+    pub fn new() -> Dict {
+        Dict(small_empty(SMALL_INIT_SLOTS, tindex::DICT))
+    }
+
+    /// A dict of `pairs`, laid out as Apache's `Dict(begin, end)` lays it out.
+    pub fn from_pairs(pairs: impl IntoIterator<Item = (Any, Any)>) -> Result<Dict, Error> {
+        create_from_range(pairs.into_iter().collect(), tindex::DICT).map(Dict)
+    }
+
+    /// Wraps an `ffi.Dict` object (ours or foreign); other objects are given back.
+    pub fn from_object(obj: ObjectRef) -> Result<Dict, ObjectRef> {
+        if obj.type_index() == tindex::DICT {
+            Ok(Dict(obj))
+        } else {
+            Err(obj)
+        }
+    }
+
+    /// Sets `key` to `value` in place (Apache's `Dict::Set`).
+    pub fn set(&mut self, key: Any, value: Any) -> Result<(), Error> {
+        let raw = Raw::of(&self.0);
+        // SAFETY: Dicts are mutated in place by design (see the module's concurrency note).
+        unsafe {
+            if let Some(grown) = insert_maybe_rehash(raw, key, value)? {
+                inplace_switch_to(raw, grown)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes `key` if present, in place.
+    pub fn erase(&mut self, key: &Any) -> Result<(), Error> {
+        // SAFETY: as for `set`.
+        let removed = unsafe { erase_key(Raw::of(&self.0), key.as_raw())? };
+        drop(removed);
+        Ok(())
+    }
+
+    /// Removes every entry in place, keeping the storage (Apache's `Dict::clear`).
+    pub fn clear(&mut self) {
+        // SAFETY: as for `set`.
+        let removed = unsafe { Raw::of(&self.0).clear() };
+        drop(removed);
+    }
+}
+
+/// A forward cursor over a map with the protocol of Apache's `MapForwardIterFunctor`: it starts
+/// at the first entry; [`advance`](Cursor::advance) moves on and tells whether an entry is left.
+/// The cursor keeps the map alive.
+pub struct Cursor {
+    map: ObjectRef,
+    pos: u64,
+    end: u64,
+}
+
+impl Cursor {
+    /// A cursor at the first entry of a Map or Dict.
+    pub fn new(map: ObjectRef) -> Option<Cursor> {
+        let view = MapView::new(&map)?;
+        // SAFETY: the view borrows a live map.
+        let (pos, end) = unsafe { (view.raw.begin(), view.raw.end()) };
+        Some(Cursor { map, pos, end })
+    }
+
+    fn entry(&self) -> Result<*mut KvPair, Error> {
+        let raw = Raw::of(&self.map);
+        // SAFETY: the cursor keeps the map alive; the position is validated before use.
+        unsafe {
+            if self.pos != self.end && raw.valid(self.pos) {
+                Ok(raw.kv(self.pos))
+            } else {
+                Err(Error::new(
+                    "IndexError",
+                    "the map iterator is past the last entry",
+                ))
+            }
+        }
+    }
+
+    /// The current key (new reference).
+    pub fn key(&self) -> Result<Any, Error> {
+        // SAFETY: `entry` returns a slot holding an entry.
+        self.entry().map(|kv| unsafe { (*kv).key.clone() })
+    }
+
+    /// The current value (new reference).
+    pub fn value(&self) -> Result<Any, Error> {
+        // SAFETY: as for `key`.
+        self.entry().map(|kv| unsafe { (*kv).value.clone() })
+    }
+
+    /// Moves to the next entry; false once past the last one.
+    pub fn advance(&mut self) -> bool {
+        let raw = Raw::of(&self.map);
+        // SAFETY: the cursor keeps the map alive; `advance` validates the position.
+        unsafe {
+            if self.pos != self.end {
+                self.pos = raw.advance(self.pos);
+            }
+        }
+        self.pos != self.end
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn int(v: i64) -> Any {
+        Any::int(v)
+    }
+
+    fn as_int(v: &Any) -> i64 {
+        unsafe { v.as_raw().value.v_int64 }
+    }
+
+    #[test]
+    fn table_sizes_match_apache() {
+        assert_eq!(calc_table_size(4), (61, 8));
+        assert_eq!(calc_table_size(5), (60, 16));
+        assert_eq!(calc_table_size(8), (59, 32));
+        assert_eq!(calc_table_size(100), (56, 256));
+        assert_eq!(calc_table_size(1), (63, 2));
+    }
+
+    #[test]
+    fn small_map_grows_then_turns_dense() {
+        let mut m = Map::new();
+        assert!(m.view().is_small());
+        assert_eq!(m.view().slot_count(), 2);
+        for i in 0..4 {
+            m.set(int(i), int(i * 10)).unwrap();
+        }
+        assert!(m.view().is_small());
+        assert_eq!(m.view().slot_count(), 4);
+        m.set(int(4), int(40)).unwrap();
+        assert!(!m.view().is_small());
+        assert_eq!(m.view().slot_count(), 8);
+        for i in 0..200 {
+            m.set(int(i), int(i * 10)).unwrap();
+        }
+        assert_eq!(m.len(), 200);
+        for i in 0..200 {
+            assert_eq!(as_int(&m.get(&int(i)).unwrap().unwrap()), i * 10);
+        }
+        assert!(m.get(&int(1000)).unwrap().is_none());
+    }
+
+    #[test]
+    fn iteration_keeps_insertion_order_and_dense_updates_move_to_the_end() {
+        let mut d = Dict::new();
+        for i in 0..10 {
+            d.set(int(i), int(i)).unwrap();
+        }
+        d.set(int(3), int(33)).unwrap();
+        let keys: Vec<i64> = d.iter().map(|(k, _)| as_int(&k)).collect();
+        assert_eq!(keys, vec![0, 1, 2, 4, 5, 6, 7, 8, 9, 3]);
+        let mut small = Dict::new();
+        for i in 0..3 {
+            small.set(int(i), int(i)).unwrap();
+        }
+        small.set(int(0), int(5)).unwrap();
+        let keys: Vec<i64> = small.iter().map(|(k, _)| as_int(&k)).collect();
+        assert_eq!(keys, vec![0, 1, 2], "small updates keep their position");
+    }
+
+    #[test]
+    fn erase_and_clear() {
+        let mut d = Dict::new();
+        for i in 0..50 {
+            d.set(int(i), int(i)).unwrap();
+        }
+        for i in (0..50).step_by(2) {
+            d.erase(&int(i)).unwrap();
+        }
+        assert_eq!(d.len(), 25);
+        for i in 0..50 {
+            assert_eq!(d.contains(&int(i)).unwrap(), i % 2 == 1, "key {i}");
+        }
+        let keys: Vec<i64> = d.iter().map(|(k, _)| as_int(&k)).collect();
+        assert_eq!(keys, (0..50).filter(|i| i % 2 == 1).collect::<Vec<_>>());
+        d.clear();
+        assert!(d.is_empty());
+        assert!(!d.view().is_small(), "clear keeps the dense storage");
+        d.set(int(7), int(8)).unwrap();
+        assert_eq!(d.len(), 1);
+    }
+
+    #[test]
+    fn map_is_copy_on_write() {
+        let mut a = Map::new();
+        a.set(Any::string("x"), int(1)).unwrap();
+        let b = a.clone();
+        a.set(Any::string("y"), int(2)).unwrap();
+        assert_eq!(a.len(), 2);
+        assert_eq!(b.len(), 1);
+        assert_ne!(a.as_object().as_ptr(), b.as_object().as_ptr());
+    }
+
+    #[test]
+    fn dict_keeps_identity_when_growing() {
+        let mut d = Dict::new();
+        let other = d.clone();
+        for i in 0..100 {
+            d.set(int(i), int(i)).unwrap();
+        }
+        assert_eq!(other.len(), 100);
+        assert_eq!(d.as_object().as_ptr(), other.as_object().as_ptr());
+    }
+
+    #[test]
+    fn cursor_protocol() {
+        let m = Map::from_pairs([(int(1), int(2)), (int(3), int(4))]).unwrap();
+        let mut c = Cursor::new(m.into_object()).unwrap();
+        assert_eq!(as_int(&c.key().unwrap()), 1);
+        assert_eq!(as_int(&c.value().unwrap()), 2);
+        assert!(c.advance());
+        assert_eq!(as_int(&c.key().unwrap()), 3);
+        assert!(!c.advance());
+        assert!(!c.advance());
+        assert!(c.key().is_err());
+        let empty = Cursor::new(Map::new().into_object()).unwrap();
+        assert!(empty.key().is_err());
+    }
+}

@@ -422,7 +422,8 @@ impl Array {
     /// # Safety
     /// `view` is a valid value or argument view.
     pub unsafe fn from_view(view: &TVMFFIAny) -> Option<Array> {
-        (view.type_index == tindex::ARRAY).then(|| Array(ObjectRef::from_borrowed(view.value.v_obj)))
+        (view.type_index == tindex::ARRAY)
+            .then(|| Array(ObjectRef::from_borrowed(view.value.v_obj)))
     }
 
     /// The object.
@@ -1069,7 +1070,10 @@ mod tests {
         let e = list.insert(5, Any::none()).unwrap_err();
         assert_eq!(e.to_string(), "IndexError: Index 5 out of bounds [0, 3]");
         let e = list.erase_range(2, 1).unwrap_err();
-        assert_eq!(e.to_string(), "IndexError: Erase range [2, 1) out of bounds 3");
+        assert_eq!(
+            e.to_string(),
+            "IndexError: Erase range [2, 1) out of bounds 3"
+        );
         list.erase_range(7, 7).unwrap();
     }
 }

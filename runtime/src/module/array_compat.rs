@@ -38,7 +38,7 @@ pub(crate) fn array_of(items: Vec<Any>) -> ObjectRef {
                 data: std::ptr::null_mut(),
                 size: 0,
                 capacity: 0,
-            data_deleter: None,
+                data_deleter: None,
             },
         },
         n * std::mem::size_of::<TVMFFIAny>(),

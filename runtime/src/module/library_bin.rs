@@ -139,7 +139,11 @@ pub fn parse(blob: &[u8]) -> Result<LibraryBin<'_>, ParseError> {
 
 /// Parses the bytes that follow the header (`base` is their offset in the blob, for messages).
 fn parse_body(body: &[u8], base: usize) -> Result<LibraryBin<'_>, ParseError> {
-    let mut r = Reader { data: body, pos: 0, base };
+    let mut r = Reader {
+        data: body,
+        pos: 0,
+        base,
+    };
     let indptr = r.u64_vec("the import tree indptr")?;
     let children = r.u64_vec("the import tree child indices")?;
     if indptr.len() < 2 {
@@ -409,10 +413,7 @@ mod tests {
             })
         );
         blob[..8].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(matches!(
-            parse(&blob),
-            Err(ParseError::SizeMismatch { .. })
-        ));
+        assert!(matches!(parse(&blob), Err(ParseError::SizeMismatch { .. })));
     }
 
     #[test]
@@ -421,7 +422,10 @@ mod tests {
         let body = u64s(&[u64::MAX, 0]);
         assert!(matches!(
             parse(&blob_of(&body)),
-            Err(ParseError::Truncated { needed: u64::MAX, .. })
+            Err(ParseError::Truncated {
+                needed: u64::MAX,
+                ..
+            })
         ));
         let body = u64s(&[1 << 61, 0]);
         assert!(matches!(
@@ -438,7 +442,10 @@ mod tests {
         let body = u64s(&[2, 0, 0, 0, 1 << 50]);
         assert!(matches!(
             parse(&blob_of(&body)),
-            Err(ParseError::Truncated { what: "a module kind", .. })
+            Err(ParseError::Truncated {
+                what: "a module kind",
+                ..
+            })
         ));
         // payload length
         let mut body = u64s(&[2, 0, 0, 0, 1]);
@@ -446,7 +453,10 @@ mod tests {
         body.extend_from_slice(&u64s(&[u64::MAX]));
         assert!(matches!(
             parse(&blob_of(&body)),
-            Err(ParseError::Truncated { what: "a module payload", .. })
+            Err(ParseError::Truncated {
+                what: "a module payload",
+                ..
+            })
         ));
     }
 
@@ -466,16 +476,16 @@ mod tests {
         body.extend_from_slice(b"_lib");
         assert!(matches!(
             parse(&blob_of(&body)),
-            Err(ParseError::Truncated { what: "a module kind", .. })
+            Err(ParseError::Truncated {
+                what: "a module kind",
+                ..
+            })
         ));
     }
 
     #[test]
     fn empty_or_single_indptr_declares_no_modules() {
-        assert_eq!(
-            parse(&blob_of(&u64s(&[0, 0]))),
-            Err(ParseError::NoModules)
-        );
+        assert_eq!(parse(&blob_of(&u64s(&[0, 0]))), Err(ParseError::NoModules));
         assert_eq!(
             parse(&blob_of(&u64s(&[1, 0, 0]))),
             Err(ParseError::NoModules)
@@ -507,7 +517,11 @@ mod tests {
         let body = u64s(&[3, 1, 0, 1, 1, 0]);
         assert!(matches!(
             parse(&blob_of(&body)),
-            Err(ParseError::BadIndptr { start: 1, end: 0, .. })
+            Err(ParseError::BadIndptr {
+                start: 1,
+                end: 0,
+                ..
+            })
         ));
     }
 

@@ -1,7 +1,7 @@
 //! DLPack 1.3 declarations used by the TVM-FFI ABI (the source of `include/dlpack/dlpack.h`).
 #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 
-use std::ffi::c_void;
+use core::ffi::c_void;
 
 /// DLPack major version implemented by this runtime.
 pub const DLPACK_MAJOR_VERSION: u32 = 1;
@@ -127,8 +127,8 @@ pub type DLPackManagedTensorAllocator = Option<
         SetError: Option<
             unsafe extern "C" fn(
                 error_ctx: *mut c_void,
-                kind: *const std::ffi::c_char,
-                message: *const std::ffi::c_char,
+                kind: *const core::ffi::c_char,
+                message: *const core::ffi::c_char,
             ),
         >,
     ) -> i32,

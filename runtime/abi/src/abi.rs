@@ -5,8 +5,8 @@
 #![allow(non_camel_case_types, non_upper_case_globals, non_snake_case)]
 
 use crate::dlpack::{DLDataType, DLDevice};
-use std::ffi::{c_char, c_void};
-use std::sync::atomic::AtomicU64;
+use core::ffi::{c_char, c_void};
+use core::sync::atomic::AtomicU64;
 
 /// Major version of the TVM-FFI ABI implemented here.
 pub const TVM_FFI_VERSION_MAJOR: u32 = 0;

@@ -1,0 +1,1 @@
+//! Unit tests of module objects (layout, imports, lookups) with Rust-implemented kinds.
