@@ -360,13 +360,27 @@ pub unsafe extern "C" fn bigint_any_equal_hook(
     hook_result(outcome.unwrap_or_else(|p| Err(crate::function::panic_error(p))))
 }
 
-/// Registers the BigInt hooks in the `__any_hash__` / `__any_equal__` columns unless something
-/// is registered there already, so header-only C++ code running on this runtime hashes BigInt
-/// keys by value, as it does on Apache's runtime. Idempotent.
+/// The `(column, value)` entries of ffi.BigInt's native hooks, for registration in the
+/// `__any_hash__` / `__any_equal__` attribute columns (Apache's runtime registers the same).
+pub fn bigint_hooks() -> [(&'static [u8], Any); 2] {
+    [
+        (
+            ANY_HASH_ATTR,
+            Any::opaque_ptr(bigint_any_hash_hook as NativeAnyHash as *mut c_void),
+        ),
+        (
+            ANY_EQUAL_ATTR,
+            Any::opaque_ptr(bigint_any_equal_hook as NativeAnyEqual as *mut c_void),
+        ),
+    ]
+}
+
+/// Registers [`bigint_hooks`] unless something is registered there already, so header-only
+/// C++ code running on this runtime hashes BigInt keys by value, as it does on Apache's runtime.
+/// Idempotent. (Not callable while the type registry is being created; the registry's own setup
+/// can register [`bigint_hooks`] through its registrar instead.)
 pub fn register_bigint_hooks() -> Result<(), Error> {
-    let hash_hook = Any::opaque_ptr(bigint_any_hash_hook as NativeAnyHash as *mut c_void);
-    let equal_hook = Any::opaque_ptr(bigint_any_equal_hook as NativeAnyEqual as *mut c_void);
-    for (name, hook) in [(ANY_HASH_ATTR, hash_hook), (ANY_EQUAL_ATTR, equal_hook)] {
+    for (name, hook) in bigint_hooks() {
         if crate::types::attr_value(name, tindex::BIG_INT).is_none() {
             crate::types::register_attr(tindex::BIG_INT, name, hook.as_raw())?;
         }
@@ -430,7 +444,9 @@ mod tests {
             },
         };
         let owned = Any::string("hello, world");
+        // SAFETY: the view points at a live C string.
         assert_eq!(unsafe { any_hash(&view) }.unwrap(), h(&owned));
+        // SAFETY: as above.
         assert!(unsafe { any_equal(&view, owned.as_raw()) }.unwrap());
     }
 
@@ -439,6 +455,7 @@ mod tests {
     }
     impl Bits for TVMFFIAnyValue {
         fn v_uint64(&self) -> u64 {
+            // SAFETY: every bit pattern is a valid u64.
             unsafe { self.v_uint64 }
         }
     }

@@ -23,6 +23,7 @@
 //!
 //! The checks (alignment, contiguity, DLPack flags) happen before anything is taken over: a
 //! failing import leaves the capsule with its producer.
+#![warn(unsafe_op_in_unsafe_fn)]
 
 use crate::abi::{TVMFFIObject, TVMFFIObjectHandle};
 use crate::dlpack::{
@@ -79,8 +80,13 @@ pub unsafe fn is_contiguous(tensor: &DLTensor) -> bool {
         return true;
     }
     let ndim = tensor.ndim.max(0) as usize;
-    let shape = raw_slice(tensor.shape, ndim);
-    let strides = raw_slice(tensor.strides, ndim);
+    // SAFETY: the caller guarantees `ndim` readable values behind both pointers.
+    let (shape, strides) = unsafe {
+        (
+            raw_slice(tensor.shape, ndim),
+            raw_slice(tensor.strides, ndim),
+        )
+    };
     if shape.contains(&0) {
         return true;
     }
@@ -131,7 +137,8 @@ unsafe fn raw_slice<'a>(ptr: *const i64, len: usize) -> &'a [i64] {
     if ptr.is_null() || len == 0 {
         &[]
     } else {
-        std::slice::from_raw_parts(ptr, len)
+        // SAFETY: non-NULL and valid for `len` reads, as the caller guarantees.
+        unsafe { std::slice::from_raw_parts(ptr, len) }
     }
 }
 
@@ -229,21 +236,28 @@ unsafe fn new_tensor_object(dl_tensor: DLTensor, keeper: Keeper, dims: Dims<'_>)
         tail_len * std::mem::size_of::<i64>(),
     );
     let body = obj.as_ptr().cast::<RustObject<TensorPayload>>();
-    // The tail starts at a multiple of the payload's alignment (8), so it holds i64s.
-    let tail = crate::object::tail::<TensorPayload>(obj.as_ptr()).cast::<i64>();
-    let dl = std::ptr::addr_of_mut!((*body).payload.dl_tensor);
-    match dims {
-        Dims::Borrowed => {}
-        Dims::CompactStrides => {
-            let strides = std::slice::from_raw_parts_mut(tail, ndim);
-            fill_compact_strides(raw_slice((*dl).shape, ndim), strides);
-            (*dl).strides = tail;
-        }
-        Dims::Copied { shape, strides } => {
-            std::ptr::copy_nonoverlapping(shape.as_ptr(), tail, ndim);
-            std::ptr::copy_nonoverlapping(strides.as_ptr(), tail.add(ndim), ndim);
-            (*dl).shape = tail;
-            (*dl).strides = tail.add(ndim);
+    // SAFETY: `obj` is a fresh `RustObject<TensorPayload>` allocated with `tail_len` i64s after
+    // the payload (the tail starts at a multiple of the payload's alignment, 8), and nobody else
+    // sees it yet, so writing its DLTensor and tail is exclusive. The shape read for
+    // `CompactStrides` is valid for `ndim` values (caller's guarantee); `Copied` slices hold
+    // `ndim` values each (checked by the constructors).
+    unsafe {
+        let tail = crate::object::tail::<TensorPayload>(obj.as_ptr()).cast::<i64>();
+        let dl = std::ptr::addr_of_mut!((*body).payload.dl_tensor);
+        match dims {
+            Dims::Borrowed => {}
+            Dims::CompactStrides => {
+                let strides = std::slice::from_raw_parts_mut(tail, ndim);
+                fill_compact_strides(raw_slice((*dl).shape, ndim), strides);
+                (*dl).strides = tail;
+            }
+            Dims::Copied { shape, strides } => {
+                debug_assert!(shape.len() == ndim && strides.len() == ndim);
+                std::ptr::copy_nonoverlapping(shape.as_ptr(), tail, ndim);
+                std::ptr::copy_nonoverlapping(strides.as_ptr(), tail.add(ndim), ndim);
+                (*dl).shape = tail;
+                (*dl).strides = tail.add(ndim);
+            }
         }
     }
     obj
@@ -340,15 +354,16 @@ impl Tensor {
         require_alignment: usize,
         require_contiguous: bool,
     ) -> Result<Tensor, Error> {
-        let dl_tensor = (*capsule).dl_tensor;
+        // SAFETY: the caller guarantees a valid capsule.
+        let dl_tensor = unsafe { (*capsule).dl_tensor };
         ndim_of(&dl_tensor)?;
         check_import(&dl_tensor, require_alignment, require_contiguous)?;
         let dims = dims_of_capsule(&dl_tensor);
-        Ok(Tensor(new_tensor_object(
-            dl_tensor,
-            Keeper::Managed(capsule),
-            dims,
-        )))
+        // SAFETY: the checks passed, so the tensor takes the capsule over (its shape is valid
+        // for `ndim >= 0` values while the capsule lives).
+        Ok(Tensor(unsafe {
+            new_tensor_object(dl_tensor, Keeper::Managed(capsule), dims)
+        }))
     }
 
     /// Wraps a versioned DLPack capsule, like [`Tensor::from_dlpack`]; additionally rejects
@@ -362,16 +377,18 @@ impl Tensor {
         require_alignment: usize,
         require_contiguous: bool,
     ) -> Result<Tensor, Error> {
-        let dl_tensor = (*capsule).dl_tensor;
+        // SAFETY: the caller guarantees a valid capsule.
+        let (dl_tensor, flags) = unsafe { ((*capsule).dl_tensor, (*capsule).flags) };
         ndim_of(&dl_tensor)?;
         check_import(&dl_tensor, require_alignment, require_contiguous)?;
-        if (*capsule).flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED != 0 {
+        if flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED != 0 {
             return Err(Error::new(
                 "RuntimeError",
                 "Subbyte type padded is not yet supported",
             ));
         }
-        Ok(Self::adopt_versioned(capsule))
+        // SAFETY: a valid capsule with `ndim >= 0`, handed over by the caller.
+        Ok(unsafe { Self::adopt_versioned(capsule) })
     }
 
     /// Wraps a versioned capsule without any check.
@@ -379,13 +396,16 @@ impl Tensor {
     /// # Safety
     /// As for [`Tensor::from_dlpack`], and `ndim >= 0`.
     unsafe fn adopt_versioned(capsule: *mut DLManagedTensorVersioned) -> Tensor {
-        let dl_tensor = (*capsule).dl_tensor;
-        let dims = dims_of_capsule(&dl_tensor);
-        Tensor(new_tensor_object(
-            dl_tensor,
-            Keeper::Versioned(capsule),
-            dims,
-        ))
+        // SAFETY: the caller guarantees a valid capsule that is now the tensor's to release.
+        unsafe {
+            let dl_tensor = (*capsule).dl_tensor;
+            let dims = dims_of_capsule(&dl_tensor);
+            Tensor(new_tensor_object(
+                dl_tensor,
+                Keeper::Versioned(capsule),
+                dims,
+            ))
+        }
     }
 
     /// A tensor over memory owned by a Rust value: `owner` is dropped (on whichever thread
@@ -434,11 +454,14 @@ impl Tensor {
             strides: std::ptr::null_mut(),
             byte_offset,
         };
-        Ok(Tensor(new_tensor_object(
-            dl_tensor,
-            Keeper::Rust(owner),
-            Dims::Copied { shape, strides },
-        )))
+        // SAFETY: both slices hold `ndim` values; the data contract is the caller's.
+        Ok(Tensor(unsafe {
+            new_tensor_object(
+                dl_tensor,
+                Keeper::Rust(owner),
+                Dims::Copied { shape, strides },
+            )
+        }))
     }
 
     /// A compact CPU tensor that takes over `values` (no copy); `shape`'s product must equal the
@@ -483,13 +506,17 @@ impl Tensor {
             ));
         }
         let ndim = ndim_of(prototype)?;
-        let shape = raw_slice(prototype.shape, ndim);
-        let strides = raw_slice(prototype.strides, ndim);
-        Ok(Tensor(new_tensor_object(
-            *prototype,
-            Keeper::Object(source.cloned()),
-            Dims::Copied { shape, strides },
-        )))
+        // SAFETY: the caller guarantees `ndim` values behind shape and strides, which are copied
+        // into the new object; the data contract is the caller's.
+        unsafe {
+            let shape = raw_slice(prototype.shape, ndim);
+            let strides = raw_slice(prototype.strides, ndim);
+            Ok(Tensor(new_tensor_object(
+                *prototype,
+                Keeper::Object(source.cloned()),
+                Dims::Copied { shape, strides },
+            )))
+        }
     }
 
     /// A view of this tensor's memory described by `prototype`, keeping this tensor alive.
@@ -498,7 +525,8 @@ impl Tensor {
     /// As for [`Tensor::create_unsafe_view`], with this tensor as the source: the prototype must
     /// describe memory inside this tensor's.
     pub unsafe fn view(&self, prototype: &DLTensor) -> Result<Tensor, Error> {
-        Self::create_unsafe_view(Some(&self.0), prototype)
+        // SAFETY: the caller's guarantees are those of `create_unsafe_view`.
+        unsafe { Self::create_unsafe_view(Some(&self.0), prototype) }
     }
 
     /// A Tensor from the current environment allocator (`TVMFFIEnvSetDLPackManagedTensorAllocator`)
@@ -577,7 +605,8 @@ impl Tensor {
                 "the tensor handle must not be NULL",
             ));
         }
-        let type_index = (*obj).type_index;
+        // SAFETY: a non-NULL handle points at a live object (caller's guarantee).
+        let type_index = unsafe { (*obj).type_index };
         if !is_tensor_index(type_index) {
             return Err(Error::new(
                 "TypeError",
@@ -587,7 +616,8 @@ impl Tensor {
                 ),
             ));
         }
-        Ok(Tensor(ObjectRef::from_borrowed(obj)))
+        // SAFETY: as above; the new reference is the result's.
+        Ok(Tensor(unsafe { ObjectRef::from_borrowed(obj) }))
     }
 
     /// The underlying object.
@@ -608,7 +638,13 @@ impl Tensor {
 
     /// The DLTensor's address, for `kTVMFFIDLTensorPtr` arguments (valid while this reference is).
     pub fn dl_tensor_ptr(&self) -> *mut DLTensor {
-        (self.dl_tensor() as *const DLTensor).cast_mut()
+        // Derived from the object pointer, not from a shared reference: C callees may write
+        // through it (as they may through `TVMFFITensorGetDLTensorPtr`).
+        self.0
+            .as_ptr()
+            .cast::<u8>()
+            .wrapping_add(std::mem::size_of::<TVMFFIObject>())
+            .cast::<DLTensor>()
     }
 
     /// The data pointer (add [`Tensor::byte_offset`] for the first element).
@@ -721,8 +757,12 @@ unsafe extern "C" fn release_exported(capsule: *mut DLManagedTensor) {
     if capsule.is_null() {
         return;
     }
-    let capsule = Box::from_raw(capsule);
-    dec_ref(capsule.manager_ctx.cast());
+    // SAFETY: the capsule was boxed by `to_dlpack` and holds one reference to its tensor in
+    // `manager_ctx`; the consumer calls this once, so both are released once.
+    unsafe {
+        let capsule = Box::from_raw(capsule);
+        dec_ref(capsule.manager_ctx.cast());
+    }
 }
 
 /// Deleter of capsules made by [`Tensor::to_dlpack_versioned`].
@@ -730,8 +770,11 @@ unsafe extern "C" fn release_exported_versioned(capsule: *mut DLManagedTensorVer
     if capsule.is_null() {
         return;
     }
-    let capsule = Box::from_raw(capsule);
-    dec_ref(capsule.manager_ctx.cast());
+    // SAFETY: as for `release_exported`, for capsules boxed by `to_dlpack_versioned`.
+    unsafe {
+        let capsule = Box::from_raw(capsule);
+        dec_ref(capsule.manager_ctx.cast());
+    }
 }
 
 /// The `SetError` callback handed to DLPack allocators: raises a new error on this thread.
@@ -756,16 +799,6 @@ unsafe extern "C" fn raise_from_allocator(
     }));
 }
 
-/// `TVMFFIEnvTensorAlloc`: a Tensor like `prototype` from the current DLPack allocator.
-///
-/// This form reports every failure with code -1; [`Tensor::env_alloc`] also gives the
-/// allocator's own return code, which Apache's entry point returns as is.
-pub fn env_tensor_alloc(prototype: &DLTensor) -> Result<ObjectRef, Error> {
-    Tensor::env_alloc(prototype)
-        .map(Tensor::into_object)
-        .map_err(|(_, error)| error)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -787,6 +820,7 @@ mod tests {
         let contiguous = |shape: &[i64], strides: Option<&[i64]>| {
             let mut shape = shape.to_vec();
             let mut strides = strides.map(<[i64]>::to_vec);
+            // SAFETY: the DLTensor points at the two local vectors of `ndim` values.
             unsafe { is_contiguous(&dl(&mut shape, strides.as_deref_mut())) }
         };
         assert!(contiguous(&[2, 3], None));

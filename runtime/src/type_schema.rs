@@ -88,14 +88,16 @@ fn write_list(out: &mut String, items: &[Ty]) {
     }
 }
 
-/// `(0: int, 1: str) -> bool`, as in argument-mismatch errors.
+/// `(0: int, 1: str) -> bool`, as in argument-mismatch errors (a None result reads `void`, as
+/// Apache prints C++ signatures).
 pub fn signature_text(ret: &Ty, params: &[Ty]) -> String {
     let params: Vec<String> = params
         .iter()
         .enumerate()
         .map(|(i, p)| format!("{i}: {}", p.display_name()))
         .collect();
-    format!("({}) -> {}", params.join(", "), ret.display_name())
+    let ret = if *ret == NONE { "void".to_string() } else { ret.display_name() };
+    format!("({}) -> {ret}", params.join(", "))
 }
 
 /// Function metadata: a flat JSON object whose `type_schema` holds the schema as a JSON string.

@@ -205,6 +205,7 @@ fn from_vec_describes_a_compact_cpu_tensor() {
         t.as_object().as_ptr() as usize + 24
     );
     let dl = t.dl_tensor();
+    // SAFETY: the shape holds `ndim` (2) values while `t` lives.
     assert_eq!(unsafe { *dl.shape.add(1) }, 3);
 
     let scalar = Tensor::from_vec(vec![7i64], &[]).unwrap();
@@ -238,6 +239,7 @@ fn from_parts_owner_is_dropped_once_when_the_tensor_dies() {
     let mut buffer = vec![0f64; 12];
     let data = buffer.as_mut_ptr().cast::<c_void>();
     let owner = Box::new((buffer, DropProbe(dropped.clone())));
+    // SAFETY: `data` points into `owner`'s buffer of 12 f64, which the tensor keeps alive.
     let t = unsafe {
         Tensor::from_parts(
             data,
@@ -265,6 +267,7 @@ fn from_parts_owner_is_dropped_once_when_the_tensor_dies() {
 #[test]
 fn from_parts_checks_the_strides_length() {
     let dropped = Arc::new(AtomicUsize::new(0));
+    // SAFETY: a NULL data pointer is never read: the call fails on the strides length.
     let error = unsafe {
         Tensor::from_parts(
             std::ptr::null_mut(),
@@ -294,10 +297,12 @@ fn from_parts_checks_the_strides_length() {
 #[test]
 fn from_dlpack_owns_the_capsule_and_computes_missing_strides() {
     let capsule = Capsule::new(&[2, 3, 4], None, false);
+    // SAFETY: a fresh, valid capsule, handed over on success.
     let t = unsafe { Tensor::from_dlpack(capsule.legacy, 8, true) }.unwrap();
     assert_eq!(t.strides(), &[12, 4, 1]);
     assert_eq!(
         t.dl_tensor().shape,
+        // SAFETY: the capsule is alive (owned by `t`).
         unsafe { (*capsule.legacy).dl_tensor.shape },
         "shape stays the producer's"
     );
@@ -310,6 +315,7 @@ fn from_dlpack_owns_the_capsule_and_computes_missing_strides() {
 
     let mut capsule = Capsule::new(&[2, 3], Some(&[3, 1]), true);
     let strides = capsule.dl_tensor().strides;
+    // SAFETY: a fresh, valid capsule, handed over on success.
     let t = unsafe { Tensor::from_dlpack_versioned(capsule.versioned, 0, false) }.unwrap();
     assert_eq!(t.dl_tensor().strides, strides, "given strides are kept");
     drop(t);
@@ -320,6 +326,7 @@ fn from_dlpack_owns_the_capsule_and_computes_missing_strides() {
 fn failed_imports_leave_the_capsule_with_its_producer() {
     let mut capsule = Capsule::new(&[2, 3], Some(&[1, 2]), false);
     capsule.dl_tensor().byte_offset = 4;
+    // SAFETY: a valid capsule; the call fails and leaves it with us.
     let error = unsafe { Tensor::from_dlpack(capsule.legacy, 8, true) }.unwrap_err();
     assert_eq!(
         kind_and_message(&error),
@@ -328,6 +335,7 @@ fn failed_imports_leave_the_capsule_with_its_producer() {
             "FromDLPack: Data is not aligned to 8 bytes.".into()
         )
     );
+    // SAFETY: as above.
     let error = unsafe { Tensor::from_dlpack(capsule.legacy, 4, true) }.unwrap_err();
     assert_eq!(
         kind_and_message(&error),
@@ -340,7 +348,9 @@ fn failed_imports_leave_the_capsule_with_its_producer() {
     capsule.release();
 
     let capsule = Capsule::new(&[8], None, true);
+    // SAFETY: the capsule is ours (not consumed).
     unsafe { (*capsule.versioned).flags = DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED };
+    // SAFETY: a valid capsule; the call fails and leaves it with us.
     let error = unsafe { Tensor::from_dlpack_versioned(capsule.versioned, 0, false) }.unwrap_err();
     assert_eq!(
         kind_and_message(&error),
@@ -350,8 +360,10 @@ fn failed_imports_leave_the_capsule_with_its_producer() {
         )
     );
     // Other flags are accepted (and, as in Apache's runtime, not kept).
+    // SAFETY: the capsule is still ours.
     unsafe { (*capsule.versioned).flags = DLPACK_FLAG_BITMASK_READ_ONLY };
     assert_eq!(capsule.deleted(), 0);
+    // SAFETY: a valid capsule, handed over on success.
     let t = unsafe { Tensor::from_dlpack_versioned(capsule.versioned, 0, false) }.unwrap();
     assert_eq!(exported_flags(&t), 0);
     drop(t);
@@ -381,10 +393,12 @@ fn contiguity_ignores_size_one_dims_and_empty_tensors() {
     ] {
         let mut capsule = Capsule::new(shape, Some(strides), false);
         assert_eq!(
+            // SAFETY: the DLTensor points at the producer's shape and strides.
             unsafe { tensor::is_contiguous(capsule.dl_tensor()) },
             expected,
             "{shape:?} {strides:?}"
         );
+        // SAFETY: a valid capsule, handed over on success only.
         let result = unsafe { Tensor::from_dlpack(capsule.legacy, 0, true) };
         assert_eq!(result.is_ok(), expected);
         if let Ok(t) = result {
@@ -406,6 +420,7 @@ fn exported_capsules_hold_a_reference_until_their_deleter_runs() {
     let dropped = Arc::new(AtomicUsize::new(0));
     let mut values = vec![1.5f32; 6];
     let data = values.as_mut_ptr().cast::<c_void>();
+    // SAFETY: `data` points into the Vec that the owner keeps alive.
     let t = unsafe {
         Tensor::from_parts(
             data,
@@ -421,6 +436,7 @@ fn exported_capsules_hold_a_reference_until_their_deleter_runs() {
     let legacy = t.to_dlpack();
     let versioned = t.to_dlpack_versioned();
     assert_eq!(strong(t.as_object()), 3);
+    // SAFETY: the capsules are alive until their deleters run below.
     unsafe {
         assert_eq!((*legacy).manager_ctx, t.as_object().as_ptr().cast());
         assert_eq!((*legacy).dl_tensor.shape, t.dl_tensor().shape);
@@ -432,6 +448,7 @@ fn exported_capsules_hold_a_reference_until_their_deleter_runs() {
     }
     drop(t);
     assert_eq!(dropped.load(Ordering::SeqCst), 0);
+    // SAFETY: each capsule is released exactly once; `legacy` keeps the tensor and its data alive.
     unsafe {
         assert_eq!(*(*legacy).dl_tensor.data.cast::<f32>(), 1.5);
         (*legacy).deleter.unwrap()(legacy);
@@ -452,6 +469,7 @@ fn exported_capsules_hold_a_reference_until_their_deleter_runs() {
 fn round_trip_through_dlpack_shares_memory() {
     let t = Tensor::from_vec(vec![3i32; 4], &[4]).unwrap();
     let capsule = t.to_dlpack_versioned();
+    // SAFETY: a fresh export: a valid capsule handed over on success.
     let back = unsafe { Tensor::from_dlpack_versioned(capsule, 4, true) }.unwrap();
     assert_ne!(back.as_object().as_ptr(), t.as_object().as_ptr());
     assert_eq!(back.data_ptr(), t.data_ptr());
@@ -470,6 +488,7 @@ fn views_copy_their_dims_and_keep_the_source_alive() {
     let dropped = Arc::new(AtomicUsize::new(0));
     let mut values: Vec<f32> = (0..24).map(|i| i as f32).collect();
     let data = values.as_mut_ptr();
+    // SAFETY: `data` points into the Vec of 24 f32 that the owner keeps alive.
     let source = unsafe {
         Tensor::from_parts(
             data.cast(),
@@ -485,15 +504,18 @@ fn views_copy_their_dims_and_keep_the_source_alive() {
     let mut shape = [2i64, 3];
     let mut strides = [6i64, 1];
     let mut prototype = *source.dl_tensor();
+    // SAFETY: offset 8 is inside the 24-element buffer.
     prototype.data = unsafe { data.add(6 + 2) }.cast();
     prototype.shape = shape.as_mut_ptr();
     prototype.strides = strides.as_mut_ptr();
+    // SAFETY: the prototype describes a 2x3 window inside the source's 4x6 buffer.
     let view = unsafe { source.view(&prototype) }.unwrap();
     // Overwriting the prototype's arrays does not change the view.
     shape.fill(100);
     strides.fill(100);
     assert_eq!(view.shape(), &[2, 3]);
     assert_eq!(view.strides(), &[6, 1]);
+    // SAFETY: the view's data points at element 8 of the live buffer.
     assert_eq!(unsafe { *view.data_ptr().cast::<f32>() }, 8.0);
     assert_eq!(strong(source.as_object()), 2);
     drop(source);
@@ -511,6 +533,7 @@ fn views_need_strides_but_not_a_source() {
     let t = Tensor::from_vec(vec![0u16; 6], &[2, 3]).unwrap();
     let mut prototype = *t.dl_tensor();
     prototype.strides = std::ptr::null_mut();
+    // SAFETY: the prototype's shape is the tensor's own (2 values); the call fails on NULL strides.
     let error = unsafe { Tensor::create_unsafe_view(Some(t.as_object()), &prototype) }.unwrap_err();
     assert_eq!(
         kind_and_message(&error),
@@ -521,6 +544,7 @@ fn views_need_strides_but_not_a_source() {
     );
     assert_eq!(strong(t.as_object()), 1);
     let prototype = *t.dl_tensor();
+    // SAFETY: the prototype's shape and strides are the tensor's own, alive while `t` is.
     let view = unsafe { Tensor::create_unsafe_view(None, &prototype) }.unwrap();
     assert_eq!(strong(t.as_object()), 1, "nothing kept alive");
     assert_eq!(view.shape(), t.shape());
@@ -534,6 +558,7 @@ fn views_need_strides_but_not_a_source() {
 fn only_tensors_convert() {
     let not_a_tensor = tvm_ffi::object::alloc_object(tvm_ffi::tindex::OBJECT, 0u64, 0);
     let back = Tensor::from_object(not_a_tensor).unwrap_err();
+    // SAFETY: `back` is a live object we hold a reference to.
     let error = unsafe { Tensor::from_borrowed_handle(back.as_ptr().cast()) }.unwrap_err();
     assert_eq!(
         kind_and_message(&error),
@@ -677,6 +702,7 @@ fn env_alloc_wraps_the_allocators_capsule() {
 
 #[test]
 fn c_entry_points_import_export_and_view() {
+    // SAFETY: capsules and handles are used only while alive; each is released exactly once.
     unsafe {
         let capsule = Capsule::new(&[3, 4], None, false);
         let mut handle: TVMFFIObjectHandle = std::ptr::null_mut();
@@ -704,6 +730,7 @@ fn c_entry_points_import_export_and_view() {
 
 #[test]
 fn c_entry_points_report_bad_arguments_without_consuming() {
+    // SAFETY: every pointer is valid or deliberately NULL; the entry points check for NULL.
     unsafe {
         let capsule = Capsule::new(&[2], None, false);
         assert_eq!(

@@ -453,6 +453,11 @@ static void lists(void) {
   printf("reserve: %s\n", show(&l));
   DO("reserve", "ffi.ListReserve", l, v_int(-5));
   printf("reserve: %s\n", show(&l));
+  /* more than memory holds: an error, the list unchanged (2^61 elements is left out: 16 * 2^61
+     wraps around in Apache's size computation) */
+  DO("reserve", "ffi.ListReserve", l, v_int((int64_t)1 << 40));
+  DO("reserve", "ffi.ListReserve", l, v_int(INT64_MAX));
+  printf("reserve: %s\n", show(&l));
   DO("clear", "ffi.ListClear", l);
   printf("clear: %s\n", show(&l));
   DO("clear", "ffi.ListAppend", l, v_int(1));

@@ -9,16 +9,17 @@
 //!   is converted into a temporary List copy (so e.g. `ffi.ListAppend(array, x)` succeeds and
 //!   changes nothing, as in Apache), anything else is a TypeError.
 
-use super::{Call, Globals};
+use super::{def_typed, Call, Globals};
 use crate::abi::{TVMFFIAny, TVMFFIObject};
 use crate::any::{view_to_owned, Any};
+use crate::containers::map::MapView;
 use crate::containers::seq::{seq_elements, Array, List};
 use crate::containers::shape::Shape;
 use crate::dlpack::{DLDevice, DLTensor};
 use crate::error::Error;
 use crate::object::ObjectRef;
 use crate::tindex;
-use crate::type_schema::{function, Ty, ANY, BOOL, DEVICE, INT, NONE};
+use crate::type_schema::{Ty, ANY, BOOL, DEVICE, INT, NONE};
 use std::collections::HashSet;
 
 const ARRAY: Ty = Ty::Named("ffi.Array");
@@ -27,30 +28,6 @@ const LIST: Ty = Ty::Named("ffi.List");
 /// `ffi.List[Any]`, a `List<Any>` parameter.
 fn list_of_any() -> Ty {
     Ty::Generic("ffi.List", vec![ANY])
-}
-
-/// Registers a typed global like `super::def_typed`, except that a `None` return is shown as
-/// `void` in argument errors, as Apache's `Type2Str<void>` does (the schema still says `None`).
-fn def(
-    globals: &mut Globals,
-    name: &'static str,
-    ret: Ty,
-    params: Vec<Ty>,
-    imp: impl Fn(&Call) -> Result<Any, Error> + Send + Sync + 'static,
-) {
-    let ty = function(ret.clone(), params.clone());
-    let shown_ret = if ret == NONE { Ty::Named("void") } else { ret };
-    let function = crate::function::from_closure(move |args: &[TVMFFIAny]| {
-        let call = Call {
-            name,
-            ret: &shown_ret,
-            params: &params,
-            args,
-        };
-        call.check_count()?;
-        imp(&call)
-    });
-    super::insert(globals, name, &ty, function);
 }
 
 /// Argument `i` of a `const ArrayObj*` parameter.
@@ -94,13 +71,13 @@ pub(super) fn register(globals: &mut Globals) {
     super::def_packed(globals, "ffi.Array", |args| {
         Ok(Array::from_vec(owned_args(args)?).into_any())
     });
-    def(globals, "ffi.ArrayGetItem", ANY, vec![ARRAY, INT], |call| {
+    def_typed(globals, "ffi.ArrayGetItem", ANY, vec![ARRAY, INT], |call| {
         array_arg(call, 0)?.at(call.int(1)?)
     });
-    def(globals, "ffi.ArraySize", INT, vec![ARRAY], |call| {
+    def_typed(globals, "ffi.ArraySize", INT, vec![ARRAY], |call| {
         Ok(Any::int(array_arg(call, 0)?.len() as i64))
     });
-    def(
+    def_typed(
         globals,
         "ffi.ArrayContains",
         BOOL,
@@ -114,7 +91,7 @@ pub(super) fn register(globals: &mut Globals) {
     super::def_packed(globals, "ffi.List", |args| {
         Ok(List::from_vec(owned_args(args)?).into_any())
     });
-    def(
+    def_typed(
         globals,
         "ffi.ListAppend",
         NONE,
@@ -125,7 +102,7 @@ pub(super) fn register(globals: &mut Globals) {
             Ok(Any::none())
         },
     );
-    def(
+    def_typed(
         globals,
         "ffi.ListClear",
         NONE,
@@ -135,11 +112,11 @@ pub(super) fn register(globals: &mut Globals) {
             Ok(Any::none())
         },
     );
-    def(globals, "ffi.ListContains", BOOL, vec![LIST, ANY], |call| {
+    def_typed(globals, "ffi.ListContains", BOOL, vec![LIST, ANY], |call| {
         let list = list_arg(call, 0)?;
         Ok(Any::bool(list.contains(&value_arg(call, 1)?)?))
     });
-    def(
+    def_typed(
         globals,
         "ffi.ListErase",
         NONE,
@@ -149,7 +126,7 @@ pub(super) fn register(globals: &mut Globals) {
             list.erase(call.int(1)?).map(none)
         },
     );
-    def(
+    def_typed(
         globals,
         "ffi.ListEraseRange",
         NONE,
@@ -159,10 +136,10 @@ pub(super) fn register(globals: &mut Globals) {
             list.erase_range(call.int(1)?, call.int(2)?).map(none)
         },
     );
-    def(globals, "ffi.ListGetItem", ANY, vec![LIST, INT], |call| {
+    def_typed(globals, "ffi.ListGetItem", ANY, vec![LIST, INT], |call| {
         list_arg(call, 0)?.at(call.int(1)?)
     });
-    def(
+    def_typed(
         globals,
         "ffi.ListInsert",
         NONE,
@@ -173,7 +150,7 @@ pub(super) fn register(globals: &mut Globals) {
             list.insert(index, value).map(none)
         },
     );
-    def(
+    def_typed(
         globals,
         "ffi.ListPop",
         ANY,
@@ -183,7 +160,7 @@ pub(super) fn register(globals: &mut Globals) {
             list.pop_at(call.int(1)?)
         },
     );
-    def(
+    def_typed(
         globals,
         "ffi.ListReplaceSlice",
         NONE,
@@ -196,7 +173,7 @@ pub(super) fn register(globals: &mut Globals) {
             list.replace_slice(start, stop, replacement).map(none)
         },
     );
-    def(
+    def_typed(
         globals,
         "ffi.ListReserve",
         NONE,
@@ -206,12 +183,12 @@ pub(super) fn register(globals: &mut Globals) {
             let capacity = call.int(1)?;
             // A negative capacity is never more than the current one: nothing to do.
             if let Ok(capacity) = usize::try_from(capacity) {
-                list.reserve(capacity);
+                list.try_reserve(capacity)?;
             }
             Ok(Any::none())
         },
     );
-    def(
+    def_typed(
         globals,
         "ffi.ListReverse",
         NONE,
@@ -221,7 +198,7 @@ pub(super) fn register(globals: &mut Globals) {
             Ok(Any::none())
         },
     );
-    def(
+    def_typed(
         globals,
         "ffi.ListSetItem",
         NONE,
@@ -232,7 +209,7 @@ pub(super) fn register(globals: &mut Globals) {
             list.set(index, value).map(none)
         },
     );
-    def(globals, "ffi.ListSize", INT, vec![LIST], |call| {
+    def_typed(globals, "ffi.ListSize", INT, vec![LIST], |call| {
         Ok(Any::int(list_arg(call, 0)?.len() as i64))
     });
 
@@ -251,7 +228,7 @@ pub(super) fn register(globals: &mut Globals) {
         Ok(Shape::new(&dims).into_any())
     });
 
-    def(
+    def_typed(
         globals,
         "ffi.ContainerFindFirstNonCPUDevice",
         DEVICE,
@@ -271,7 +248,7 @@ const CPU: DLDevice = DLDevice {
 };
 
 /// The device of the first non-CPU tensor found depth-first in `root` (a Tensor, or an Array,
-/// List, Map or Dict nesting them; Map/Dict in iteration order, values only), as Apache's
+/// List, Map or Dict nesting them; Map/Dict values in iteration order), as Apache's
 /// `FindFirstNonCPUDevice`. Containers seen before are skipped, so a container that holds itself
 /// ends the walk instead of the stack.
 ///
@@ -305,7 +282,9 @@ unsafe fn find_first_non_cpu_device(root: &TVMFFIAny) -> Option<DLDevice> {
                                 .map(|e| (*(e as *const TVMFFIAny).cast::<Any>()).clone())
                                 .collect()
                         } else {
-                            map_values(obj.as_ptr())
+                            MapView::new(&obj)
+                                .map(|m| m.iter().map(|(_, v)| v).collect())
+                                .unwrap_or_default()
                         };
                         stack.push((obj, children, 0));
                     }
@@ -321,43 +300,4 @@ unsafe fn find_first_non_cpu_device(root: &TVMFFIAny) -> Option<DLDevice> {
             stack.pop();
         }
     }
-}
-
-/// The values of a Map or Dict object (Apache's hash-table layout, ours or foreign), in
-/// iteration order: a small map's slot array in order, a dense map's insertion-ordered list.
-///
-/// # Safety
-/// `obj` is a live Map or Dict object.
-unsafe fn map_values(obj: *mut TVMFFIObject) -> Vec<Any> {
-    const SMALL_TAG: u64 = 1 << 63;
-    const BLOCK_CAP: u64 = 16;
-    const ITEM: usize = 48;
-    const BLOCK: usize = BLOCK_CAP as usize * (ITEM + 1);
-    const INVALID: u64 = u64::MAX;
-    let base = obj.cast::<u8>();
-    let data = *base.add(24).cast::<*const u8>();
-    let size = *base.add(32).cast::<u64>();
-    let slots = *base.add(40).cast::<u64>();
-    let clone_at = |p: *const u8| (*p.cast::<Any>()).clone();
-    let mut values = Vec::new();
-    if data.is_null() || size == 0 {
-        return values;
-    }
-    if slots & SMALL_TAG != 0 {
-        // pairs of (key, value), 32 bytes each
-        for i in 0..size as usize {
-            values.push(clone_at(data.add(i * 32 + 16)));
-        }
-    } else {
-        let n_blocks = slots.div_ceil(BLOCK_CAP);
-        let mut index = *base.add(64).cast::<u64>();
-        // The list never holds more than `size` items; the bound also guards a corrupt list.
-        while index != INVALID && (values.len() as u64) < size && index / BLOCK_CAP < n_blocks {
-            let block = data.add((index / BLOCK_CAP) as usize * BLOCK);
-            let item = block.add(BLOCK_CAP as usize + (index % BLOCK_CAP) as usize * ITEM);
-            values.push(clone_at(item.add(16)));
-            index = *item.add(40).cast::<u64>();
-        }
-    }
-    values
 }

@@ -1,5 +1,256 @@
-//! (being written)
+//! The Map and Dict globals (`ffi.Map*`, `ffi.Dict*`), with Apache's names, type schemas,
+//! argument conversions and errors.
+//!
+//! Behaviours taken from Apache's runtime (`src/ffi/container.cc`) and checked against it:
+//! * `ffi.Map` / `ffi.Dict` take `k0, v0, k1, v1, ...` and insert them one by one into an empty
+//!   container, so the result has exactly the layout Apache's runtime would build; an odd count
+//!   is an `InternalError` "Check failed: args.size() % 2 == 0 (1 vs. 0) : ".
+//! * A missing key is a `KeyError` "key is not in Map" (for Dicts too).
+//! * `ffi.Map*` accept only Maps and `ffi.Dict*` readers only Dicts (TypeError otherwise); the
+//!   mutators (`ffi.DictSetItem`, `ffi.DictErase`, `ffi.DictClear`) take a `Dict<Any, Any>`,
+//!   which also accepts a Map by converting it into a new Dict, so the call changes nothing
+//!   visible.
+//! * The iterator functor answers `f(0)` with the current key, `f(1)` with the current value
+//!   and any other integer by advancing, returning whether an entry is left.
 
-use super::Globals;
+use super::{def_packed, def_typed, Call, Globals};
+use crate::abi::TVMFFIAny;
+use crate::any::{view_to_owned, Any};
+use crate::containers::map::{Cursor, Dict, Map, MapView};
+use crate::error::Error;
+use crate::object::ObjectRef;
+use crate::tindex;
+use crate::type_schema::{function, Ty, ANY, INT, NONE, PACKED_FUNCTION};
+use std::sync::Mutex;
 
-pub(super) fn register(_globals: &mut Globals) {}
+const MAP: Ty = Ty::Named("ffi.Map");
+const DICT: Ty = Ty::Named("ffi.Dict");
+/// How Apache's messages show a `void` return (the schema says `None`).
+const VOID: Ty = Ty::Named("void");
+
+fn dict_any_any() -> Ty {
+    Ty::Generic("ffi.Dict", vec![ANY, ANY])
+}
+
+pub(super) fn register(globals: &mut Globals) {
+    // Header-only C++ code running on this runtime finds BigInt's hash hooks where Apache's
+    // runtime registers them; a failure only means someone registered them first.
+    let _ = crate::any_hash::register_bigint_hooks();
+
+    def_packed(globals, "ffi.Map", |args| {
+        let mut map = Map::new();
+        for (key, value) in owned_pairs(args)? {
+            map.set(key, value)?;
+        }
+        Ok(map.into_any())
+    });
+    def_typed(globals, "ffi.MapSize", INT, vec![MAP], |call| {
+        let obj = call.object(0, tindex::MAP)?;
+        Ok(Any::int(view(&obj)?.len() as i64))
+    });
+    def_typed(globals, "ffi.MapGetItem", ANY, vec![MAP, ANY], |call| {
+        let obj = call.object(0, tindex::MAP)?;
+        get_item(view(&obj)?, call.any(1))
+    });
+    def_typed(
+        globals,
+        "ffi.MapGetItemOrMissing",
+        ANY,
+        vec![MAP, ANY],
+        |call| {
+            let obj = call.object(0, tindex::MAP)?;
+            get_item_or_missing(view(&obj)?, call.any(1))
+        },
+    );
+    def_typed(globals, "ffi.MapCount", INT, vec![MAP, ANY], |call| {
+        let obj = call.object(0, tindex::MAP)?;
+        count(view(&obj)?, call.any(1))
+    });
+    def_typed(
+        globals,
+        "ffi.MapForwardIterFunctor",
+        PACKED_FUNCTION,
+        vec![MAP],
+        |call| iter_functor(call.object(0, tindex::MAP)?),
+    );
+
+    def_packed(globals, "ffi.Dict", |args| {
+        let mut dict = Dict::new();
+        for (key, value) in owned_pairs(args)? {
+            dict.set(key, value)?;
+        }
+        Ok(dict.into_any())
+    });
+    def_typed(globals, "ffi.DictSize", INT, vec![DICT], |call| {
+        let obj = call.object(0, tindex::DICT)?;
+        Ok(Any::int(view(&obj)?.len() as i64))
+    });
+    def_typed(globals, "ffi.DictGetItem", ANY, vec![DICT, ANY], |call| {
+        let obj = call.object(0, tindex::DICT)?;
+        get_item(view(&obj)?, call.any(1))
+    });
+    def_typed(
+        globals,
+        "ffi.DictGetItemOrMissing",
+        ANY,
+        vec![DICT, ANY],
+        |call| {
+            let obj = call.object(0, tindex::DICT)?;
+            get_item_or_missing(view(&obj)?, call.any(1))
+        },
+    );
+    def_typed(globals, "ffi.DictCount", INT, vec![DICT, ANY], |call| {
+        let obj = call.object(0, tindex::DICT)?;
+        count(view(&obj)?, call.any(1))
+    });
+    def_typed(
+        globals,
+        "ffi.DictForwardIterFunctor",
+        PACKED_FUNCTION,
+        vec![DICT],
+        |call| iter_functor(call.object(0, tindex::DICT)?),
+    );
+    def_dict_mutator(
+        globals,
+        "ffi.DictSetItem",
+        vec![dict_any_any(), ANY, ANY],
+        |call, dict| {
+            // SAFETY: arguments are valid views for the duration of the call.
+            let (key, value) =
+                unsafe { (view_to_owned(call.any(1))?, view_to_owned(call.any(2))?) };
+            dict.set(key, value)
+        },
+    );
+    def_dict_mutator(
+        globals,
+        "ffi.DictErase",
+        vec![dict_any_any(), ANY],
+        |call, dict| {
+            // SAFETY: as above.
+            let key = unsafe { view_to_owned(call.any(1))? };
+            dict.erase(&key)
+        },
+    );
+    def_dict_mutator(globals, "ffi.DictClear", vec![dict_any_any()], |_, dict| {
+        dict.clear();
+        Ok(())
+    });
+}
+
+/// The map view of an argument already checked to be a Map or a Dict.
+fn view(obj: &ObjectRef) -> Result<MapView<'_>, Error> {
+    MapView::new(obj).ok_or_else(|| {
+        Error::new(
+            "InternalError",
+            format!("type index {} is not a map", obj.type_index()),
+        )
+    })
+}
+
+/// The packed `k0, v0, k1, v1, ...` arguments as owned pairs.
+fn owned_pairs(args: &[TVMFFIAny]) -> Result<Vec<(Any, Any)>, Error> {
+    let odd = args.len() % 2;
+    if odd != 0 {
+        return Err(Error::new(
+            "InternalError",
+            format!("Check failed: args.size() % 2 == 0 ({odd} vs. 0) : "),
+        ));
+    }
+    args.chunks_exact(2)
+        .map(|pair| {
+            // SAFETY: arguments are valid views for the duration of the call.
+            unsafe { Ok((view_to_owned(&pair[0])?, view_to_owned(&pair[1])?)) }
+        })
+        .collect()
+}
+
+/// The owned form of a key argument (raw strings become strings, as Apache converts them).
+fn owned_key(key: &TVMFFIAny) -> Result<Any, Error> {
+    // SAFETY: arguments are valid views for the duration of the call.
+    unsafe { view_to_owned(key) }
+}
+
+fn get_item(map: MapView<'_>, key: &TVMFFIAny) -> Result<Any, Error> {
+    map.get(&owned_key(key)?)?
+        .ok_or_else(|| Error::new("KeyError", "key is not in Map"))
+}
+
+fn get_item_or_missing(map: MapView<'_>, key: &TVMFFIAny) -> Result<Any, Error> {
+    match map.get(&owned_key(key)?)? {
+        Some(value) => Ok(value),
+        None => missing_sentinel(),
+    }
+}
+
+fn count(map: MapView<'_>, key: &TVMFFIAny) -> Result<Any, Error> {
+    Ok(Any::int(map.contains(&owned_key(key)?)? as i64))
+}
+
+/// The "MISSING" sentinel, from the global `ffi.GetInvalidObject`.
+fn missing_sentinel() -> Result<Any, Error> {
+    let entry = crate::registry::get(b"ffi.GetInvalidObject").ok_or_else(|| {
+        Error::new(
+            "RuntimeError",
+            "Global Function is not found: ffi.GetInvalidObject",
+        )
+    })?;
+    // SAFETY: registered globals are live Function objects; no arguments.
+    unsafe { crate::function::call(entry.function.as_ptr(), &[]) }
+}
+
+/// Apache's `MapForwardIterFunctor` over a Map or Dict (the functor keeps the map alive).
+fn iter_functor(map: ObjectRef) -> Result<Any, Error> {
+    let cursor = Cursor::new(map)
+        .ok_or_else(|| Error::new("InternalError", "iterator over a non-map object"))?;
+    let cursor = Mutex::new(cursor);
+    let functor = crate::function::from_closure(move |args| {
+        let (ret, params) = (ANY, [INT]);
+        let call = Call {
+            name: "",
+            ret: &ret,
+            params: &params,
+            args,
+        };
+        call.check_count()?;
+        let command = call.int(0)?;
+        let mut cursor = cursor.lock().unwrap_or_else(|e| e.into_inner());
+        match command {
+            0 => cursor.key(),
+            1 => cursor.value(),
+            _ => Ok(Any::bool(cursor.advance())),
+        }
+    });
+    Ok(Any::object(functor))
+}
+
+/// Registers a Dict mutator `(Dict<Any, Any>, ...) -> None`. Apache's messages show the return
+/// as `void`, and a Map first argument is converted into a new Dict (so nothing visible changes).
+fn def_dict_mutator(
+    globals: &mut Globals,
+    name: &'static str,
+    params: Vec<Ty>,
+    imp: impl Fn(&Call, &mut Dict) -> Result<(), Error> + Send + Sync + 'static,
+) {
+    let ty = function(NONE, params.clone());
+    let functor = crate::function::from_closure(move |args| {
+        let ret = VOID;
+        let call = Call {
+            name,
+            ret: &ret,
+            params: &params,
+            args,
+        };
+        call.check_count()?;
+        let mut dict = if call.any(0).type_index == tindex::MAP {
+            let obj = call.object(0, tindex::MAP)?;
+            view(&obj)?.copy_to_dict()?
+        } else {
+            let obj = call.object(0, tindex::DICT)?;
+            Dict::from_object(obj)
+                .map_err(|_| Error::new("InternalError", "Dict argument is not a Dict"))?
+        };
+        imp(&call, &mut dict)?;
+        Ok(Any::none())
+    });
+    super::insert(globals, name, &ty, functor);
+}

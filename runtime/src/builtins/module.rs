@@ -133,7 +133,7 @@ pub(super) fn register(globals: &mut Globals) {
         |c| {
             let formats = module_arg(c, 0)?.write_formats()?;
             let items = formats.into_iter().map(Any::string).collect();
-            Ok(Any::object(crate::module::string_array(items)))
+            Ok(crate::containers::seq::Array::from_vec(items).into_any())
         },
     );
     def_typed(globals, "ffi.ModuleGlobalsAdd", NONE, vec![MODULE], |c| {

@@ -66,14 +66,27 @@ pub unsafe extern "C" fn TVMFFIEnvTensorAlloc(
     prototype: *mut DLTensor,
     out: *mut TVMFFIObjectHandle,
 ) -> i32 {
-    safe_call(|| {
+    // The allocator's own return code passes through, as in Apache's runtime.
+    let mut code = -1;
+    let status = safe_call(|| {
         let prototype = non_null(prototype, "prototype")?;
         let out = out_ptr(out, "out")?;
-        *out = crate::tensor::env_tensor_alloc(prototype)?
-            .into_raw()
-            .cast();
-        Ok(())
-    })
+        match crate::tensor::Tensor::env_alloc(prototype) {
+            Ok(tensor) => {
+                *out = tensor.into_object().into_raw().cast();
+                Ok(())
+            }
+            Err((allocator_code, error)) => {
+                code = allocator_code;
+                Err(error)
+            }
+        }
+    });
+    if status == 0 {
+        0
+    } else {
+        code
+    }
 }
 
 /// Asks the host interpreter whether a signal is pending (0 when no host registered hooks).

@@ -1,4 +1,5 @@
 //! Tensors and DLPack exchange: the C surface of [`crate::tensor`].
+#![warn(unsafe_op_in_unsafe_fn)]
 
 use super::{non_null, out_ptr, safe_call};
 use crate::abi::TVMFFIObjectHandle;
@@ -26,8 +27,10 @@ pub unsafe extern "C" fn TVMFFITensorFromDLPack(
         // with the caller.
         let out = out_ptr(out, "out")?;
         non_null(from, "from")?;
-        let tensor =
-            Tensor::from_dlpack(from, alignment(require_alignment), require_contiguous != 0)?;
+        // SAFETY: a non-NULL capsule from the caller, handed over if the import succeeds.
+        let tensor = unsafe {
+            Tensor::from_dlpack(from, alignment(require_alignment), require_contiguous != 0)
+        }?;
         *out = tensor.into_object().into_raw().cast();
         Ok(())
     })
@@ -41,7 +44,8 @@ pub unsafe extern "C" fn TVMFFITensorToDLPack(
 ) -> i32 {
     safe_call(|| {
         let out = out_ptr(out, "out")?;
-        *out = Tensor::from_borrowed_handle(from)?.to_dlpack();
+        // SAFETY: `from` is NULL or an object the caller holds a reference to.
+        *out = unsafe { Tensor::from_borrowed_handle(from) }?.to_dlpack();
         Ok(())
     })
 }
@@ -57,11 +61,14 @@ pub unsafe extern "C" fn TVMFFITensorFromDLPackVersioned(
     safe_call(|| {
         let out = out_ptr(out, "out")?;
         non_null(from, "from")?;
-        let tensor = Tensor::from_dlpack_versioned(
-            from,
-            alignment(require_alignment),
-            require_contiguous != 0,
-        )?;
+        // SAFETY: as for `TVMFFITensorFromDLPack`.
+        let tensor = unsafe {
+            Tensor::from_dlpack_versioned(
+                from,
+                alignment(require_alignment),
+                require_contiguous != 0,
+            )
+        }?;
         *out = tensor.into_object().into_raw().cast();
         Ok(())
     })
@@ -75,7 +82,8 @@ pub unsafe extern "C" fn TVMFFITensorToDLPackVersioned(
 ) -> i32 {
     safe_call(|| {
         let out = out_ptr(out, "out")?;
-        *out = Tensor::from_borrowed_handle(from)?.to_dlpack_versioned();
+        // SAFETY: `from` is NULL or an object the caller holds a reference to.
+        *out = unsafe { Tensor::from_borrowed_handle(from) }?.to_dlpack_versioned();
         Ok(())
     })
 }
@@ -95,9 +103,11 @@ pub unsafe extern "C" fn TVMFFITensorCreateUnsafeView(
         let source = (!source.is_null()).then(|| {
             // SAFETY: a non-NULL source is a live object the caller holds a reference to;
             // ManuallyDrop keeps that reference the caller's.
-            ManuallyDrop::new(ObjectRef::from_raw(source.cast()))
+            ManuallyDrop::new(unsafe { ObjectRef::from_raw(source.cast()) })
         });
-        let view = Tensor::create_unsafe_view(source.as_deref(), prototype)?;
+        // SAFETY: the prototype's shape and strides hold `ndim` values and describe memory the
+        // source keeps alive: the contract of this entry point.
+        let view = unsafe { Tensor::create_unsafe_view(source.as_deref(), prototype) }?;
         *out = view.into_object().into_raw().cast();
         Ok(())
     })

@@ -42,11 +42,12 @@
 use crate::abi::{TVMFFIAny, TVMFFIObject};
 use crate::any::Any;
 use crate::error::Error;
-use crate::object::{alloc_object, strong_count, ObjectRef};
+use crate::object::{alloc_object, ObjectRef};
 use crate::tindex;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ptr;
+use std::sync::atomic::Ordering;
 
 /// Bit of `slots` marking the small form.
 pub const SMALL_TAG: u64 = 1 << 63;
@@ -73,133 +74,20 @@ pub const FIB_COEFF: u64 = 11_400_714_819_323_198_485;
 
 /// The distances from a slot to the next element of its chain: 0 (end), 1..=15, triangle
 /// numbers up to 2628, then larger triangle numbers.
+#[rustfmt::skip]
 pub const NEXT_PROBE_LOCATION: [u64; NUM_JUMP_DISTS] = [
-    0,
-    1,
-    2,
-    3,
-    4,
-    5,
-    6,
-    7,
-    8,
-    9,
-    10,
-    11,
-    12,
-    13,
-    14,
-    15,
-    21,
-    28,
-    36,
-    45,
-    55,
-    66,
-    78,
-    91,
-    105,
-    120,
-    136,
-    153,
-    171,
-    190,
-    210,
-    231,
-    253,
-    276,
-    300,
-    325,
-    351,
-    378,
-    406,
-    435,
-    465,
-    496,
-    528,
-    561,
-    595,
-    630,
-    666,
-    703,
-    741,
-    780,
-    820,
-    861,
-    903,
-    946,
-    990,
-    1035,
-    1081,
-    1128,
-    1176,
-    1225,
-    1275,
-    1326,
-    1378,
-    1431,
-    1485,
-    1540,
-    1596,
-    1653,
-    1711,
-    1770,
-    1830,
-    1891,
-    1953,
-    2016,
-    2080,
-    2145,
-    2211,
-    2278,
-    2346,
-    2415,
-    2485,
-    2556,
-    2628,
-    8515,
-    19110,
-    42778,
-    96141,
-    216153,
-    486591,
-    1092981,
-    2458653,
-    5532801,
-    12442566,
-    27993903,
-    62983476,
-    141717030,
-    318844378,
-    717352503,
-    1614057336,
-    3631522476,
-    8170957530,
-    18384510628,
-    41364789378,
-    93070452520,
-    209408356380,
-    471168559170,
-    1060128894105,
-    2385289465695,
-    5366898840628,
-    12075518705635,
-    27169915244790,
-    61132312065111,
-    137547689707000,
-    309482283181501,
-    696335127828753,
-    1566753995631385,
-    3525196511162271,
-    7931691992677701,
-    17846306936293605,
-    40154190677507445,
-    90346928918121501,
-    203280589587557251,
-    457381325854679626,
-    1029107982097042876,
-    2315492959180353330,
-    5209859154120846435,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    21, 28, 36, 45, 55, 66, 78, 91, 105, 120, 136, 153, 171, 190, 210, 231, 253, 276, 300, 325,
+    351, 378, 406, 435, 465, 496, 528, 561, 595, 630, 666, 703, 741, 780, 820, 861, 903, 946, 990,
+    1035, 1081, 1128, 1176, 1225, 1275, 1326, 1378, 1431, 1485, 1540, 1596, 1653, 1711, 1770, 1830,
+    1891, 1953, 2016, 2080, 2145, 2211, 2278, 2346, 2415, 2485, 2556, 2628,
+    8515, 19110, 42778, 96141, 216153, 486591, 1092981, 2458653, 5532801, 12442566, 27993903,
+    62983476, 141717030, 318844378, 717352503, 1614057336, 3631522476, 8170957530, 18384510628,
+    41364789378, 93070452520, 209408356380, 471168559170, 1060128894105, 2385289465695,
+    5366898840628, 12075518705635, 27169915244790, 61132312065111, 137547689707000,
+    309482283181501, 696335127828753, 1566753995631385, 3525196511162271, 7931691992677701,
+    17846306936293605, 40154190677507445, 90346928918121501, 203280589587557251,
+    457381325854679626, 1029107982097042876, 2315492959180353330, 5209859154120846435,
 ];
 
 /// The fields shared by both forms (Apache's `MapBaseObj`).
@@ -1440,9 +1328,20 @@ impl Map {
         }
     }
 
+    /// Is this handle the only strong reference (so the map may be written in place)?
+    pub fn is_unique(&self) -> bool {
+        // SAFETY: we hold a reference, so the header is live. Acquire pairs with the releasing
+        // decrements of former holders, so their reads happen before our writes.
+        let count = unsafe {
+            (*self.0.as_ptr())
+                .combined_ref_count
+                .load(Ordering::Acquire)
+        };
+        count & 0xFFFF_FFFF == 1
+    }
+
     fn copy_on_write(&mut self) -> Result<Raw, Error> {
-        // SAFETY: we hold a reference, so the object is live.
-        if unsafe { strong_count(self.0.as_ptr()) } != 1 {
+        if !self.is_unique() {
             // SAFETY: the map is live; a shared map is only read here.
             self.0 = unsafe { copy_from(Raw::of(&self.0), tindex::MAP)? };
         }
@@ -1603,6 +1502,8 @@ mod tests {
     }
 
     fn as_int(v: &Any) -> i64 {
+        assert_eq!(v.type_index(), tindex::INT);
+        // SAFETY: the tag says the payload is an integer.
         unsafe { v.as_raw().value.v_int64 }
     }
 
@@ -1610,7 +1511,8 @@ mod tests {
     fn table_sizes_match_apache() {
         assert_eq!(calc_table_size(4), (61, 8));
         assert_eq!(calc_table_size(5), (60, 16));
-        assert_eq!(calc_table_size(8), (59, 32));
+        assert_eq!(calc_table_size(8), (60, 16));
+        assert_eq!(calc_table_size(9), (59, 32));
         assert_eq!(calc_table_size(100), (56, 256));
         assert_eq!(calc_table_size(1), (63, 2));
     }

@@ -131,11 +131,15 @@ mod cxx_buffer {
         })
     }
 
-    /// A buffer of `bytes` bytes (NULL for 0); aborts when memory is exhausted.
-    pub(super) fn allocate(bytes: usize) -> *mut c_void {
-        if bytes == 0 {
-            return std::ptr::null_mut();
+    /// A buffer for `count` elements (NULL for 0), or `None` when the size overflows or memory
+    /// is exhausted.
+    pub(super) fn try_allocate(count: usize) -> Option<*mut c_void> {
+        if count == 0 {
+            return Some(std::ptr::null_mut());
         }
+        let bytes = count
+            .checked_mul(super::ELEM)
+            .filter(|&b| b <= isize::MAX as usize)?;
         /// Stands in for `std::nothrow`, an empty tag object that is only passed by address.
         static NOTHROW: u8 = 0;
         let functions = functions();
@@ -146,12 +150,7 @@ mod cxx_buffer {
                 None => malloc(bytes),
             }
         };
-        if ptr.is_null() {
-            let layout = std::alloc::Layout::from_size_align(bytes, 16)
-                .unwrap_or(std::alloc::Layout::new::<u128>());
-            std::alloc::handle_alloc_error(layout);
-        }
-        ptr
+        (!ptr.is_null()).then_some(ptr)
     }
 
     /// The `data_deleter` of List buffers we allocate (also handed to C++, which may put
@@ -386,7 +385,10 @@ impl Array {
                     data_deleter: None,
                 },
             },
-            capacity * ELEM,
+            capacity
+                .checked_mul(ELEM)
+                .filter(|&b| b <= isize::MAX as usize / 2)
+                .unwrap_or_else(|| panic!("Array capacity overflow: {capacity} elements")),
         );
         // SAFETY: nobody else sees the object yet; the tail holds `capacity` slots.
         unsafe {
@@ -536,7 +538,7 @@ impl Array {
                 self.switch_container(capacity);
             }
         } else {
-            self.switch_container((capacity * GROWTH).max(len + extra));
+            self.switch_container(capacity.saturating_mul(GROWTH).max(len + extra));
         }
         self.cell()
     }
@@ -696,7 +698,8 @@ pub struct List(ObjectRef);
 impl List {
     /// A fresh empty List with a buffer for `capacity` elements (no buffer for 0).
     pub fn with_capacity(capacity: usize) -> List {
-        let data = cxx_buffer::allocate(capacity * ELEM);
+        let data = cxx_buffer::try_allocate(capacity)
+            .unwrap_or_else(|| panic!("cannot allocate a List buffer of {capacity} elements"));
         List(alloc_object(
             tindex::LIST,
             SeqPayload {
@@ -818,16 +821,29 @@ impl List {
     /// Moves the elements to a new buffer of exactly `capacity` slots if that is more than the
     /// current capacity (Apache's `ListObj::Reserve`). The old buffer goes to the old
     /// `data_deleter`; the new one is ours, so our deleter is installed with it.
+    ///
+    /// # Panics
+    /// When the buffer cannot be allocated (see [`List::try_reserve`]).
     pub fn reserve(&mut self, capacity: usize) {
+        if let Err(e) = self.try_reserve(capacity) {
+            panic!("cannot allocate a List buffer of {capacity} elements: {e}");
+        }
+    }
+
+    /// [`List::reserve`], failing with Apache's `InternalError: std::bad_alloc` (what
+    /// `ffi.ListReserve` raises there) when the buffer cannot be allocated; the List is then
+    /// unchanged.
+    pub fn try_reserve(&mut self, capacity: usize) -> Result<(), Error> {
         let cell = self.cell();
         // SAFETY: the cell is valid; elements are moved bitwise (values are trivially
         // relocatable), then the old buffer is released by the deleter that belongs to it.
         unsafe {
             if capacity <= capacity_of(cell) {
-                return;
+                return Ok(());
             }
             let len = len_of(cell);
-            let fresh = cxx_buffer::allocate(capacity * ELEM);
+            let fresh = cxx_buffer::try_allocate(capacity)
+                .ok_or_else(|| Error::new("InternalError", "std::bad_alloc"))?;
             if len > 0 {
                 std::ptr::copy_nonoverlapping(slots(cell), fresh.cast::<TVMFFIAny>(), len);
             }
@@ -839,13 +855,14 @@ impl List {
                 deleter(old);
             }
         }
+        Ok(())
     }
 
     /// Room for `extra` more elements, growing to `max(2 * capacity, size + extra)`.
     fn ensure_room(&mut self, extra: usize) -> *mut TVMFFISeqCell {
         let (len, capacity) = (self.len(), self.capacity());
         if capacity < len + extra {
-            self.reserve((capacity * GROWTH).max(len + extra));
+            self.reserve(capacity.saturating_mul(GROWTH).max(len + extra));
         }
         self.cell()
     }

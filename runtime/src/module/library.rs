@@ -108,7 +108,7 @@ fn dso_symbol(handle: &libloading::os::unix::Library, name: &[u8]) -> Option<*mu
 /// `slot` is the address of a writable pointer-sized variable.
 unsafe fn write_slot(slot: *mut c_void, value: *mut c_void) {
     let slot = slot.cast::<*mut c_void>();
-    if slot as usize % std::mem::align_of::<*mut c_void>() == 0 {
+    if slot.is_aligned() {
         AtomicPtr::from_ptr(slot).store(value, Ordering::Release);
     } else {
         slot.write_unaligned(value);
@@ -357,10 +357,6 @@ fn process_library_bin(
             Entry::Lib => library_module(library, ctx_slot),
             Entry::Custom { kind, payload } => load_from_bytes(kind, payload)?,
         };
-        // Custom modules may run code of this library (their loader may live in it): keep the
-        // library loaded as long as any module of the tree.
-        let guard: Arc<dyn Send + Sync> = library.clone();
-        module.keep_alive(guard);
         modules.push(module);
     }
     for (parent, children) in parsed.imports.iter().enumerate() {

@@ -528,7 +528,7 @@ mod tests {
     #[test]
     fn cycles_are_rejected() {
         let lib = Entry::Lib;
-        let blob = serialize(&[lib.clone()], &[vec![0]]);
+        let blob = serialize(std::slice::from_ref(&lib), &[vec![0]]);
         assert_eq!(parse(&blob), Err(ParseError::Cycle { module: 0 }));
         let blob = serialize(
             &[lib.clone(), lib.clone(), lib.clone()],

@@ -13,19 +13,21 @@
 //! ```text
 //! +0  vptr                  NULL: C++ virtual calls on ffihub modules are NOT supported
 //! +8  TVMFFIObject header   <- the handle
-//! +32 imports_              NULL (= an empty Array; the imports live in the Rust state)
-//! +40 import_lookup_cache_  NULL (= an empty Map; the cache lives in the Rust state)
-//! +48 Rust state (implementation, imports, lookup cache)
+//! +32 imports_              an ffi.Array of the imported modules, as in C++
+//! +40 import_lookup_cache_  an ffi.Map from names to Functions, as in C++
+//! +48 Rust state (the kind's implementation, a lock for the cache)
 //! ```
 //!
-//! The two container slots stay NULL because the runtime's Array/Map containers are written
-//! separately; header-only C++ code that reads `mod->imports()` of an ffihub module sees no
-//! imports. Everything else goes through the `ffi.Module*` globals, which work on ffihub modules
-//! and, as far as the data layout allows, on modules created by foreign C++ code: their imports
-//! are read from their `imports_` array, but their virtual methods (kind, lookups...) cannot be
-//! called from Rust, so those operations report a clear error instead.
+//! Both containers are the runtime's real Array and Map, so header-only C++ code reading
+//! `mod->imports()` sees the imports.
+//!
+//! The `ffi.Module*` globals work on ffihub modules and, as far as the data layout allows, on
+//! modules created by foreign C++ code: their imports are read and written through their
+//! `imports_` array (the base `ModuleObj::ImportModule`/`ClearImports` behaviour), but their
+//! virtual methods (kind, function lookups...) cannot be called from Rust, so those operations
+//! report a clear error instead. `ffihub.LiveObjectCount` counts a module through the two
+//! containers it always owns.
 
-mod array_compat;
 mod library;
 pub mod library_bin;
 mod symbol_extent;
@@ -36,13 +38,15 @@ pub use library::{
 
 use crate::abi::TVMFFIObject;
 use crate::any::Any;
+use crate::containers::map::Map;
+use crate::containers::seq::Array;
 use crate::error::Error;
 use crate::object::{dec_ref, inc_ref, ObjectRef, DELETE_STRONG, DELETE_WEAK, FRESH_COUNT};
 use crate::tindex;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::ffi::c_void;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 /// `Module::kBinarySerializable`: the module can be saved with `SaveToBytes`.
 pub const PROPERTY_BINARY_SERIALIZABLE: i64 = 0b001;
@@ -108,19 +112,15 @@ pub trait ModuleImpl: Send + Sync + 'static {
     }
 }
 
-/// The Rust state of an ffihub module. Fields drop in order: imports and cached functions are
-/// released before the implementation (which may unload a library their code lives in), and
-/// the keep-alive guards last.
+/// The Rust state of an ffihub module. Fields drop in order: cached functions are released
+/// before the implementation (which may unload a library their code lives in). The imports
+/// Array, in the ABI slot, is released before both.
 struct ModuleState {
-    imports: Mutex<Vec<Module>>,
-    /// `TVMFFIEnvModLookupFromImports` results; entries are never removed, so the borrowed
-    /// handles it returns stay valid while the module lives.
-    lookup_cache: Mutex<HashMap<Box<[u8]>, ObjectRef>>,
+    /// Serializes `TVMFFIEnvModLookupFromImports` cache reads and writes. The cache (the Map
+    /// in the `import_lookup_cache_` slot) never loses an entry, so the borrowed handles it
+    /// hands out stay valid while the module lives.
+    lookup_cache: Mutex<()>,
     imp: Box<dyn ModuleImpl>,
-    /// Resources that must outlive the module (the library a custom module was loaded from).
-    keep_alive: Mutex<Vec<Arc<dyn Send + Sync>>>,
-    /// An object from `alloc_object`, so that `ffihub.LiveObjectCount` counts modules too.
-    _counted: ObjectRef,
 }
 
 /// The allocation of an ffihub module (see the module docs for the layout).
@@ -163,6 +163,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Serializes reads and writes of every module's `imports_` slot (a reader must take its
+/// reference before a writer may release the old Array). Imports change rarely.
+static IMPORTS_SLOT: Mutex<()> = Mutex::new(());
+
 /// Creates a module of a Rust-implemented kind.
 pub fn new_module(imp: impl ModuleImpl) -> Module {
     let block = Box::new(ModuleBlock {
@@ -173,14 +177,11 @@ pub fn new_module(imp: impl ModuleImpl) -> Module {
             __padding: 0,
             deleter: Some(delete_module),
         },
-        imports_slot: std::ptr::null_mut(),
-        lookup_cache_slot: std::ptr::null_mut(),
+        imports_slot: Array::new().into_object().into_raw(),
+        lookup_cache_slot: Map::new().into_object().into_raw(),
         state: ModuleState {
-            imports: Mutex::new(Vec::new()),
-            lookup_cache: Mutex::new(HashMap::new()),
+            lookup_cache: Mutex::new(()),
             imp: Box::new(imp),
-            keep_alive: Mutex::new(Vec::new()),
-            _counted: crate::object::alloc_object(tindex::OBJECT, (), 0),
         },
     });
     let block = Box::into_raw(block);
@@ -192,7 +193,7 @@ pub fn new_module(imp: impl ModuleImpl) -> Module {
 fn is_ffihub_module(obj: *mut TVMFFIObject) -> bool {
     // SAFETY: the caller holds a reference, so the header is readable.
     let deleter = unsafe { (*obj).deleter };
-    deleter.map(|d| d as usize) == Some(delete_module as usize)
+    deleter.map(|d| d as usize) == Some(delete_module as *const () as usize)
 }
 
 /// A reference to a module object (ffihub's or foreign).
@@ -383,35 +384,71 @@ impl Module {
             .inspect_source(format)
     }
 
-    /// The modules this one imports, in order. Foreign modules' imports are read from their
-    /// `imports_` array.
-    pub fn imports(&self) -> Vec<Module> {
-        match self.state() {
-            Some(state) => lock(&state.imports).clone(),
-            None => {
-                // SAFETY: a C++ ModuleObj keeps `Array<Any> imports_` at header+24, and we hold
-                // a reference to the module so the array is alive.
-                let items = unsafe {
-                    let slot = self
-                        .0
-                        .as_ptr()
-                        .cast::<u8>()
-                        .add(24)
-                        .cast::<*mut TVMFFIObject>();
-                    array_compat::array_items(*slot)
-                };
-                items
-                    .into_iter()
-                    .filter_map(|a| Module::from_any(a).ok())
-                    .collect()
+    /// The address of the `imports_` slot (header+24 in every C++ `ModuleObj`).
+    fn imports_slot(&self) -> *mut *mut TVMFFIObject {
+        self.0
+            .as_ptr()
+            .cast::<u8>()
+            .wrapping_add(24)
+            .cast::<*mut TVMFFIObject>()
+    }
+
+    /// A new reference to the `imports_` Array (None when the slot holds no Array).
+    fn imports_array(&self) -> Option<Array> {
+        let _guard = lock(&IMPORTS_SLOT);
+        // SAFETY: every module keeps `imports_` at header+24 and we hold the module; under the
+        // lock nobody releases the Array between the read and the new reference.
+        unsafe {
+            let array = *self.imports_slot();
+            if array.is_null() || (*array).type_index != tindex::ARRAY {
+                return None;
             }
+            Array::from_object(ObjectRef::from_borrowed(array)).ok()
         }
     }
 
+    /// Changes the `imports_` Array with `edit` (copy-on-write: the slot gets the edited
+    /// Array). The replaced Array is released after the lock, since releasing modules may run
+    /// arbitrary deleters.
+    fn edit_imports(&self, edit: impl FnOnce(&mut Array)) {
+        let replaced = {
+            let _guard = lock(&IMPORTS_SLOT);
+            let slot = self.imports_slot();
+            // SAFETY: as in `imports_array`; the slot owns one reference, which moves into
+            // `old` and is released below.
+            unsafe {
+                let old = std::ptr::replace(slot, std::ptr::null_mut());
+                let old = (!old.is_null()).then(|| ObjectRef::from_raw(old));
+                let mut array = old
+                    .as_ref()
+                    .filter(|o| o.type_index() == tindex::ARRAY)
+                    .and_then(|o| Array::from_object(o.clone()).ok())
+                    .unwrap_or_default();
+                edit(&mut array);
+                *slot = array.into_object().into_raw();
+                old
+            }
+        };
+        drop(replaced);
+    }
+
+    /// The modules this one imports, in order (read from the `imports_` Array, so foreign
+    /// modules work too).
+    pub fn imports(&self) -> Vec<Module> {
+        self.imports_array()
+            .map(|array| {
+                array
+                    .iter()
+                    .filter_map(|a| Module::from_any(a).ok())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// Adds `other` to the imports, refusing to create a cycle
-    /// (`RuntimeError: Cyclic dependency detected during import`).
+    /// (`RuntimeError: Cyclic dependency detected during import`). On a foreign module this
+    /// applies the base `ModuleObj::ImportModule` (an override in its C++ class is bypassed).
     pub fn import_module(&self, other: &Module) -> Result<(), Error> {
-        let state = self.ours("Module::ImportModule")?;
         let me = self.0.as_ptr() as usize;
         let reaches_me = other.search(true, |m| Ok((m.0.as_ptr() as usize == me).then_some(())))?;
         if reaches_me.is_some() {
@@ -420,16 +457,15 @@ impl Module {
                 "Cyclic dependency detected during import",
             ));
         }
-        lock(&state.imports).push(other.clone());
+        let other = Any::object(other.0.clone());
+        self.edit_imports(|array| array.push(other));
         Ok(())
     }
 
-    /// Removes every import (the lookup cache is kept, as in Apache's runtime).
+    /// Removes every import (the lookup cache is kept, as in Apache's runtime). On a foreign
+    /// module this applies the base `ModuleObj::ClearImports`.
     pub fn clear_imports(&self) -> Result<(), Error> {
-        let state = self.ours("Module::ClearImports")?;
-        let old = std::mem::take(&mut *lock(&state.imports));
-        // Released outside the lock: a module's destructor may unload a library.
-        drop(old);
+        self.edit_imports(|array| *array = Array::new());
         Ok(())
     }
 
@@ -438,12 +474,12 @@ impl Module {
     /// **borrowed**: it stays valid as long as the module lives.
     pub fn lookup_from_imports(&self, name: &[u8]) -> Result<*mut TVMFFIObject, Error> {
         let state = self.ours("TVMFFIEnvModLookupFromImports")?;
-        if let Some(cached) = lock(&state.lookup_cache).get(name) {
-            return Ok(cached.as_ptr());
+        let key = Any::string(name);
+        if let Some(cached) = self.cached_lookup(state, &key)? {
+            return Ok(cached);
         }
-        let imports = lock(&state.imports).clone();
         let mut found = None;
-        for import in &imports {
+        for import in &self.imports() {
             if let Some(function) = import.get_function(name, true)? {
                 found = Some(function);
                 break;
@@ -463,23 +499,60 @@ impl Module {
                     )
                 })?,
         };
-        let mut cache = lock(&state.lookup_cache);
+        let _guard = lock(&state.lookup_cache);
         // A racing lookup may have cached one already: keep the first, which may be handed out.
-        let kept = cache.entry(name.into()).or_insert(found).as_ptr();
-        Ok(kept)
-    }
-
-    /// Keeps `guard` alive as long as the module.
-    fn keep_alive(&self, guard: Arc<dyn Send + Sync>) {
-        if let Some(state) = self.state() {
-            lock(&state.keep_alive).push(guard);
+        // SAFETY: ffihub modules keep a Map in the slot (this function is the only writer, under
+        // the lock); the slot owns one reference, moved out and back.
+        unsafe {
+            let slot = self.lookup_cache_slot();
+            let mut cache = Map::from_object(ObjectRef::from_raw(*slot)).map_err(|other| {
+                // Not ours to release: the slot keeps its reference.
+                let _ = other.into_raw();
+                Error::new("InternalError", "module lookup cache is not a Map")
+            })?;
+            let result = match cache.get(&key) {
+                Ok(Some(existing)) => Ok(existing),
+                Ok(None) => {
+                    let value = Any::object(found);
+                    let kept = value.clone();
+                    cache.set(key, value).map(|()| kept)
+                }
+                Err(e) => Err(e),
+            };
+            *slot = cache.into_object().into_raw();
+            // The Map holds the function, so the pointer outlives this clone.
+            let kept = result?;
+            Ok(kept
+                .as_object()
+                .map_or(std::ptr::null_mut(), |f| f.as_ptr()))
         }
     }
-}
 
-/// A new `ffi.Array` of `items` (strings, for `ffi.ModuleGetWriteFormats`).
-pub(crate) fn string_array(items: Vec<Any>) -> ObjectRef {
-    array_compat::array_of(items)
+    /// The `import_lookup_cache_` slot (header+32).
+    fn lookup_cache_slot(&self) -> *mut *mut TVMFFIObject {
+        self.0
+            .as_ptr()
+            .cast::<u8>()
+            .wrapping_add(32)
+            .cast::<*mut TVMFFIObject>()
+    }
+
+    /// The cached function for `key`, borrowed from the cache.
+    fn cached_lookup(
+        &self,
+        state: &ModuleState,
+        key: &Any,
+    ) -> Result<Option<*mut TVMFFIObject>, Error> {
+        let _guard = lock(&state.lookup_cache);
+        // SAFETY: ffihub modules keep a Map in the slot, replaced only under the lock.
+        let cache = unsafe { ObjectRef::from_borrowed(*self.lookup_cache_slot()) };
+        let cache = Map::from_object(cache)
+            .map_err(|_| Error::new("InternalError", "module lookup cache is not a Map"))?;
+        // The Map keeps holding the function after this owned copy is dropped.
+        Ok(cache
+            .get(key)?
+            .and_then(|f| f.as_object().map(|f| f.as_ptr())))
+    }
 }
 
 /// `TVMFFIEnvModLookupFromImports(library_ctx, name, &out)`: `library_ctx` is the value the

@@ -123,7 +123,7 @@ mod imp {
         let mut sym: *mut c_void = std::ptr::null_mut();
         // SAFETY: plain out-parameters; dladdr1 only inspects the loader's tables.
         let ok = unsafe { dladdr1(addr, &mut info, &mut sym, RTLD_DL_SYMENT) };
-        if ok == 0 || sym.is_null() || info.dli_saddr as *const c_void != addr {
+        if ok == 0 || sym.is_null() || !std::ptr::eq(info.dli_saddr.cast_const(), addr) {
             return None;
         }
         // SAFETY: with RTLD_DL_SYMENT, `sym` points at the symbol's ELF record.
@@ -153,7 +153,6 @@ mod imp {
 mod tests {
     use super::*;
 
-    #[no_mangle]
     #[used]
     static FFIHUB_TEST_EXTENT_SYMBOL: [u8; 37] = [7; 37];
 
@@ -169,7 +168,7 @@ mod tests {
 
     #[test]
     fn heap_memory_is_unknown() {
-        let heap = vec![0u8; 64];
+        let heap = vec![0u8; 64].into_boxed_slice();
         // Heap memory is in no loaded segment (it may only be by coincidence of brk layout,
         // which glibc does not report as PT_LOAD).
         assert_eq!(readable_extent(heap.as_ptr().cast()), None);
