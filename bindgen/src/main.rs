@@ -1,10 +1,8 @@
-//! `ffihub`: the binding generator. Its commands (`dump`, `generate`, `check`) arrive with the
-//! generator-core issue; until then the binary only reports that.
+//! `ffihub`: dump a TVM-FFI library's reflection, generate bindings from it, check them.
 
-fn main() {
-    eprintln!(
-        "ffihub {}: the dump/generate/check commands are not built yet",
-        env!("CARGO_PKG_VERSION")
-    );
-    std::process::exit(2);
+use ffihub_bindgen::cli;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    cli::main()
 }

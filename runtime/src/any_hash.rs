@@ -375,19 +375,6 @@ pub fn bigint_hooks() -> [(&'static [u8], Any); 2] {
     ]
 }
 
-/// Registers [`bigint_hooks`] unless something is registered there already, so header-only
-/// C++ code running on this runtime hashes BigInt keys by value, as it does on Apache's runtime.
-/// Idempotent. (Not callable while the type registry is being created; the registry's own setup
-/// can register [`bigint_hooks`] through its registrar instead.)
-pub fn register_bigint_hooks() -> Result<(), Error> {
-    for (name, hook) in bigint_hooks() {
-        if crate::types::attr_value(name, tindex::BIG_INT).is_none() {
-            crate::types::register_attr(tindex::BIG_INT, name, hook.as_raw())?;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -430,52 +430,12 @@ impl Printer {
     }
 }
 
-/// The entries of a Map or Dict, in iteration order, through the runtime's own iterator global.
+/// The entries of a Map or Dict (ours or foreign), in iteration order.
 fn map_entries(map: &TVMFFIAny) -> Result<Vec<(Any, Any)>, Error> {
-    let functor_name: &[u8] = if map.type_index == tindex::MAP {
-        b"ffi.MapForwardIterFunctor"
-    } else {
-        b"ffi.DictForwardIterFunctor"
-    };
-    let size_name: &[u8] = if map.type_index == tindex::MAP {
-        b"ffi.MapSize"
-    } else {
-        b"ffi.DictSize"
-    };
-    let global = |name: &[u8]| {
-        crate::registry::get(name).ok_or_else(|| {
-            Error::new(
-                "RuntimeError",
-                format!("missing global {}", String::from_utf8_lossy(name)),
-            )
-        })
-    };
-    // SAFETY: globals are live Functions and `map` is a valid view.
-    unsafe {
-        let size = crate::function::call(
-            global(size_name)?.function.as_ptr(),
-            std::slice::from_ref(map),
-        )?;
-        let size = size.as_raw().value.v_int64.max(0) as usize;
-        let iter = crate::function::call(
-            global(functor_name)?.function.as_ptr(),
-            std::slice::from_ref(map),
-        )?;
-        let iter = iter
-            .as_object()
-            .ok_or_else(|| Error::new("RuntimeError", "map iterator is not a Function"))?
-            .clone();
-        let mut entries = Vec::with_capacity(size);
-        for i in 0..size {
-            let key = crate::function::call(iter.as_ptr(), &[*Any::int(0).as_raw()])?;
-            let value = crate::function::call(iter.as_ptr(), &[*Any::int(1).as_raw()])?;
-            entries.push((key, value));
-            if i + 1 < size {
-                crate::function::call(iter.as_ptr(), &[*Any::int(2).as_raw()])?;
-            }
-        }
-        Ok(entries)
-    }
+    // SAFETY: `map` holds a live Map or Dict object.
+    unsafe { crate::containers::map::MapView::from_raw(map.value.v_obj) }
+        .map(|view| view.to_vec())
+        .ok_or_else(|| Error::new("InternalError", "not a map object"))
 }
 
 /// A BigInt (or Int) in decimal.

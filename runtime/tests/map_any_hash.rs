@@ -5,7 +5,7 @@
 //! bytes, BigInt with and without the registered hook).
 
 use tvm_ffi::any::Any;
-use tvm_ffi::any_hash::{equal_of, hash_of, register_bigint_hooks};
+use tvm_ffi::any_hash::{equal_of, hash_of, ANY_EQUAL_ATTR, ANY_HASH_ATTR};
 use tvm_ffi::dlpack::{DLDataType, DLDevice};
 use tvm_ffi::string::{bigint_any, bytes_any, new_bytes_object, string_any};
 use tvm_ffi::tindex;
@@ -174,11 +174,12 @@ fn check_table() -> usize {
 
 #[test]
 fn any_hash_matches_apache_reference_table() {
-    let n = check_table();
-    // Once the BigInt hooks are registered (as the runtime does at start-up), BigInt keys go
-    // through the hook path; the values must not change.
-    register_bigint_hooks().unwrap();
-    assert_eq!(check_table(), n);
+    assert!(check_table() >= 50, "the table covers at least 50 keys");
+    // BigInt keys hash through the hooks the runtime registers at start-up, where header-only
+    // C++ code finds them too.
+    for column in [ANY_HASH_ATTR, ANY_EQUAL_ATTR] {
+        assert!(tvm_ffi::types::attr_value(column, tindex::BIG_INT).is_some());
+    }
 }
 
 #[test]

@@ -14,7 +14,7 @@
 //! TVM-FFI. Parsing checks the arity of every origin, so consumers can rely on it.
 
 use serde::de::Error as _;
-use serde::ser::SerializeMap;
+use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::fmt;
@@ -406,35 +406,11 @@ impl TypeSchema {
         Ok(())
     }
 
-    /// The canonical JSON value of this node (keys: type, args, named_args, fallback).
-    pub fn to_json_value(&self) -> Value {
-        let mut obj = serde_json::Map::new();
-        obj.insert("type".into(), Value::String(self.origin.as_str().into()));
-        if !self.args.is_empty() || self.array_len.is_some() {
-            let mut args: Vec<Value> = self.args.iter().map(Self::to_json_value).collect();
-            if let Some(len) = self.array_len {
-                args.push(Value::from(len));
-            }
-            obj.insert("args".into(), Value::Array(args));
-        }
-        if let Some(sig) = &self.signature {
-            let mut named = serde_json::Map::new();
-            named.insert(
-                "params".into(),
-                Value::Array(sig.params.iter().map(Self::to_json_value).collect()),
-            );
-            named.insert("return".into(), Value::Array(vec![sig.ret.to_json_value()]));
-            obj.insert("named_args".into(), Value::Object(named));
-        }
-        if let Some(fallback) = &self.fallback {
-            obj.insert("fallback".into(), fallback.to_json_value());
-        }
-        Value::Object(obj)
-    }
-
-    /// The canonical compact JSON text of this node.
+    /// The canonical compact JSON text of this node: keys in the order type, args, named_args
+    /// (params, return), fallback — TVM-FFI's own order, except that params precede return.
     pub fn to_json_string(&self) -> String {
-        self.to_json_value().to_string()
+        // Serializing this tree into a String cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
     }
 }
 
@@ -487,7 +463,6 @@ impl fmt::Display for TypeSchema {
 
 impl Serialize for TypeSchema {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Same shape as `to_json_value`, written field by field so YAML output keeps the order.
         let len = 1
             + usize::from(!self.args.is_empty() || self.array_len.is_some())
             + usize::from(self.signature.is_some())
@@ -495,11 +470,7 @@ impl Serialize for TypeSchema {
         let mut map = serializer.serialize_map(Some(len))?;
         map.serialize_entry("type", self.origin.as_str())?;
         if !self.args.is_empty() || self.array_len.is_some() {
-            let mut args: Vec<Value> = self.args.iter().map(Self::to_json_value).collect();
-            if let Some(n) = self.array_len {
-                args.push(Value::from(n));
-            }
-            map.serialize_entry("args", &args)?;
+            map.serialize_entry("args", &Args(self))?;
         }
         if let Some(sig) = &self.signature {
             map.serialize_entry("named_args", &NamedArgs(sig))?;
@@ -508,6 +479,24 @@ impl Serialize for TypeSchema {
             map.serialize_entry("fallback", fallback)?;
         }
         map.end()
+    }
+}
+
+/// Serializes the `args` list: the schema arguments, then a `std::array` length.
+struct Args<'a>(&'a TypeSchema);
+
+impl Serialize for Args<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let node = self.0;
+        let len = node.args.len() + usize::from(node.array_len.is_some());
+        let mut seq = serializer.serialize_seq(Some(len))?;
+        for arg in &node.args {
+            seq.serialize_element(arg)?;
+        }
+        if let Some(n) = node.array_len {
+            seq.serialize_element(&n)?;
+        }
+        seq.end()
     }
 }
 

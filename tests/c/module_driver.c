@@ -12,6 +12,7 @@
  * Prints one line per check that fails and exits 1 if any did; prints "ok <case>" otherwise.
  * Every reference taken is released, so valgrind sees no leak from the driver itself.
  */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,11 +303,17 @@ static void case_basic(const char* lib, const char* alias, const char* not_a_lib
   EXPECT_ERROR(call_global("ffi.ModuleWriteToFile", args, 3, &rv), "RuntimeError",
                "Module[library] does not support WriteToFile");
 
-  /* the function keeps the module (and the library) alive */
+  /* the function keeps the module (and the library) alive; the last reference unloads it */
   release(&mod);
+  void* probe = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD);
+  CHECK(probe != NULL, "library still loaded while a function lives");
+  if (probe != NULL) dlclose(probe);
   TVMFFIAny two[2] = {i64(20), i64(22)};
   if (OK(call(&f, two, 2, &rv))) CHECK(rv.type_index == kTVMFFIInt && rv.v_int64 == 42, "add");
   release(&f);
+  probe = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD);
+  CHECK(probe == NULL, "library unloaded with its last function");
+  if (probe != NULL) dlclose(probe);
 
   /* extension normalization: .dso loads through the .so loader */
   if (OK(load(alias, &mod))) {
@@ -332,6 +339,11 @@ static void case_basic(const char* lib, const char* alias, const char* not_a_lib
   EXPECT_ERROR(call_global("ffi.ModuleGetKind", &wrong, 1, &rv), "TypeError",
                "Mismatched type on argument #0 when calling: `ffi.ModuleGetKind(0: ffi.Module) -> "
                "str`. Expected `ffi.Module` but got `int`");
+  /* with several wrong arguments, Apache names the last one (C++ converts right to left) */
+  TVMFFIAny three[3] = {i64(1), i64(2), i64(3)};
+  EXPECT_ERROR(call_global("ffi.ModuleGetFunction", three, 3, &rv), "TypeError",
+               "Mismatched type on argument #1 when calling: `ffi.ModuleGetFunction(0: ffi.Module, "
+               "1: str, 2: bool) -> Optional<ffi.Function>`. Expected `str` but got `int`");
 }
 
 /* A global the library finds through TVMFFIEnvModLookupFromImports' registry fallback. */

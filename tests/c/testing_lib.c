@@ -29,9 +29,12 @@
  *   - callbacks (TVMFFIFunctionCreate), errors raised by C++ and by callbacks;
  *   - the library as a DSO module (ffi.ModuleLoadFromFile, ffi.ModuleGetFunction/...Metadata/
  *     ...Doc) and its system-library symbol (ffi.SystemLib("testing."));
- *   - ffi.ReprPrint of testing objects.
+ *   - ffi.ReprPrint of testing objects, C++-built containers, floats, escaped strings, cycles;
+ *   - on ffihub's runtime, which offers `ffihub.LiveObjectCount`, every section must release all
+ *     the runtime-allocated objects it created (the transcript line is the same on both).
  *
- * Run-specific values never appear: dynamic type indices are printed as type keys, pointers as
+ * Run-specific values never appear: dynamic type indices are printed as type keys (or relative
+ * to the first testing type, as the library registers them in a fixed order), pointers as
  * "same"/"other", backtraces not at all. Exit status 1 if any check failed, 2 on a setup error.
  */
 #define _GNU_SOURCE
@@ -443,6 +446,12 @@ static void* get_global(const char* name) {
   return f;
 }
 
+/* A global function as an owned Any (None if missing). */
+static TVMFFIAny get_global_any(const char* name) {
+  void* f = get_global(name);
+  return f ? any_obj(f) : any_none();
+}
+
 /* Calls a function object; *rv is reset to None first. */
 static int call_fn(void* f, TVMFFIAny* args, int n, TVMFFIAny* rv) {
   *rv = any_none();
@@ -827,9 +836,31 @@ static void expect_error(const char* name, int rc, TVMFFIAny* rv, const char* ki
                qba(cell->message), kind, quote_n(message, strlen(message)));
   }
   TVMFFIObjectDecRef(err);
-  any_release(rv);
+  if (rc == 0) any_release(rv); /* a failed call leaves *rv untouched (possibly uninitialised) */
 }
 #define EXPECT_ERROR(name, rc, rv, kind, message) expect_error(name, rc, rv, kind, message, __LINE__)
+
+/* Like EXPECT_ERROR without a message, but the message is not printed either (it embeds text
+   that legitimately differs between implementations, e.g. dlerror() output). */
+static void expect_error_kind(const char* name, int rc, TVMFFIAny* rv, const char* kind, int line) {
+  void* err = take_raised();
+  if (err == NULL) {
+    check_impl(0, line, name, "rc=%d no error raised (result %s)", rc, rc == 0 ? describe(rv) : "-");
+    any_release(rv);
+    return;
+  }
+  TVMFFIErrorCell* cell = error_cell(err);
+  int ok = rc == -1 && ba_eq(cell->kind, kind);
+  if (ok) {
+    check_impl(1, line, name, "rc=%d kind=%s", rc, qba(cell->kind));
+  } else {
+    check_impl(0, line, name, "rc=%d kind=%s message=%s (expected kind %s)", rc, qba(cell->kind),
+               qba(cell->message), kind);
+  }
+  TVMFFIObjectDecRef(err);
+  if (rc == 0) any_release(rv);
+}
+#define EXPECT_ERROR_KIND(name, rc, rv, kind) expect_error_kind(name, rc, rv, kind, __LINE__)
 
 /* Fails (printing the raised error) when a call that should succeed did not. */
 static int expect_ok(const char* name, int rc, int line) {
@@ -859,16 +890,18 @@ static TVMFFIAny build(const char* ctor, TVMFFIAny* args, int n) {
 
 /* Owned strings and values to release at the end of a section. */
 typedef struct {
-  TVMFFIAny items[256];
+  TVMFFIAny* items;
   int n;
+  int cap;
 } Pool;
 
 static TVMFFIAny pool_add(Pool* p, TVMFFIAny v) {
-  if (p->n < 256) {
-    p->items[p->n++] = v;
-  } else {
-    die("pool full");
+  if (p->n == p->cap) {
+    p->cap = p->cap ? 2 * p->cap : 64;
+    p->items = (TVMFFIAny*)realloc(p->items, (size_t)p->cap * sizeof(TVMFFIAny));
+    if (p->items == NULL) die("out of memory");
   }
+  p->items[p->n++] = v;
   return v;
 }
 
@@ -876,7 +909,10 @@ static TVMFFIAny pstr(Pool* p, const char* s) { return pool_add(p, make_string(s
 
 static void pool_release(Pool* p) {
   for (int i = 0; i < p->n; ++i) any_release(&p->items[i]);
+  free(p->items);
+  p->items = NULL;
   p->n = 0;
+  p->cap = 0;
 }
 
 /* Map-like values from strings: k0..k(n-1) -> ints (i*10) built with ffi.Map or ffi.Dict. */
@@ -1235,6 +1271,16 @@ static int cb_sum(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* rv) {
       free(b.data);
       TVMFFIErrorSetRaisedFromCStr("ValueError", "raised by the C callback");
       return -1;
+    } else if (any_str_eq(&args[i], "make string")) {
+      /* returns a new heap String: the reference moves through C++ to the caller */
+      free(b.data);
+      *rv = make_string("a string made by the C callback");
+      return 0;
+    } else if (any_str_eq(&args[i], "reenter")) {
+      /* calls back into the testing library from inside a call made by it */
+      free(b.data);
+      TVMFFIAny inner = any_int(99);
+      return call_global("testing.add_one", &inner, 1, rv);
     }
   }
   snprintf(ctx->seen, sizeof ctx->seen, "%s", b.data ? b.data : "");
@@ -1272,6 +1318,15 @@ static void test_callbacks(void) {
   EXPECT_ERROR("apply(cb raising)", rc, &rv, "ValueError", "raised by the C callback");
   rc = T("apply", &rv, any_int(1));
   EXPECT_ERROR("apply(not a function)", rc, &rv, "TypeError", NULL);
+  rc = T("apply", &rv, f, pstr(&p, "make string"));
+  CHECK(rc == 0 && rv.type_index == kTVMFFIStr && strong_of(rv.v_obj) == 1, "apply(cb returning a new String)",
+        "rc=%d %s strong=%u", rc, describe(&rv), rc == 0 && is_obj(&rv) ? strong_of(rv.v_obj) : 0);
+  any_release(&rv);
+  rc = T("apply", &rv, f, pstr(&p, "reenter"));
+  EXPECT_VALUE_REL("apply(cb calling testing.add_one)", rc, &rv, "100");
+  /* the callback reaches C++ through testing.apply twice */
+  rc = T("apply", &rv, pool_add(&p, get_global_any("testing.apply")), f, any_int(20), any_int(22));
+  EXPECT_VALUE_REL("apply(testing.apply, cb, 20, 22)", rc, &rv, "42");
 
   /* a Function through a typed signature comes back as the same object */
   uint32_t before = strong_of(fn);
@@ -1409,7 +1464,8 @@ static void test_maps(void) {
   any_release(&rv);
   rc = T("schema_id_map_str_str", &rv, small);
   EXPECT_ERROR("schema_id_map_str_str({str: int})", rc, &rv, "TypeError", NULL);
-  TVMFFIAny ss = pool_add(&p, BUILD("ffi.Map", pstr(&p, "k"), pstr(&p, "v"), pstr(&p, "key two"), pstr(&p, "value two")));
+  TVMFFIAny ss = pool_add(
+      &p, BUILD("ffi.Map", pstr(&p, "k"), pstr(&p, "v"), pstr(&p, "key two"), pstr(&p, "value two")));
   rc = T("schema_id_map_str_str", &rv, ss);
   EXPECT_VALUE_REL("schema_id_map_str_str", rc, &rv, "Map{\"k\": \"v\", \"key two\": \"value two\"}");
   TVMFFIAny so = pool_add(&p, BUILD("ffi.Map", pstr(&p, "m"), ss, pstr(&p, "s"), pstr(&p, "string object")));
@@ -1502,8 +1558,10 @@ static void test_maps(void) {
   any_release(&rv);
 
   /* SchemaAllTypes.merge_map: C++ probes our dense map (count, operator[]) and copies it */
-  TVMFFIAny rhs = pool_add(&p, BUILD("ffi.Map", pstr(&p, "entry number 3"), pool_add(&p, BUILD("ffi.Array", any_int(100))),
-                                     pstr(&p, "fresh"), pool_add(&p, BUILD("ffi.Array", any_int(7), any_int(8)))));
+  TVMFFIAny hundred = pool_add(&p, BUILD("ffi.Array", any_int(100)));
+  TVMFFIAny seven_eight = pool_add(&p, BUILD("ffi.Array", any_int(7), any_int(8)));
+  TVMFFIAny rhs =
+      pool_add(&p, BUILD("ffi.Map", pstr(&p, "entry number 3"), hundred, pstr(&p, "fresh"), seven_eight));
   int32_t sat = type_index_of("testing.SchemaAllTypes");
   const TVMFFITypeInfo* info = sat >= 0 ? TVMFFIGetTypeInfo(sat) : NULL;
   void* make_with = NULL;
@@ -1536,6 +1594,53 @@ static void test_maps(void) {
       int rc2;
       TVMFFIAny got = map_get("ffi.MapGetItem", &big, "entry number 3", &rc2);
       EXPECT_VALUE_REL("merge_map left our map unchanged", rc2, &got, "Array[3]");
+
+      /* many keys: C++ probes a 300-entry map of ours 250 times, we probe its 350-entry result */
+      Pool q = {0};
+      TVMFFIAny* largs = (TVMFFIAny*)calloc(600, sizeof(TVMFFIAny));
+      TVMFFIAny* rargs = (TVMFFIAny*)calloc(500, sizeof(TVMFFIAny));
+      for (int i = 0; i < 300; ++i) {
+        largs[2 * i] = i % 3 == 0 ? pstr(&q, fmt("k%d", i)) : pstr(&q, fmt("a longer key number %d", i));
+        largs[2 * i + 1] = pool_add(&q, BUILD("ffi.Array", any_int(i)));
+      }
+      for (int j = 0; j < 250; ++j) {
+        int i = 100 + j; /* 200 existing keys, 50 new ones */
+        rargs[2 * j] = i % 3 == 0 ? pstr(&q, fmt("k%d", i)) : pstr(&q, fmt("a longer key number %d", i));
+        rargs[2 * j + 1] = pool_add(&q, BUILD("ffi.Array", any_int(-i)));
+      }
+      TVMFFIAny lhs = pool_add(&q, build("ffi.Map", largs, 600));
+      TVMFFIAny rhs2 = pool_add(&q, build("ffi.Map", rargs, 500));
+      free(largs);
+      free(rargs);
+      rc = F(merge, &rv, self, lhs, rhs2);
+      if (EXPECT_OK("merge_map(300 ours, 250 ours)", rc)) {
+        TVMFFIAny cnt;
+        rc2 = G("ffi.MapSize", &cnt, rv);
+        EXPECT_VALUE_REL("merge_map(300, 250): size", rc2, &cnt, "350");
+        int bad = 0;
+        for (int i = 0; i < 350 && bad < 5; ++i) {
+          const char* k = i % 3 == 0 ? fmt("k%d", i) : fmt("a longer key number %d", i);
+          const char* want = i < 100   ? fmt("Array[%d]", i)
+                             : i < 300 ? fmt("Array[%d, %d]", i, -i)
+                                       : fmt("Array[%d]", -i);
+          TVMFFIAny v = map_get("ffi.MapGetItem", &rv, k, &rc2);
+          const char* d = rc2 == 0 ? describe(&v) : "<error>";
+          if (rc2 != 0) {
+            void* e = take_raised();
+            if (e) TVMFFIObjectDecRef(e);
+          }
+          if (strcmp(d, want) != 0) {
+            ++bad;
+            CHECK(0, "merge_map(300, 250): lookup", "%s -> %s (expected %s)", k, d, want);
+          }
+          any_release(&v);
+        }
+        CHECK(bad == 0, "merge_map(300, 250): all 350 keys found by the runtime in the C++ map", "%s",
+              bad ? "no" : "yes");
+        EXPECT_VALUE("merge_map(300, 250): iteration order", 0, &rv, NULL);
+      }
+      any_release(&rv);
+      pool_release(&q);
       any_release(&self);
     }
   } else {
@@ -2322,7 +2427,8 @@ static void test_object_base(void) {
   EXPECT_ERROR("TestObjectBase.v_i64 = str", rc, &rv, "TypeError", NULL);
   const TVMFFIFieldInfo* f64 = find_field(obj.v_obj->type_index, "v_f64");
   CHECK(f64 && !(f64->flags & kTVMFFIFieldFlagBitMaskWritable) && (f64->flags & kTVMFFIFieldFlagBitMaskHasDefault),
-        "TestObjectBase.v_f64 is read-only with a default", "flags=0x%llx", f64 ? (unsigned long long)f64->flags : 0ULL);
+        "TestObjectBase.v_f64 is read-only with a default", "flags=0x%llx",
+        f64 ? (unsigned long long)f64->flags : 0ULL);
   rc = NEW("testing.TestObjectBase", &rv, g_kwargs, pstr(&p, "v_unknown"), any_int(1));
   EXPECT_ERROR("TestObjectBase(v_unknown=1)", rc, &rv, "TypeError",
                "testing.TestObjectBase.__ffi_init__() got an unexpected keyword argument 'v_unknown'");
@@ -2459,7 +2565,8 @@ static void test_auto_init(void) {
   any_release(&obj);
   rc = NEW("testing.TestCxxAutoInitAllInitOff", &rv, any_int(1));
   EXPECT_ERROR("TestCxxAutoInitAllInitOff(1)", rc, &rv, "TypeError",
-               "testing.TestCxxAutoInitAllInitOff.__ffi_init__() takes at most 0 positional argument(s), but 1 were given");
+               "testing.TestCxxAutoInitAllInitOff.__ffi_init__() takes at most 0 positional argument(s), "
+               "but 1 were given");
 
   rc = NEW("testing.TestCxxAutoInitKwOnlyDefaults", &obj, any_int(1), g_kwargs, pstr(&p, "k_required"), any_int(2));
   EXPECT_VALUE("TestCxxAutoInitKwOnlyDefaults(1, k_required=2)", rc, &obj,
@@ -2707,6 +2814,105 @@ static void test_other_objects(void) {
   pool_release(&p);
 }
 
+
+static void test_more_objects(void) {
+  TVMFFIAny obj, rv, base;
+  Pool p = {0};
+  int rc = NEW("testing.TestObjectBase", &base, any_int(1));
+  if (!EXPECT_OK("TestObjectBase(1)", rc)) return;
+  rc = NEW("testing.TestObjectPtrHolder", &obj, base);
+  EXPECT_VALUE("TestObjectPtrHolder(base)", rc, &obj,
+               "testing.TestObjectPtrHolder(value=testing.TestObjectBase(v_i64=1, v_f64=10, v_str=\"hello\"), "
+               "optional_value=None)");
+  if (rc == 0) {
+    EXPECT_OK("TestObjectPtrHolder.optional_value = base", set_field(&obj, "optional_value", base));
+    CHECK(strong_of(base.v_obj) == 3, "the holder keeps two references", "strong=%u", strong_of(base.v_obj));
+    rc = set_field(&obj, "value", any_none());
+    EXPECT_ERROR("TestObjectPtrHolder.value = None", rc, &rv, "TypeError", NULL);
+    rc = set_field(&obj, "value", pstr(&p, "str"));
+    EXPECT_ERROR("TestObjectPtrHolder.value = str", rc, &rv, "TypeError", NULL);
+  }
+  any_release(&obj);
+  CHECK(strong_of(base.v_obj) == 1, "holder released its references", "strong=%u", strong_of(base.v_obj));
+  rc = NEW0("testing.TestObjectPtrHolder", &rv);
+  EXPECT_ERROR("TestObjectPtrHolder()", rc, &rv, "TypeError",
+               "testing.TestObjectPtrHolder.__ffi_init__() missing required argument: 'value'");
+
+  rc = NEW("testing.TestDeepCopyEdges", &obj, any_int(5), base);
+  EXPECT_VALUE("TestDeepCopyEdges(5, base)", rc, &obj,
+               "testing.TestDeepCopyEdges(v_any=5, v_obj=testing.TestObjectBase(v_i64=1, v_f64=10, v_str=\"hello\"))");
+  if (rc == 0) {
+    EXPECT_OK("TestDeepCopyEdges.v_any = raw str", set_field(&obj, "v_any", any_raw_str("a raw C string, long")));
+    EXPECT_OK("TestDeepCopyEdges.v_obj = None", set_field(&obj, "v_obj", any_none()));
+    EXPECT_VALUE("TestDeepCopyEdges after setters", 0, &obj,
+                 "testing.TestDeepCopyEdges(v_any=\"a raw C string, long\", v_obj=None)");
+  }
+  any_release(&obj);
+  any_release(&base);
+
+  rc = NEW("testing.TestCompare", &obj, any_int(1), pstr(&p, "name"), any_int(2));
+  EXPECT_VALUE_REL("TestCompare(1, name, 2)", rc, &obj, "testing.TestCompare(key=1, name=\"name\", ignored_field=2)");
+  rc = NEW("testing.TestHash", &obj, any_int(1), pstr(&p, "name"), any_int(2));
+  EXPECT_VALUE_REL("TestHash(1, name, 2)", rc, &obj, "testing.TestHash(key=1, name=\"name\", hash_ignored=2)");
+  rc = NEW("testing.TestCustomHash", &obj, any_int(3), pstr(&p, "label"));
+  EXPECT_VALUE_REL("TestCustomHash(3, label)", rc, &obj, "testing.TestCustomHash(key=3, label=\"label\")");
+  rc = NEW("testing.TestCustomCompare", &obj, any_int(4), pstr(&p, "label"));
+  EXPECT_VALUE_REL("TestCustomCompare(4, label)", rc, &obj, "testing.TestCustomCompare(key=4, label=\"label\")");
+  rc = NEW("testing.TestEqWithoutHash", &obj, any_int(5), pstr(&p, "label"));
+  EXPECT_VALUE_REL("TestEqWithoutHash(5, label)", rc, &obj, "testing.TestEqWithoutHash(key=5, label=\"label\")");
+  rc = NEW("testing.TestCustomHash", &rv, any_int(3));
+  EXPECT_ERROR("TestCustomHash(3)", rc, &rv, "TypeError", NULL);
+
+  rc = NEW("testing.TestCxxClassHiddenField", &obj, any_int(1), any_int(2));
+  EXPECT_VALUE_REL("TestCxxClassHiddenField(1, 2)", rc, &obj, "testing.TestCxxClassHiddenField(v_i64=1, v_i32=2)");
+  /* a class with a vtable: the handle points 8 bytes into the C++ object */
+  rc = NEW("testing.TestCxxClassPolymorphic", &obj, any_int(-8));
+  if (EXPECT_VALUE("TestCxxClassPolymorphic(-8)", rc, &obj, "testing.TestCxxClassPolymorphic(v_i64=-8)")) {
+    EXPECT_OK("TestCxxClassPolymorphic.v_i64 = 9", set_field(&obj, "v_i64", any_int(9)));
+    EXPECT_VALUE("TestCxxClassPolymorphic after the setter", 0, &obj, "testing.TestCxxClassPolymorphic(v_i64=9)");
+    const TVMFFIAny* copy_fn = type_attr("__ffi_shallow_copy__", obj.v_obj->type_index);
+    if (copy_fn) {
+      rc = F(copy_fn->v_obj, &rv, obj);
+      EXPECT_VALUE_REL("TestCxxClassPolymorphic.__ffi_shallow_copy__", rc, &rv,
+                       "testing.TestCxxClassPolymorphic(v_i64=9)");
+    }
+  }
+  any_release(&obj);
+  rc = NEW0("testing.TestCxxEnumHolder", &rv);
+  EXPECT_ERROR("TestCxxEnumHolder()", rc, &rv, "TypeError",
+               "testing.TestCxxEnumHolder.__ffi_init__() missing required argument: 'priority'");
+
+  /* __ffi_convert__ of TestIntPair */
+  rc = NEW("testing.TestIntPair", &obj, any_int(5), any_int(6));
+  const TVMFFIAny* conv = rc == 0 ? type_attr("__ffi_convert__", obj.v_obj->type_index) : NULL;
+  if (conv) {
+    rc = F(conv->v_obj, &rv, obj);
+    CHECK(rc == 0 && rv.v_obj == obj.v_obj, "TestIntPair.__ffi_convert__(pair)", "rc=%d %s", rc,
+          same(rv.v_obj, obj.v_obj));
+    any_release(&rv);
+    rc = F(conv->v_obj, &rv, any_int(1));
+    EXPECT_ERROR("TestIntPair.__ffi_convert__(1)", rc, &rv, "TypeError", NULL);
+  } else {
+    CHECK(0, "TestIntPair.__ffi_convert__", "absent");
+  }
+  /* __ffi_new__ gives a zero-initialised instance */
+  const TVMFFIAny* new_fn = type_attr("__ffi_new__", type_index_of("testing.TestIntPair"));
+  if (new_fn) {
+    rc = call_fn(new_fn->v_obj, NULL, 0, &rv);
+    EXPECT_VALUE_REL("TestIntPair.__ffi_new__()", rc, &rv, "testing.TestIntPair(a=0, b=0)");
+  }
+  any_release(&obj);
+
+  /* the query-only mode of TVMFFITypeGetOrAllocIndex finds registered keys */
+  TVMFFIByteArray key = ba("testing.TestIntPair");
+  int32_t q = TVMFFITypeGetOrAllocIndex(&key, -1, -1, 0, 0, -2);
+  TVMFFIByteArray missing = ba("testing.NoSuchType");
+  int32_t q2 = TVMFFITypeGetOrAllocIndex(&missing, -1, -1, 0, 0, -2);
+  CHECK(q == type_index_of("testing.TestIntPair") && q2 == -2, "TVMFFITypeGetOrAllocIndex query mode",
+        "known=%s unknown=%d", q == type_index_of("testing.TestIntPair") ? "same index" : "other", q2);
+  pool_release(&p);
+}
+
 /* ------------------------------------------------------------------------------------------ */
 /* 9. ffi.ReprPrint of testing objects                                                         */
 /* ------------------------------------------------------------------------------------------ */
@@ -2770,8 +2976,11 @@ static void test_repr(void) {
   void* make_with = find_method(type_index_of("testing.SchemaAllTypes"), "make_with");
   if (make_with) {
     rc = F(make_with, &obj, any_int(7), any_float(0.5), pstr(&p, "made"));
-    if (EXPECT_OK("repr: SchemaAllTypes", rc)) EXPECT_REPR("repr SchemaAllTypes", &obj,
-                                                      "testing.SchemaAllTypes(v_bool=True, v_int=7, v_float=0.5, v_device=cpu:0, v_dtype=float32, v_string=\"made\", v_bytes=b\"\", v_opt_int=None, v_opt_str=None, v_arr_int=(), v_arr_str=(), v_map_str_int={}, v_map_str_arr_int={}, v_variant=\"v\", v_opt_arr_variant=None)");
+    if (EXPECT_OK("repr: SchemaAllTypes", rc))
+      EXPECT_REPR("repr SchemaAllTypes", &obj,
+                "testing.SchemaAllTypes(v_bool=True, v_int=7, v_float=0.5, v_device=cpu:0, v_dtype=float32, "
+                "v_string=\"made\", v_bytes=b\"\", v_opt_int=None, v_opt_str=None, v_arr_int=(), v_arr_str=(), "
+                "v_map_str_int={}, v_map_str_arr_int={}, v_variant=\"v\", v_opt_arr_variant=None)");
     any_release(&obj);
   }
   EXPECT_REPR("repr KWARGS sentinel", &g_kwargs, "<KWARGS>");
@@ -2785,7 +2994,8 @@ static void test_repr(void) {
   rc = NEW("testing.TestDeepCopyEdges", &obj, floats, odd);
   if (EXPECT_OK("repr: TestDeepCopyEdges", rc))
     EXPECT_REPR("repr floats and an escaped string", &obj,
-                "testing.TestDeepCopyEdges(v_any=(1.23457, 1e+20, 1e-07, -0, inf, -inf, 100000, 1.23457e+06, 0.1), v_obj=\"q\\\"b\\\\s\\nn\\tt\\rr\\x01_\\x7f \\u00e9 \\x1b[31mred\\x1b[0m end\")");
+                "testing.TestDeepCopyEdges(v_any=(1.23457, 1e+20, 1e-07, -0, inf, -inf, 100000, 1.23457e+06, "
+                "0.1), v_obj=\"q\\\"b\\\\s\\nn\\tt\\rr\\x01_\\x7f \\u00e9 \\x1b[31mred\\x1b[0m end\")");
   any_release(&obj);
   rc = NEW("testing.TestDeepCopyEdges", &obj, bytes, pool_add(&p, BUILD("ffi.Shape", any_int(2), any_int(0))));
   if (EXPECT_OK("repr: TestDeepCopyEdges(bytes, shape)", rc))
@@ -2889,6 +3099,20 @@ static void test_modules(const char* path) {
   EXPECT_VALUE_REL("ffi.ModuleImplementsFunction(no_such_function)", rc, &rv, "False");
   rc = G("ffi.ModuleGetFunction", &rv, mod, pstr(&p, "no_such_function"), any_bool(0));
   EXPECT_VALUE_REL("ffi.ModuleGetFunction(no_such_function)", rc, &rv, "None");
+  rc = G("ffi.ModuleGetFunction", &rv, mod, pstr(&p, "no_such_function"), any_bool(1));
+  EXPECT_VALUE_REL("ffi.ModuleGetFunction(no_such_function, query_imports)", rc, &rv, "None");
+  rc = G("ffi.ModuleGetWriteFormats", &rv, mod);
+  EXPECT_VALUE_REL("ffi.ModuleGetWriteFormats", rc, &rv, "Array[]");
+  rc = G("ffi.ModuleInspectSource", &rv, mod, pstr(&p, ""));
+  EXPECT_VALUE_REL("ffi.ModuleInspectSource", rc, &rv, "\"\"");
+  rc = G("ffi.ModuleGetFunction", &rv, mod, pstr(&p, "testing_dll_schema_id_int"), any_bool(1));
+  EXPECT_VALUE_REL("ffi.ModuleGetFunction(testing_dll_schema_id_int, query_imports)", rc, &rv, "Function");
+  rc = G("ffi.ReprPrint", &rv, mod);
+  EXPECT_VALUE_REL("ffi.ReprPrint(module)", rc, &rv, NULL);
+  rc = G("ffi.ModuleGetFunction", &rv, mod, any_int(1), any_bool(0));
+  EXPECT_ERROR("ffi.ModuleGetFunction(mod, 1)", rc, &rv, "TypeError", NULL);
+  rc = G("ffi.ModuleLoadFromFile", &rv, pstr(&p, "/nonexistent/libnothing.so"));
+  EXPECT_ERROR_KIND("ffi.ModuleLoadFromFile(missing file)", rc, &rv, "InternalError");
 
   TVMFFIAny id_int;
   rc = G("ffi.ModuleGetFunction", &id_int, mod, pstr(&p, "testing_dll_schema_id_int"), any_bool(0));
@@ -2899,10 +3123,12 @@ static void test_modules(const char* path) {
     EXPECT_ERROR("testing_dll_schema_id_int(str)", rc, &rv, "TypeError", NULL);
   }
   rc = G("ffi.ModuleGetFunctionMetadata", &rv, mod, pstr(&p, "testing_dll_schema_id_int"), any_bool(0));
+  /* the metadata JSON; its type_schema value is itself JSON encoded as a string */
+  static const char id_int_metadata[] =
+      "{\"type_schema\":\"{\\\"type\\\":\\\"ffi.Function\\\",\\\"named_args\\\":{\\\"return\\\":"
+      "[{\\\"type\\\":\\\"int\\\"}],\\\"params\\\":[{\\\"type\\\":\\\"int\\\"}]}}\"}";
   EXPECT_VALUE_REL("ffi.ModuleGetFunctionMetadata(testing_dll_schema_id_int)", rc, &rv,
-                   "\"{\\\"type_schema\\\":\\\"{\\\\\\\"type\\\\\\\":\\\\\\\"ffi.Function\\\\\\\",\\\\\\\"named_args"
-                   "\\\\\\\":{\\\\\\\"return\\\\\\\":[{\\\\\\\"type\\\\\\\":\\\\\\\"int\\\\\\\"}],\\\\\\\"params\\\\\\\":"
-                   "[{\\\\\\\"type\\\\\\\":\\\\\\\"int\\\\\\\"}]}}\\\"}\"");
+                   quote_n(id_int_metadata, strlen(id_int_metadata)));
   rc = G("ffi.ModuleGetFunctionDoc", &rv, mod, pstr(&p, "testing_dll_schema_id_int"), any_bool(0));
   EXPECT_VALUE_REL("ffi.ModuleGetFunctionDoc(testing_dll_schema_id_int)", rc, &rv, "None");
   rc = G("ffi.ModuleGetFunctionDoc", &rv, mod, pstr(&p, "testing_dll_test_add_with_docstring"), any_bool(0));
@@ -2914,6 +3140,32 @@ static void test_modules(const char* path) {
   any_release(&rv);
   rc = G("ffi.ModuleGetFunctionMetadata", &rv, mod, pstr(&p, "no_such_function"), any_bool(0));
   EXPECT_VALUE_REL("ffi.ModuleGetFunctionMetadata(no_such_function)", rc, &rv, "None");
+  /* imports: the system library imported into the DSO module */
+  TVMFFIAny sysmod;
+  rc = G("ffi.SystemLib", &sysmod, pstr(&p, "testing."));
+  if (EXPECT_OK("ffi.SystemLib for import", rc)) {
+    rc = G("ffi.ModuleImportModule", &rv, mod, sysmod);
+    EXPECT_VALUE_REL("ffi.ModuleImportModule(dso, system lib)", rc, &rv, "None");
+    rc = G("ffi.ModuleGetFunction", &rv, mod, pstr(&p, "add_one"), any_bool(0));
+    EXPECT_VALUE_REL("ffi.ModuleGetFunction(dso, add_one, no imports)", rc, &rv, "None");
+    rc = G("ffi.ModuleGetFunction", &rv, mod, pstr(&p, "add_one"), any_bool(1));
+    if (EXPECT_VALUE("ffi.ModuleGetFunction(dso, add_one, query_imports)", rc, &rv, "Function")) {
+      TVMFFIAny r2;
+      int rc2 = F(rv.v_obj, &r2, any_int(-1));
+      EXPECT_VALUE_REL("imported add_one(-1)", rc2, &r2, "0");
+    }
+    any_release(&rv);
+    rc = G("ffi.ModuleImplementsFunction", &rv, mod, pstr(&p, "add_one"), any_bool(1));
+    EXPECT_VALUE_REL("ffi.ModuleImplementsFunction(dso, add_one, query_imports)", rc, &rv, NULL);
+    rc = G("ffi.ReprPrint", &rv, mod);
+    EXPECT_VALUE_REL("ffi.ReprPrint(module with an import)", rc, &rv, NULL);
+    rc = G("ffi.ModuleClearImports", &rv, mod);
+    EXPECT_VALUE_REL("ffi.ModuleClearImports(dso)", rc, &rv, "None");
+    rc = G("ffi.ModuleGetFunction", &rv, mod, pstr(&p, "add_one"), any_bool(1));
+    EXPECT_VALUE_REL("ffi.ModuleGetFunction(dso, add_one, query_imports) after clear", rc, &rv, "None");
+  }
+  any_release(&sysmod);
+
   TVMFFIAny add;
   rc = G("ffi.ModuleGetFunction", &add, mod, pstr(&p, "testing_dll_test_add_with_docstring"), any_bool(0));
   /* the function keeps the module alive */
@@ -2944,6 +3196,10 @@ static void test_modules(const char* path) {
     EXPECT_VALUE_REL("ffi.ModuleGetKind(system lib)", rc, &rv, "\"library\"");
     rc = G("ffi.ModuleGetFunction", &rv, sys, pstr(&p, "missing"), any_bool(0));
     EXPECT_VALUE_REL("SystemLib(testing.).missing", rc, &rv, "None");
+    rc = G("ffi.ModuleImplementsFunction", &rv, sys, pstr(&p, "add_one"), any_bool(0));
+    EXPECT_VALUE_REL("ffi.ModuleImplementsFunction(system lib, add_one)", rc, &rv, "True");
+    rc = G("ffi.ModuleGetPropertyMask", &rv, sys);
+    EXPECT_VALUE_REL("ffi.ModuleGetPropertyMask(system lib)", rc, &rv, NULL);
   }
   any_release(&sys);
   rc = G0("ffi.SystemLib", &sys);
@@ -2961,6 +3217,36 @@ static void test_modules(const char* path) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
+
+/* ffihub's runtime counts the objects it allocated and has not freed yet
+   (`ffihub.LiveObjectCount`); Apache's runtime has no such global. */
+static void* g_live_fn = NULL;
+
+static int64_t live_objects(void) {
+  if (g_live_fn == NULL) return 0;
+  TVMFFIAny rv;
+  int rc = call_fn(g_live_fn, NULL, 0, &rv);
+  if (rc != 0 || rv.type_index != kTVMFFIInt) {
+    void* err = take_raised();
+    if (err) TVMFFIObjectDecRef(err);
+    any_release(&rv);
+    return -1000000;
+  }
+  return rv.v_int64;
+}
+
+/* Runs one section and checks that it released every runtime-allocated object it created
+   (same transcript line on both runtimes; the numbers go to stderr). */
+static void run_section(const char* name, void (*fn)(void)) {
+  int64_t before = live_objects();
+  fn();
+  int64_t after = live_objects();
+  if (after != before) fprintf(stderr, "live objects in %s: %lld -> %lld\n", name, (long long)before, (long long)after);
+  CHECK(after == before, fmt("live objects balanced after %s", name), "%s", after == before ? "yes" : "no");
+}
+
+static const char* g_lib_path = NULL;
+static void test_modules_section(void) { test_modules(g_lib_path); }
 
 static void test_coverage_table(void) {
   int covered = 0, skipped = 0;
@@ -2994,25 +3280,36 @@ int main(int argc, char** argv) {
   if (G0("ffi.GetKwargsObject", &kw) != 0 || kw.type_index != kTVMFFIObject) die("ffi.GetKwargsObject");
   g_kwargs = kw;
 
-  test_global_table();
-  test_scalars();
-  test_run_check_signal();
-  test_errors();
-  test_callbacks();
-  test_arrays_and_lists();
-  test_maps();
-  test_container_mutations();
-  test_tensors();
-  test_type_info();
-  test_int_pair();
-  test_object_base();
-  test_cxx_classes();
-  test_auto_init();
-  test_schema_all_types();
-  test_other_objects();
-  test_repr();
-  test_modules(argv[1]);
+  g_lib_path = argv[1];
+  g_live_fn = get_global("ffihub.LiveObjectCount");
+  /* warm-up: the system-library modules are process-lifetime singletons */
+  TVMFFIAny warm;
+  if (G0("ffi.SystemLib", &warm) == 0) any_release(&warm);
+  if (G("ffi.SystemLib", &warm, any_raw_str("testing.")) == 0) any_release(&warm);
+  void* err = take_raised();
+  if (err) TVMFFIObjectDecRef(err);
+
+  run_section("globals", test_global_table);
+  run_section("scalars", test_scalars);
+  run_section("run_check_signal", test_run_check_signal);
+  run_section("errors", test_errors);
+  run_section("callbacks", test_callbacks);
+  run_section("arrays and lists", test_arrays_and_lists);
+  run_section("maps", test_maps);
+  run_section("container mutations", test_container_mutations);
+  run_section("tensors", test_tensors);
+  run_section("type info", test_type_info);
+  run_section("TestIntPair", test_int_pair);
+  run_section("TestObjectBase", test_object_base);
+  run_section("TestCxxClass*", test_cxx_classes);
+  run_section("auto init", test_auto_init);
+  run_section("SchemaAllTypes", test_schema_all_types);
+  run_section("other objects", test_other_objects);
+  run_section("more objects", test_more_objects);
+  run_section("repr", test_repr);
+  run_section("modules", test_modules_section);
   test_coverage_table();
+  if (g_live_fn) TVMFFIObjectDecRef(g_live_fn);
 
   any_release(&g_kwargs);
   void* leftover = take_raised();

@@ -4,4 +4,5 @@ mod add_one;
 mod headers;
 mod layouts;
 mod scenario;
+mod testing_lib;
 mod valgrind;

@@ -266,20 +266,7 @@ fn steps_equal(a: &ObjectRef, b: &ObjectRef) -> Result<bool, Error> {
     if unsafe { kind(a).as_raw().value.v_int64 != kind(b).as_raw().value.v_int64 } {
         return Ok(false);
     }
-    let (ka, kb) = (key(a), key(b));
-    // SAFETY: both keys are valid owned values.
-    Ok(unsafe {
-        match (
-            crate::string::str_bytes(ka.as_raw()),
-            crate::string::str_bytes(kb.as_raw()),
-        ) {
-            (Some(x), Some(y)) => x == y,
-            _ => {
-                ka.type_index() == kb.type_index()
-                    && ka.as_raw().value.v_uint64 == kb.as_raw().value.v_uint64
-            }
-        }
-    })
+    crate::any_hash::equal_of(&key(a), &key(b))
 }
 
 fn paths_equal(a: &ObjectRef, b: &ObjectRef) -> Result<bool, Error> {
@@ -764,6 +751,10 @@ pub(crate) fn register(registrar: &mut TypeRegistrar) -> Result<(), Error> {
         b"__ffi_type_final__",
         Any::bool(true).as_raw(),
     )?;
+    // Map keys that are BigInts hash by value; header code finds these hooks by column.
+    for (column, hook) in crate::any_hash::bigint_hooks() {
+        registrar.register_attr(tindex::BIG_INT, column, hook.as_raw())?;
+    }
     // ffi.VisitInterrupt has a fixed index but is defined like the dynamic types.
     let visit_interrupt = TypeDef {
         key: "ffi.VisitInterrupt",

@@ -25,18 +25,12 @@ use std::sync::Mutex;
 
 const MAP: Ty = Ty::Named("ffi.Map");
 const DICT: Ty = Ty::Named("ffi.Dict");
-/// How Apache's messages show a `void` return (the schema says `None`).
-const VOID: Ty = Ty::Named("void");
 
 fn dict_any_any() -> Ty {
     Ty::Generic("ffi.Dict", vec![ANY, ANY])
 }
 
 pub(super) fn register(globals: &mut Globals) {
-    // Header-only C++ code running on this runtime finds BigInt's hash hooks where Apache's
-    // runtime registers them; a failure only means someone registered them first.
-    let _ = crate::any_hash::register_bigint_hooks();
-
     def_packed(globals, "ffi.Map", |args| {
         let mut map = Map::new();
         for (key, value) in owned_pairs(args)? {
@@ -223,8 +217,8 @@ fn iter_functor(map: ObjectRef) -> Result<Any, Error> {
     Ok(Any::object(functor))
 }
 
-/// Registers a Dict mutator `(Dict<Any, Any>, ...) -> None`. Apache's messages show the return
-/// as `void`, and a Map first argument is converted into a new Dict (so nothing visible changes).
+/// Registers a Dict mutator `(Dict<Any, Any>, ...) -> None`: a Map first argument is converted
+/// into a new Dict (so nothing visible changes), as in Apache's runtime.
 fn def_dict_mutator(
     globals: &mut Globals,
     name: &'static str,
@@ -233,7 +227,7 @@ fn def_dict_mutator(
 ) {
     let ty = function(NONE, params.clone());
     let functor = crate::function::from_closure(move |args| {
-        let ret = VOID;
+        let ret = NONE;
         let call = Call {
             name,
             ret: &ret,

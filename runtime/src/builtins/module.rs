@@ -1,5 +1,8 @@
 //! The `ffi.Module*` globals, `ffi.Module.load_from_file.so` and `ffi.SystemLib`, with Apache's
 //! names and type schemas. The logic lives in `crate::module`.
+//!
+//! Arguments are converted last to first: Apache's C++ unpacks them as call arguments, which
+//! GCC evaluates right to left, so when several are wrong its TypeError names the last one.
 
 use super::{def_packed, def_typed, Call, Globals};
 use crate::any::Any;
@@ -50,7 +53,8 @@ pub(super) fn register(globals: &mut Globals) {
         optional(PACKED_FUNCTION),
         vec![MODULE, STRING, BOOL],
         |c| {
-            let found = module_arg(c, 0)?.get_function(c.string(1)?, c.bool(2)?)?;
+            let (query_imports, name) = (c.bool(2)?, c.string(1)?);
+            let found = module_arg(c, 0)?.get_function(name, query_imports)?;
             Ok(found.map_or_else(Any::none, Any::object))
         },
     );
@@ -60,7 +64,8 @@ pub(super) fn register(globals: &mut Globals) {
         optional(STRING),
         vec![MODULE, STRING, BOOL],
         |c| {
-            let doc = module_arg(c, 0)?.function_doc(c.string(1)?, c.bool(2)?)?;
+            let (query_imports, name) = (c.bool(2)?, c.string(1)?);
+            let doc = module_arg(c, 0)?.function_doc(name, query_imports)?;
             Ok(optional_string(doc))
         },
     );
@@ -70,7 +75,8 @@ pub(super) fn register(globals: &mut Globals) {
         optional(STRING),
         vec![MODULE, STRING, BOOL],
         |c| {
-            let metadata = module_arg(c, 0)?.function_metadata(c.string(1)?, c.bool(2)?)?;
+            let (query_imports, name) = (c.bool(2)?, c.string(1)?);
+            let metadata = module_arg(c, 0)?.function_metadata(name, query_imports)?;
             Ok(optional_string(metadata))
         },
     );
@@ -90,7 +96,8 @@ pub(super) fn register(globals: &mut Globals) {
         BOOL,
         vec![MODULE, STRING, BOOL],
         |c| {
-            let found = module_arg(c, 0)?.implements_function(c.string(1)?, c.bool(2)?)?;
+            let (query_imports, name) = (c.bool(2)?, c.string(1)?);
+            let found = module_arg(c, 0)?.implements_function(name, query_imports)?;
             Ok(Any::bool(found))
         },
     );
@@ -100,7 +107,8 @@ pub(super) fn register(globals: &mut Globals) {
         NONE,
         vec![MODULE, MODULE],
         |c| {
-            module_arg(c, 0)?.import_module(&module_arg(c, 1)?)?;
+            let other = module_arg(c, 1)?;
+            module_arg(c, 0)?.import_module(&other)?;
             Ok(Any::none())
         },
     );
@@ -113,7 +121,10 @@ pub(super) fn register(globals: &mut Globals) {
         "ffi.ModuleInspectSource",
         STRING,
         vec![MODULE, STRING],
-        |c| Ok(Any::string(module_arg(c, 0)?.inspect_source(c.string(1)?)?)),
+        |c| {
+            let format = c.string(1)?;
+            Ok(Any::string(module_arg(c, 0)?.inspect_source(format)?))
+        },
     );
     def_typed(
         globals,
@@ -121,7 +132,8 @@ pub(super) fn register(globals: &mut Globals) {
         NONE,
         vec![MODULE, STRING, STRING],
         |c| {
-            module_arg(c, 0)?.write_to_file(c.string(1)?, c.string(2)?)?;
+            let (format, file) = (c.string(2)?, c.string(1)?);
+            module_arg(c, 0)?.write_to_file(file, format)?;
             Ok(Any::none())
         },
     );

@@ -369,7 +369,8 @@ fn process_library_bin(
     Ok(modules.swap_remove(0))
 }
 
-// SAFETY: libloading's Library is Send + Sync; the system variant holds only bytes.
+// Modules are shared across threads: libloading's Library is Send + Sync and the system
+// variant holds only bytes, so Library is too (checked at compile time).
 const _: fn() = || {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Library>();

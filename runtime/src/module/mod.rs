@@ -112,9 +112,9 @@ pub trait ModuleImpl: Send + Sync + 'static {
     }
 }
 
-/// The Rust state of an ffihub module. Fields drop in order: cached functions are released
-/// before the implementation (which may unload a library their code lives in). The imports
-/// Array, in the ABI slot, is released before both.
+/// The Rust state of an ffihub module. The deleter releases the two containers (imported
+/// modules, cached functions) before this state, so they go before the implementation, which
+/// may unload a library their code lives in.
 struct ModuleState {
     /// Serializes `TVMFFIEnvModLookupFromImports` cache reads and writes. The cache (the Map
     /// in the `import_lookup_cache_` slot) never loses an entry, so the borrowed handles it

@@ -155,7 +155,11 @@ fn lookup_from_imports_caches_and_falls_back_to_globals() {
             .as_ptr()
     );
     let cache = unsafe { ObjectRef::from_borrowed(*root.lookup_cache_slot()) };
-    assert_eq!(Map::from_object(cache).unwrap().len(), 2, "the ABI cache Map");
+    assert_eq!(
+        Map::from_object(cache).unwrap().len(),
+        2,
+        "the ABI cache Map"
+    );
     // The cache keeps the function even when the import goes away.
     root.clear_imports().unwrap();
     drop(import);
@@ -350,4 +354,29 @@ fn pinning_keeps_a_module_alive() {
     globals_remove(&m);
     globals_remove(&m);
     assert_eq!(unsafe { crate::object::strong_count(raw) }, 1);
+}
+
+#[test]
+fn concurrent_lookups_share_one_cached_function() {
+    let root = table("root", &[]);
+    root.import_module(&table("import", &[("f", 1), ("g", 2)]))
+        .unwrap();
+    let ctx = root.library_ctx() as usize;
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let name: &[u8] = if i % 2 == 0 { b"f" } else { b"g" };
+                let found = lookup_from_imports(ctx as *mut c_void, name).unwrap();
+                (name, found as usize)
+            })
+        })
+        .collect();
+    let results: Vec<_> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    for (name, found) in &results {
+        assert_eq!(
+            lookup_from_imports(ctx as *mut c_void, name).unwrap() as usize,
+            *found,
+            "every thread got the cached function"
+        );
+    }
 }

@@ -1,0 +1,271 @@
+//! The command line: `ffihub dump | generate | check | ir`.
+
+use crate::dump::{dump, find_runtime, DumpOptions};
+use crate::filemap;
+use crate::lang::{self, Backend, Config};
+use crate::{generate, ir};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use ffihub_schema::Reflection;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Generate Julia, Node and C++ bindings for TVM-FFI libraries from their reflection.
+#[derive(Parser, Debug)]
+#[command(name = "ffihub", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Load libraries into a TVM-FFI runtime and write what they registered (functions, types).
+    Dump(DumpArgs),
+    /// Generate bindings (from libraries, or from a dump without any runtime).
+    Generate(GenerateArgs),
+    /// Exit 1 with a summary if the bindings in --out are not what `generate` would write.
+    Check(GenerateArgs),
+    /// Print the normalized IR that the backends render (YAML), for generator authors.
+    Ir(SourceArgs),
+}
+
+/// Where the reflection comes from: libraries (loaded into a runtime) or a dump.
+#[derive(Args, Debug)]
+struct SourceArgs {
+    #[command(flatten)]
+    load: LoadArgs,
+    /// A reflection document written by `ffihub dump` (YAML or JSON); needs no runtime.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["libs", "runtime", "prefix"])]
+    metadata: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct GenerateArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    /// Target language: julia, node, cpp, or all (one subfolder each).
+    #[arg(long, value_name = "LANG")]
+    lang: String,
+    /// The package name (each language derives its own spelling: module, package, namespace).
+    #[arg(long, value_name = "NAME")]
+    name: String,
+    /// The output folder.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Do not fail on "unsupported" diagnostics of this item (repeatable; `prefix*` matches
+    /// every item starting with prefix).
+    #[arg(long = "allow-unsupported", value_name = "ITEM")]
+    allow_unsupported: Vec<String>,
+}
+
+/// Where the runtime comes from and which libraries to load.
+#[derive(Args, Debug, Clone)]
+struct LoadArgs {
+    /// A library to load (repeatable). Its new global functions and types are dumped; the
+    /// runtime's own file dumps the runtime's built-ins.
+    #[arg(long = "lib", value_name = "PATH")]
+    libs: Vec<PathBuf>,
+    /// The libtvm_ffi.so to load. Default: $TVM_FFI_LIB_DIR/libtvm_ffi.so, else the one next to
+    /// the ffihub executable, else the dynamic loader's search.
+    #[arg(long, value_name = "PATH")]
+    runtime: Option<PathBuf>,
+    /// Keep only functions and types whose name starts with this prefix (e.g. `demo.`).
+    #[arg(long, value_name = "P")]
+    prefix: Option<String>,
+}
+
+impl LoadArgs {
+    fn options(&self) -> DumpOptions {
+        DumpOptions {
+            runtime: self.runtime.clone(),
+            libs: self.libs.clone(),
+            prefix: self.prefix.clone(),
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+struct DumpArgs {
+    #[command(flatten)]
+    load: LoadArgs,
+    /// Output format (default: from the -o extension, else yaml).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Write to this file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    Yaml,
+    Json,
+}
+
+/// Runs the command line and returns the process exit code: 0 success, 1 stale output
+/// (`check`) or unsupported items, 2 any other error.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("ffihub: error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Dump(args) => {
+            if args.load.libs.is_empty() {
+                return Err("dump needs at least one --lib PATH".into());
+            }
+            let doc = load_libs(&args.load)?;
+            let format = args.format.unwrap_or(match &args.output {
+                Some(p) if p.extension().is_some_and(|e| e == "json") => Format::Json,
+                _ => Format::Yaml,
+            });
+            let text = match format {
+                Format::Yaml => doc.to_yaml_string(),
+                Format::Json => doc.to_json_string(),
+            }
+            .map_err(|e| e.to_string())?;
+            write_output(args.output.as_deref(), &text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Ir(source) => {
+            let lib = ir::build(&load(&source)?);
+            let text = serde_yaml_text(&lib)?;
+            write_output(None, &text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Generate(args) => run_generate(&args, false),
+        Command::Check(args) => run_generate(&args, true),
+    }
+}
+
+fn serde_yaml_text(lib: &ir::Library) -> Result<String, String> {
+    serde_yaml::to_string(lib).map_err(|e| format!("cannot serialize the IR: {e}"))
+}
+
+fn backends(lang: &str) -> Result<Vec<&'static Backend>, String> {
+    if lang == "all" {
+        return Ok(lang::BACKENDS.iter().collect());
+    }
+    lang::backend(lang).map(|b| vec![b]).ok_or_else(|| {
+        let names: Vec<&str> = lang::BACKENDS.iter().map(|b| b.name).collect();
+        format!("unknown language `{lang}` (expected one of: {}, all)", names.join(", "))
+    })
+}
+
+fn run_generate(args: &GenerateArgs, check: bool) -> Result<ExitCode, String> {
+    let backends = backends(&args.lang)?;
+    if args.name.trim().is_empty() {
+        return Err("--name must not be empty".into());
+    }
+    let lib = ir::build(&load(&args.source)?);
+    let cfg = Config {
+        name: args.name.clone(),
+        allow_unsupported: args.allow_unsupported.clone(),
+    };
+    let files = match generate(&lib, &backends, &cfg) {
+        Ok(files) => files,
+        Err(diags) => {
+            for d in diags.sorted() {
+                eprintln!("{d}");
+            }
+            eprintln!(
+                "ffihub: error: {} problem(s), nothing written (unsupported items can be accepted with --allow-unsupported ITEM)",
+                diags.sorted().len()
+            );
+            return Ok(ExitCode::from(1));
+        }
+    };
+    if check {
+        let drift = filemap::compare(&files, &args.out);
+        if drift.is_empty() {
+            return Ok(ExitCode::SUCCESS);
+        }
+        eprintln!(
+            "{} is stale; regenerate it with `ffihub generate` and the same arguments:\n{drift}",
+            args.out.display()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    filemap::write(&files, &args.out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The reflection named by the source arguments.
+fn load(source: &SourceArgs) -> Result<Reflection, String> {
+    match &source.metadata {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            Reflection::from_str_auto(&text)
+                .map_err(|e| format!("{}: {}", path.display(), one_line(&e.to_string())))
+        }
+        None if source.load.libs.is_empty() => {
+            Err("give the libraries (--lib PATH) or a dump (--metadata FILE)".into())
+        }
+        None => load_libs(&source.load),
+    }
+}
+
+/// Loads the libraries into a runtime (restarting the process first if needed, see
+/// [`ensure_loader_path`]) and dumps them.
+fn load_libs(load: &LoadArgs) -> Result<Reflection, String> {
+    let runtime = load.runtime.clone().unwrap_or_else(find_runtime);
+    ensure_loader_path(&runtime)?;
+    let mut opts = load.options();
+    opts.runtime = Some(runtime);
+    dump(&opts).map_err(|e| one_line(&e.to_string()))
+}
+
+/// Set by [`ensure_loader_path`] in the restarted process.
+const REEXEC_ENV: &str = "FFIHUB_LOADER_PATH_SET";
+
+/// Makes libraries that need `libtvm_ffi.so` find the chosen runtime even when it has no
+/// SONAME and they carry an RUNPATH to another copy: restarts `ffihub` once with the runtime's
+/// folder first in `LD_LIBRARY_PATH` (the loader reads it only at process start).
+fn ensure_loader_path(runtime: &Path) -> Result<(), String> {
+    let Some(dir) = runtime.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Ok(()); // a bare name: the loader's own search decides
+    };
+    if std::env::var_os(REEXEC_ENV).is_some() {
+        return Ok(());
+    }
+    if !runtime.is_file() {
+        return Err(format!("runtime: {}: no such file", runtime.display()));
+    }
+    let dir = std::fs::canonicalize(dir)
+        .map_err(|e| format!("runtime: {}: {e}", runtime.display()))?;
+    let mut path = std::ffi::OsString::from(dir.as_os_str());
+    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|v| !v.is_empty()) {
+        path.push(":");
+        path.push(old);
+    }
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find the ffihub executable: {e}"))?;
+    use std::os::unix::process::CommandExt;
+    let err = std::process::Command::new(exe)
+        .args(std::env::args_os().skip(1))
+        .env("LD_LIBRARY_PATH", path)
+        .env(REEXEC_ENV, "1")
+        .exec();
+    Err(format!("cannot restart ffihub: {err}"))
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    match path {
+        Some(p) => std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display())),
+        None => std::io::stdout()
+            .write_all(text.as_bytes())
+            .map_err(|e| format!("cannot write to standard output: {e}")),
+    }
+}

@@ -1,0 +1,358 @@
+//! The IR: the reflection document, normalized for code generation.
+//!
+//! - Types are normalized ([`Type`]): string-like origins become [`Type::String`], C++ standard
+//!   containers become their TVM-FFI counterparts, missing container arguments become `Any`,
+//!   wrappers that do not change the value seen by a binding (`Expected`, `ObjectRValueRef`,
+//!   `UnchangedOr`) are removed.
+//! - Inheritance is resolved: each type knows its parent, whether the parent is defined in the
+//!   same library, and the fields it inherits from local ancestors.
+//! - Constructors are resolved from `__ffi_init__` (typed method or generated from fields).
+//! - Instance methods lose their `self` parameter; parameters get names (TVM-FFI records none,
+//!   so they are `arg0`, `arg1`..., or field names for constructors).
+//! - Items are sorted: functions by name, types parents-first (pre-order of the inheritance
+//!   tree, siblings by key), methods by name (overloads keep their order).
+//!
+//! The IR knows nothing about target languages; naming is done by each backend's `names.rs`.
+
+mod types;
+
+pub use types::Type;
+
+use ffihub_schema::{self as schema, FieldFlags, Reflection};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A library's API, ready for the backends.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Library {
+    /// The metadata checksum (written in every generated file's banner).
+    pub checksum: String,
+    /// File names of the libraries the items come from.
+    pub libraries: Vec<String>,
+    /// Global functions, sorted by name.
+    pub functions: Vec<Function>,
+    /// Object types, parents before children.
+    pub types: Vec<ObjectType>,
+}
+
+/// A parameter of a function, method or constructor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Param {
+    /// Its name: `arg<i>`, or the field name for constructor parameters.
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub ty: Type,
+}
+
+/// A typed signature.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Signature {
+    /// The parameters.
+    pub params: Vec<Param>,
+    /// The return type ([`Type::None`] for nothing).
+    #[serde(rename = "return")]
+    pub ret: Type,
+}
+
+/// A global function.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Function {
+    /// The registered name (`testing.add_one`): what the binding looks up.
+    pub name: String,
+    /// The name split at dots (`["testing", "add_one"]`); the last segment names the binding.
+    pub path: Vec<String>,
+    /// Documentation.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub doc: String,
+    /// The signature; `None` for packed functions (called with any arguments, returning Any).
+    pub signature: Option<Signature>,
+}
+
+/// An object type.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ObjectType {
+    /// The type key (`testing.TestIntPair`).
+    pub key: String,
+    /// The key split at dots; the last segment names the binding.
+    pub path: Vec<String>,
+    /// The direct parent's key (`ffi.Object` for roots).
+    pub parent: String,
+    /// Whether the parent is defined in this library (otherwise it is a builtin or foreign type).
+    pub parent_is_local: bool,
+    /// All ancestors, root first.
+    pub ancestors: Vec<String>,
+    /// Documentation.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub doc: String,
+    /// No subclasses.
+    pub is_final: bool,
+    /// Fields inherited from ancestors of this library, root first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inherited_fields: Vec<Field>,
+    /// The type's own fields, in registration order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<Field>,
+    /// The type's own methods (without `__ffi_init__`), sorted by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub methods: Vec<Method>,
+    /// How to construct it, if possible.
+    pub constructor: Option<Constructor>,
+}
+
+impl ObjectType {
+    /// Inherited and own fields, root first.
+    pub fn all_fields(&self) -> impl Iterator<Item = &Field> {
+        self.inherited_fields.iter().chain(&self.fields)
+    }
+}
+
+/// A field.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Field {
+    /// The field name (what the binding passes to the field accessors).
+    pub name: String,
+    /// The key of the type that declares it.
+    pub owner: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub ty: Type,
+    /// Documentation.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub doc: String,
+    /// Has a setter.
+    pub writable: bool,
+    /// The default value, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<schema::DefaultValue>,
+}
+
+/// A method.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Method {
+    /// The registered name.
+    pub name: String,
+    /// Static (no receiver).
+    pub is_static: bool,
+    /// Documentation.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub doc: String,
+    /// The signature without the receiver; `None` when packed.
+    pub signature: Option<Signature>,
+}
+
+/// How a constructor is called.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConstructorKind {
+    /// The typed static method `__ffi_init__`: positional arguments only.
+    InitMethod,
+    /// The generated `__ffi_init__` type attribute: positional arguments, then keyword
+    /// arguments after the `ffi.GetKwargsObject()` marker.
+    AutoInit,
+}
+
+/// A constructor parameter.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CtorParam {
+    /// The parameter (named after its field when known).
+    #[serde(flatten)]
+    pub param: Param,
+    /// Can only be passed by keyword.
+    pub kw_only: bool,
+    /// May be left out (the field has a default).
+    pub optional: bool,
+}
+
+/// A constructor.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Constructor {
+    /// Which calling convention.
+    pub kind: ConstructorKind,
+    /// Its parameters: positional ones first, then keyword-only ones.
+    pub params: Vec<CtorParam>,
+}
+
+/// Builds the IR of a document.
+pub fn build(doc: &Reflection) -> Library {
+    let local: BTreeMap<&str, &schema::ObjectType> =
+        doc.types.iter().map(|t| (t.key.as_str(), t)).collect();
+
+    let mut functions: Vec<Function> = doc.functions.iter().map(function).collect();
+    functions.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let mut types: Vec<ObjectType> = doc.types.iter().map(|t| object_type(t, &local)).collect();
+    // Pre-order of the inheritance tree: sort by the chain of local ancestors plus the key.
+    let chain = |t: &ObjectType| -> Vec<String> {
+        let mut c: Vec<String> = t
+            .ancestors
+            .iter()
+            .filter(|a| local.contains_key(a.as_str()))
+            .cloned()
+            .collect();
+        c.push(t.key.clone());
+        c
+    };
+    types.sort_by_cached_key(chain);
+
+    Library {
+        checksum: doc.checksum(),
+        libraries: doc.libraries.clone(),
+        functions,
+        types,
+    }
+}
+
+fn split_path(name: &str) -> Vec<String> {
+    name.split('.').map(str::to_string).collect()
+}
+
+fn params(types: &[schema::TypeSchema]) -> Vec<Param> {
+    types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Param {
+            name: format!("arg{i}"),
+            ty: Type::from_schema(t),
+        })
+        .collect()
+}
+
+fn signature(sig: &schema::Signature, skip_self: bool) -> Signature {
+    let from = usize::from(skip_self && !sig.params.is_empty());
+    Signature {
+        params: params(&sig.params[from..]),
+        ret: Type::from_schema(&sig.ret),
+    }
+}
+
+fn function(f: &schema::Function) -> Function {
+    Function {
+        name: f.name.clone(),
+        path: split_path(&f.name),
+        doc: f.doc.clone(),
+        signature: f.signature.as_ref().map(|s| signature(s, false)),
+    }
+}
+
+fn field(f: &schema::Field, owner: &str) -> Field {
+    Field {
+        name: f.name.clone(),
+        owner: owner.to_string(),
+        ty: f.ty.as_ref().map(Type::from_schema).unwrap_or(Type::Any),
+        doc: f.doc.clone(),
+        writable: f.flags.has(FieldFlags::WRITABLE),
+        default: f.default.clone(),
+    }
+}
+
+fn object_type(t: &schema::ObjectType, local: &BTreeMap<&str, &schema::ObjectType>) -> ObjectType {
+    let inherited: Vec<(&schema::Field, &str)> = t
+        .ancestors
+        .iter()
+        .filter_map(|a| local.get(a.as_str()))
+        .flat_map(|a| a.fields.iter().map(move |f| (f, a.key.as_str())))
+        .collect();
+    let own: Vec<(&schema::Field, &str)> = t.fields.iter().map(|f| (f, t.key.as_str())).collect();
+
+    let mut methods: Vec<Method> = t
+        .methods
+        .iter()
+        .filter(|m| m.name != "__ffi_init__")
+        .map(|m| Method {
+            name: m.name.clone(),
+            is_static: m.is_static,
+            doc: m.doc.clone(),
+            signature: m.signature.as_ref().map(|s| signature(s, !m.is_static)),
+        })
+        .collect();
+    methods.sort_by(|a, b| a.name.cmp(&b.name));
+
+    let init_fields: Vec<(&schema::Field, &str)> = inherited
+        .iter()
+        .chain(&own)
+        .filter(|(f, _)| !f.flags.has(FieldFlags::INIT_OFF))
+        .copied()
+        .collect();
+    let constructor = match t.constructor {
+        Some(schema::Constructor::InitMethod) => t
+            .methods
+            .iter()
+            .find(|m| m.is_static && m.name == "__ffi_init__")
+            .map(|m| init_method(m, &init_fields)),
+        Some(schema::Constructor::AutoInit) => Some(auto_init(&init_fields)),
+        None => None,
+    };
+
+    ObjectType {
+        key: t.key.clone(),
+        path: split_path(&t.key),
+        parent: t.parent().unwrap_or("ffi.Object").to_string(),
+        parent_is_local: t.parent().is_some_and(|p| local.contains_key(p)),
+        ancestors: t.ancestors.clone(),
+        doc: t.doc.clone(),
+        is_final: t.is_final,
+        inherited_fields: inherited.iter().map(|(f, o)| field(f, o)).collect(),
+        fields: own.iter().map(|(f, o)| field(f, o)).collect(),
+        methods,
+        constructor,
+    }
+}
+
+/// A typed `__ffi_init__`: its parameters are named after the init fields when they match them
+/// one to one (same count, same types), `arg<i>` otherwise.
+fn init_method(m: &schema::Method, init_fields: &[(&schema::Field, &str)]) -> Constructor {
+    let params = m
+        .signature
+        .as_ref()
+        .map(|s| params(&s.params))
+        .unwrap_or_default();
+    let field_types: Vec<Type> = init_fields
+        .iter()
+        .map(|(f, o)| field(f, o).ty)
+        .collect();
+    let matches = field_types.len() == params.len()
+        && field_types.iter().zip(&params).all(|(a, p)| *a == p.ty);
+    Constructor {
+        kind: ConstructorKind::InitMethod,
+        params: params
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut p)| {
+                if matches {
+                    p.name = init_fields[i].0.name.clone();
+                }
+                CtorParam {
+                    param: p,
+                    kw_only: false,
+                    optional: false,
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The generated `__ffi_init__`: the init fields, positional ones first. A positional parameter
+/// with a default that is followed by a required positional one is required too (no language
+/// can leave out a positional argument in the middle).
+fn auto_init(init_fields: &[(&schema::Field, &str)]) -> Constructor {
+    let param = |(f, o): &(&schema::Field, &str)| CtorParam {
+        param: Param {
+            name: f.name.clone(),
+            ty: field(f, o).ty,
+        },
+        kw_only: f.flags.has(FieldFlags::KW_ONLY),
+        optional: f.flags.has(FieldFlags::HAS_DEFAULT),
+    };
+    let (kw, mut positional): (Vec<_>, Vec<_>) =
+        init_fields.iter().map(param).partition(|p| p.kw_only);
+    if let Some(last_required) = positional.iter().rposition(|p| !p.optional) {
+        for p in &mut positional[..last_required] {
+            p.optional = false;
+        }
+    }
+    Constructor {
+        kind: ConstructorKind::AutoInit,
+        params: positional.into_iter().chain(kw).collect(),
+    }
+}

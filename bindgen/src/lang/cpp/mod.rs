@@ -1,0 +1,79 @@
+//! The C++ backend: one header-only file on top of the hand-written support headers
+//! (bindings/cpp/include). Conventions: templates/cpp/README.md.
+
+pub mod model;
+pub mod names;
+
+use crate::diagnostics::Diagnostics;
+use crate::filemap::{banner_text, FileMap};
+use crate::ir;
+use crate::lang::{render, Capabilities, Config, Scope};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The backend's name.
+pub const LANG: &str = "cpp";
+
+/// The support header that generated code includes.
+pub const SUPPORT_HEADER: &str = "ffihub/ffihub.hpp";
+
+/// What the C++ backend expresses. Keyword-only constructor parameters have no C++ spelling.
+pub fn capabilities() -> Capabilities {
+    Capabilities {
+        packed_functions: true,
+        objects: true,
+        methods: true,
+        constructors: true,
+        kw_only_params: false,
+        callbacks: true,
+        containers: true,
+        optional: true,
+        variant: true,
+        tensors: true,
+        bigint: true,
+        opaque_ptr: true,
+    }
+}
+
+/// Renders the C++ header of `lib`.
+pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics> {
+    let mut diags = Diagnostics::default();
+    let lib = capabilities().filter(lib, LANG, &mut diags);
+    let namespace = names::namespace(&cfg.name);
+    let mut top = Scope::with_reserved(&["detail", "ffihub", namespace.as_str()]);
+    let mut classes = BTreeMap::new();
+    for t in &lib.types {
+        let ident = names::class(t.path.last().map_or("", String::as_str));
+        names::claim(&mut top, &ident, &t.key, &mut diags);
+        classes.insert(t.key.clone(), ident);
+    }
+    let types = model::Types(classes);
+    let header = model::Header {
+        banner: format!("// {}", banner_text(&lib.libraries, &lib.checksum)),
+        support_header: SUPPORT_HEADER,
+        checksum: model::literal(&lib.checksum),
+        libraries: lib.libraries.iter().map(|l| model::literal(l)).collect(),
+        classes: lib.types.iter().map(|t| types.class(t, &mut diags)).collect(),
+        functions: lib
+            .functions
+            .iter()
+            .map(|f| {
+                let ident = names::value(f.path.last().map_or("", String::as_str));
+                names::claim(&mut top, &ident, &f.name, &mut diags);
+                types.function(f, ident, &mut diags)
+            })
+            .collect(),
+        namespace: namespace.clone(),
+    };
+    let mut files = FileMap::new();
+    files.insert(
+        PathBuf::from(format!("{namespace}.hpp")),
+        render(&header, LANG, &cfg.name, &mut diags),
+    );
+    let fatal = diags.fatal(&cfg.allow_unsupported);
+    if fatal.is_empty() {
+        Ok(files)
+    } else {
+        Err(fatal)
+    }
+}

@@ -1,0 +1,82 @@
+//! C++ identifiers: the only place that spells them.
+//!
+//! Rules: everything lives in `namespace <snake_case name>`; functions, methods, field
+//! accessors and parameters are `snake_case`; classes keep the type key's last segment in
+//! `PascalCase`; keywords (and a few standard macros) get a trailing `_`; generated internals
+//! live in the nested namespace `detail` or start with `ffi_` (a user name with that prefix is
+//! an error); collisions in one scope are errors.
+
+use crate::diagnostics::Diagnostics;
+use crate::lang::{case, Scope};
+
+use super::LANG;
+
+/// C++20 keywords and alternative tokens, plus macros from the standard headers that would
+/// break a declaration.
+const KEYWORDS: &[&str] = &[
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+    "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+    "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+    "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+    "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+    "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+    "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+    "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+    "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+    "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq", "assert", "errno",
+    "NULL", "EOF", "stdin", "stdout", "stderr", "detail",
+];
+
+/// The prefix of internal names in generated code.
+pub const RESERVED_PREFIX: &str = "ffi_";
+
+fn escape(ident: String) -> String {
+    if KEYWORDS.contains(&ident.as_str()) {
+        format!("{ident}_")
+    } else {
+        ident
+    }
+}
+
+/// The namespace for `--name`.
+pub fn namespace(name: &str) -> String {
+    escape(case::sanitize(&case::snake(name)))
+}
+
+/// A class name.
+pub fn class(segment: &str) -> String {
+    escape(case::sanitize(&case::pascal(segment)))
+}
+
+/// A function, method, accessor or parameter name.
+pub fn value(name: &str) -> String {
+    escape(case::sanitize(&case::snake(name)))
+}
+
+/// The setter of a writable field.
+pub fn setter(field_ident: &str) -> String {
+    format!("set_{field_ident}")
+}
+
+/// Claims `ident` in `scope`, rejecting the reserved prefix.
+pub fn claim(scope: &mut Scope, ident: &str, item: &str, diags: &mut Diagnostics) {
+    if ident.starts_with(RESERVED_PREFIX) {
+        diags.error(LANG, item, format!("`{ident}` uses the reserved prefix {RESERVED_PREFIX}"));
+    }
+    scope.claim(ident, item, LANG, diags);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spelling() {
+        assert_eq!(namespace("TvmFfiTesting"), "tvm_ffi_testing");
+        assert_eq!(class("test_int_pair"), "TestIntPair");
+        assert_eq!(value("TestIntPairSum"), "test_int_pair_sum");
+        assert_eq!(value("delete"), "delete_");
+        assert_eq!(setter("v_i64"), "set_v_i64");
+    }
+}

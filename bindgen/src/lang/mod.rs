@@ -1,0 +1,314 @@
+//! The backends: one folder per target language, each with the same files and roles.
+//!
+//! - `mod.rs`: `generate(&ir::Library, &Config) -> Result<FileMap, Diagnostics>` and
+//!   `capabilities()`;
+//! - `names.rs`: the only place that spells identifiers (case, keywords, reserved prefix,
+//!   collisions);
+//! - `model.rs`: the askama view models (precomputed strings and flags);
+//! - the templates live in `templates/<lang>/` at the workspace root.
+//!
+//! Shared here: the [`Capabilities`] check that removes what a backend cannot express (with a
+//! diagnostic naming the item), the collision-checking [`Scope`], and the backend table.
+
+pub mod case;
+pub mod cpp;
+pub mod julia;
+pub mod node;
+
+use crate::diagnostics::Diagnostics;
+use crate::filemap::FileMap;
+use crate::ir::{self, Type};
+use std::collections::BTreeMap;
+
+/// Options of one generation run.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// The package name given with `--name` (each backend derives its own spelling).
+    pub name: String,
+    /// Item paths whose "unsupported" diagnostics do not fail the run (`*` suffix = prefix).
+    pub allow_unsupported: Vec<String>,
+}
+
+/// What a backend can express. Items that need something missing are left out, with an
+/// "unsupported" diagnostic naming them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Packed (untyped, variadic) functions and methods.
+    pub packed_functions: bool,
+    /// Object types (classes with a handle).
+    pub objects: bool,
+    /// Methods (instance and static).
+    pub methods: bool,
+    /// Constructors.
+    pub constructors: bool,
+    /// Keyword-only constructor parameters.
+    pub kw_only_params: bool,
+    /// Function-typed parameters and results (callbacks).
+    pub callbacks: bool,
+    /// Arrays, lists, maps, dicts, tuples.
+    pub containers: bool,
+    /// `Optional[T]`.
+    pub optional: bool,
+    /// `Variant[...]`.
+    pub variant: bool,
+    /// Tensors and shapes.
+    pub tensors: bool,
+    /// Arbitrary-precision integers.
+    pub bigint: bool,
+    /// Opaque pointers.
+    pub opaque_ptr: bool,
+}
+
+impl Capabilities {
+    /// Why `ty` cannot be expressed, if it cannot.
+    pub fn check_type(&self, ty: &Type) -> Result<(), String> {
+        let need = |ok: bool, what: &str| {
+            if ok {
+                Ok(())
+            } else {
+                Err(format!("{what} is not supported (in {ty})"))
+            }
+        };
+        match ty {
+            Type::Array(t) | Type::List(t) => {
+                need(self.containers, "containers")?;
+                self.check_type(t)
+            }
+            Type::Map(k, v) | Type::Dict(k, v) => {
+                need(self.containers, "containers")?;
+                self.check_type(k)?;
+                self.check_type(v)
+            }
+            Type::Tuple(ts) => {
+                need(self.containers, "tuples")?;
+                ts.iter().try_for_each(|t| self.check_type(t))
+            }
+            Type::Optional(t) => {
+                need(self.optional, "Optional")?;
+                self.check_type(t)
+            }
+            Type::Variant(ts) => {
+                need(self.variant, "Variant")?;
+                ts.iter().try_for_each(|t| self.check_type(t))
+            }
+            Type::Function(sig) => {
+                need(self.callbacks, "function values (callbacks)")?;
+                match sig {
+                    Some(sig) => self.check_signature(sig),
+                    None => Ok(()),
+                }
+            }
+            Type::Tensor | Type::Shape => need(self.tensors, "tensors"),
+            Type::BigInt => need(self.bigint, "bigint"),
+            Type::OpaquePtr => need(self.opaque_ptr, "opaque pointers"),
+            Type::Class(_) | Type::Object | Type::Module | Type::Error => {
+                need(self.objects, "objects")
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn check_signature(&self, sig: &ir::Signature) -> Result<(), String> {
+        sig.params
+            .iter()
+            .try_for_each(|p| self.check_type(&p.ty))?;
+        self.check_type(&sig.ret)
+    }
+
+    fn check_callable(&self, sig: Option<&ir::Signature>) -> Result<(), String> {
+        match sig {
+            Some(sig) => self.check_signature(sig),
+            None if self.packed_functions => Ok(()),
+            None => Err("packed functions are not supported".into()),
+        }
+    }
+
+    /// The part of `lib` this backend can express; every item left out gets a diagnostic.
+    pub fn filter(&self, lib: &ir::Library, lang: &'static str, diags: &mut Diagnostics) -> ir::Library {
+        let mut out = lib.clone();
+        out.functions.retain(|f| match self.check_callable(f.signature.as_ref()) {
+            Ok(()) => true,
+            Err(why) => {
+                diags.unsupported(lang, &f.name, why);
+                false
+            }
+        });
+        if !self.objects {
+            for t in &out.types {
+                diags.unsupported(lang, &t.key, "object types are not supported");
+            }
+            out.types.clear();
+        }
+        for t in &mut out.types {
+            let key = t.key.clone();
+            let mut drop_field = |f: &ir::Field| match self.check_type(&f.ty) {
+                Ok(()) => true,
+                Err(why) => {
+                    diags.unsupported(lang, &format!("{key}.{}", f.name), why);
+                    false
+                }
+            };
+            t.fields.retain(&mut drop_field);
+            // Inherited fields were reported with their owner already.
+            t.inherited_fields.retain(|f| self.check_type(&f.ty).is_ok());
+            t.methods.retain(|m| {
+                let ok = if self.methods {
+                    self.check_callable(m.signature.as_ref())
+                } else {
+                    Err("methods are not supported".into())
+                };
+                ok.map_err(|why| diags.unsupported(lang, &format!("{key}.{}", m.name), why))
+                    .is_ok()
+            });
+            if let Some(ctor) = &t.constructor {
+                let ok = if !self.constructors {
+                    Err("constructors are not supported".to_string())
+                } else if !self.kw_only_params && ctor.params.iter().any(|p| p.kw_only) {
+                    Err("keyword-only parameters are not supported".to_string())
+                } else {
+                    ctor.params
+                        .iter()
+                        .try_for_each(|p| self.check_type(&p.param.ty))
+                };
+                if let Err(why) = ok {
+                    diags.unsupported(lang, &format!("{key}.__ffi_init__"), why);
+                    t.constructor = None;
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One naming scope (a package's top level, a class's members): detects two items that end up
+/// with the same identifier.
+#[derive(Debug, Default)]
+pub struct Scope {
+    taken: BTreeMap<String, String>,
+}
+
+impl Scope {
+    /// A scope where `reserved` identifiers are already used by generated code.
+    pub fn with_reserved(reserved: &[&str]) -> Self {
+        Scope {
+            taken: reserved
+                .iter()
+                .map(|r| (r.to_string(), "generated code".to_string()))
+                .collect(),
+        }
+    }
+
+    /// Claims `ident` for `item`; reports an error naming both items if it is taken.
+    pub fn claim(&mut self, ident: &str, item: &str, lang: &'static str, diags: &mut Diagnostics) {
+        match self.taken.get(ident) {
+            Some(other) => diags.error(
+                lang,
+                item,
+                format!("its name `{ident}` collides with {other}; rename one of them"),
+            ),
+            None => {
+                self.taken.insert(ident.to_string(), format!("`{item}`"));
+            }
+        }
+    }
+}
+
+/// A target language.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Language {
+    /// Julia package.
+    Julia,
+    /// Node.js package.
+    Node,
+    /// Header-only C++17.
+    Cpp,
+}
+
+/// A backend in the table.
+pub struct Backend {
+    /// The language.
+    pub lang: Language,
+    /// Its name on the command line and the subfolder for `--lang all`.
+    pub name: &'static str,
+    /// What it can express.
+    pub capabilities: fn() -> Capabilities,
+    /// Renders a library.
+    pub generate: fn(&ir::Library, &Config) -> Result<FileMap, Diagnostics>,
+}
+
+/// Every backend, in `--lang all` order.
+pub const BACKENDS: &[Backend] = &[
+    Backend {
+        lang: Language::Julia,
+        name: julia::LANG,
+        capabilities: julia::capabilities,
+        generate: julia::generate,
+    },
+    Backend {
+        lang: Language::Node,
+        name: node::LANG,
+        capabilities: node::capabilities,
+        generate: node::generate,
+    },
+    Backend {
+        lang: Language::Cpp,
+        name: cpp::LANG,
+        capabilities: cpp::capabilities,
+        generate: cpp::generate,
+    },
+];
+
+/// Looks a backend up by its command-line name.
+pub fn backend(name: &str) -> Option<&'static Backend> {
+    BACKENDS.iter().find(|b| b.name == name)
+}
+
+/// Renders an askama template, turning a render failure into a diagnostic.
+pub fn render<T: askama::Template>(
+    template: &T,
+    lang: &'static str,
+    item: &str,
+    diags: &mut Diagnostics,
+) -> String {
+    match template.render() {
+        Ok(mut text) => {
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text
+        }
+        Err(e) => {
+            diags.error(lang, item, format!("template failed: {e}"));
+            String::new()
+        }
+    }
+}
+
+/// A stable UUID-shaped string derived from `seed` (for package manifests that need one).
+pub fn stable_uuid(seed: &str) -> String {
+    let mut a: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut b: u64 = 0x8422_2325_cbf2_9ce4;
+    for byte in seed.bytes() {
+        a = (a ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        b = (b ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
+    }
+    let hex = format!("{a:016x}{b:016x}");
+    // Version 4 / variant 1 nibbles keep it a valid UUID.
+    format!(
+        "{}-{}-4{}-8{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
+}
+
+/// Documentation lines, trimmed of trailing blank lines.
+pub fn doc_lines(doc: &str) -> Vec<String> {
+    let mut lines: Vec<String> = doc.lines().map(|l| l.trim_end().to_string()).collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines
+}

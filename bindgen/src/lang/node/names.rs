@@ -1,0 +1,89 @@
+//! JavaScript/TypeScript identifiers: the only place that spells them.
+//!
+//! Rules: classes `PascalCase`; functions, members and parameters `camelCase`; reserved words
+//! (and member names with a special meaning: `constructor`, and for static members `name`,
+//! `length`, `prototype`, `caller`, `arguments`) get a trailing `_`; generated internals start
+//! with `__ffi` (a user name with that prefix is an error); collisions in one scope are errors.
+
+use crate::diagnostics::Diagnostics;
+use crate::lang::{case, Scope};
+
+use super::LANG;
+
+/// ECMAScript reserved words, strict-mode reserved words, and TypeScript's type keywords that
+/// cannot name a declaration.
+const KEYWORDS: &[&str] = &[
+    "arguments", "await", "break", "case", "catch", "class", "const", "continue", "debugger",
+    "default", "delete", "do", "else", "enum", "eval", "export", "extends", "false", "finally",
+    "for", "function", "if", "implements", "import", "in", "instanceof", "interface", "let",
+    "new", "null", "package", "private", "protected", "public", "return", "static", "super",
+    "switch", "this", "throw", "true", "try", "typeof", "undefined", "var", "void", "while",
+    "with", "yield", "any", "boolean", "never", "number", "string", "symbol", "unknown", "object",
+    "bigint", "require", "module", "exports",
+];
+
+/// Instance member names with a special meaning.
+const RESERVED_MEMBERS: &[&str] = &["constructor", "__proto__"];
+
+/// Static member names that clash with properties of every class.
+const RESERVED_STATICS: &[&str] = &["name", "length", "prototype", "caller", "arguments"];
+
+/// The prefix of every internal name in generated code.
+pub const RESERVED_PREFIX: &str = "__ffi";
+
+fn escape(ident: String, extra: &[&str]) -> String {
+    if KEYWORDS.contains(&ident.as_str()) || extra.contains(&ident.as_str()) {
+        format!("{ident}_")
+    } else {
+        ident
+    }
+}
+
+/// The npm package name for `--name` (kebab-case).
+pub fn package(name: &str) -> String {
+    case::snake(name).replace('_', "-")
+}
+
+/// A class name.
+pub fn class(segment: &str) -> String {
+    escape(case::sanitize(&case::pascal(segment)), &[])
+}
+
+/// A function or parameter name.
+pub fn value(name: &str) -> String {
+    escape(case::sanitize(&case::camel(name)), &[])
+}
+
+/// An instance member (field accessor or method).
+pub fn member(name: &str) -> String {
+    escape(case::sanitize(&case::camel(name)), RESERVED_MEMBERS)
+}
+
+/// A static member.
+pub fn static_member(name: &str) -> String {
+    escape(case::sanitize(&case::camel(name)), RESERVED_STATICS)
+}
+
+/// Claims `ident` in `scope`, rejecting the reserved prefix.
+pub fn claim(scope: &mut Scope, ident: &str, item: &str, diags: &mut Diagnostics) {
+    if ident.starts_with(RESERVED_PREFIX) {
+        diags.error(LANG, item, format!("`{ident}` uses the reserved prefix {RESERVED_PREFIX}"));
+    }
+    scope.claim(ident, item, LANG, diags);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spelling() {
+        assert_eq!(package("TvmFfiTesting"), "tvm-ffi-testing");
+        assert_eq!(class("TestIntPair"), "TestIntPair");
+        assert_eq!(value("add_one"), "addOne");
+        assert_eq!(value("delete"), "delete_");
+        assert_eq!(member("constructor"), "constructor_");
+        assert_eq!(static_member("name"), "name_");
+        assert_eq!(member("name"), "name");
+    }
+}

@@ -1,0 +1,139 @@
+//! `ffihub dump` on ffihub's runtime and on Apache's, and the CLI's handling of bad input.
+
+mod common;
+
+use common::*;
+
+fn dump(runtime: &std::path::Path, lib: &std::path::Path, format: &str) -> String {
+    ffihub_ok(&[
+        "dump",
+        "--runtime",
+        runtime.to_str().unwrap(),
+        "--lib",
+        lib.to_str().unwrap(),
+        "--format",
+        format,
+    ])
+}
+
+fn assert_identical_and_valid(lib: &std::path::Path) -> String {
+    let apache = apache_root().join("lib/libtvm_ffi.so");
+    let ours = our_runtime();
+    for format in ["yaml", "json"] {
+        let on_apache = dump(&apache, lib, format);
+        let on_ours = dump(&ours, lib, format);
+        if on_apache != on_ours {
+            let first = on_apache
+                .lines()
+                .zip(on_ours.lines())
+                .enumerate()
+                .find(|(_, (a, b))| a != b)
+                .map(|(i, (a, b))| format!("line {}: apache `{a}` vs ffihub `{b}`", i + 1))
+                .unwrap_or_else(|| "lengths differ".into());
+            panic!("{format} dumps of {} differ: {first}", lib.display());
+        }
+        let value: serde_json::Value = if format == "json" {
+            serde_json::from_str(&on_ours).unwrap()
+        } else {
+            serde_yaml::from_str(&on_ours).unwrap()
+        };
+        assert_eq!(schema_errors(&value), Vec::<String>::new(), "{format} dump is invalid");
+    }
+    dump(&apache, lib, "yaml")
+}
+
+#[test]
+fn testing_library_dumps_are_identical_on_both_runtimes() {
+    let lib = apache_root().join("lib/libtvm_ffi_testing.so");
+    let yaml = assert_identical_and_valid(&lib);
+    let doc = ffihub_schema::Reflection::from_yaml_str(&yaml).unwrap();
+    assert_eq!(doc.functions.len(), 59);
+    assert_eq!(doc.types.len(), 35);
+    // The checked-in copy that the IR snapshot uses must stay the real thing.
+    let fixture = std::fs::read_to_string(fixture("testing.yaml")).unwrap();
+    assert!(
+        fixture == yaml,
+        "bindgen/tests/fixtures/testing.yaml is stale: regenerate it with `ffihub dump --runtime \
+         {} --lib {} -o bindgen/tests/fixtures/testing.yaml`",
+        apache_root().join("lib/libtvm_ffi.so").display(),
+        lib.display()
+    );
+}
+
+#[test]
+fn demo_extension_dumps_are_identical_on_both_runtimes() {
+    let lib = ["release", "debug"]
+        .iter()
+        .map(|p| target_dir().join(p).join("libffihub_demo.so"))
+        .find(|p| p.is_file());
+    match lib {
+        Some(lib) => {
+            assert_identical_and_valid(&lib);
+        }
+        // The demo is built by `cargo build -p ffihub-demo` (scripts/test.sh does it).
+        None => eprintln!("libffihub_demo.so is not built: `cargo build -p ffihub-demo`"),
+    }
+}
+
+#[test]
+fn prefix_filters_and_output_file_format_follows_extension() {
+    let lib = apache_root().join("lib/libtvm_ffi_testing.so");
+    let out = scratch("dump-prefix").join("pair.json");
+    ffihub_ok(&[
+        "dump",
+        "--runtime",
+        our_runtime().to_str().unwrap(),
+        "--lib",
+        lib.to_str().unwrap(),
+        "--prefix",
+        "testing.TestIntPair",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let doc = ffihub_schema::Reflection::from_json_str(&std::fs::read_to_string(&out).unwrap())
+        .unwrap();
+    let names: Vec<&str> = doc.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["testing.TestIntPairSum"]);
+    assert_eq!(doc.types.len(), 1);
+    assert_eq!(doc.prefix.as_deref(), Some("testing.TestIntPair"));
+}
+
+fn expect_error(args: &[&str], needle: &str) {
+    let out = ffihub(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{args:?}: not one line: {stderr}");
+    assert!(stderr.starts_with("ffihub: error: "), "{args:?}: {stderr}");
+    assert!(stderr.contains(needle), "{args:?}: `{stderr}` lacks `{needle}`");
+}
+
+#[test]
+fn bad_input_gives_one_line_errors() {
+    let rt = our_runtime();
+    let rt = rt.to_str().unwrap();
+    let dir = scratch("bad-input");
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let not_a_lib = write("not_a_lib.so", "hello");
+    let bad_yaml = write("bad.yaml", "functions: [");
+    let bad_schema = write("bad_schema.yaml", "format_version: 1\nfunctions: [{name: f, signature: {return: {type: Optional}}}]\n");
+    let good = fixture("function.yaml");
+    let good = good.to_str().unwrap();
+    let out = dir.to_str().unwrap();
+
+    expect_error(&["dump", "--runtime", rt, "--lib", "/no/such/lib.so"], "no such file");
+    expect_error(&["dump", "--runtime", rt, "--lib", &not_a_lib], "cannot load");
+    expect_error(&["dump", "--runtime", &not_a_lib, "--lib", &not_a_lib], "cannot load");
+    expect_error(&["dump", "--runtime", "/no/such/libtvm_ffi.so", "--lib", &not_a_lib], "no such file");
+    expect_error(&["dump", "--runtime", "libm.so.6", "--lib", &not_a_lib], "not a TVM-FFI runtime");
+    expect_error(&["dump", "--runtime", rt], "at least one --lib");
+    for (meta, needle) in [(&bad_yaml, "invalid YAML"), (&bad_schema, "Optional takes 1")] {
+        expect_error(&["generate", "--lang", "julia", "--metadata", meta, "--name", "x", "--out", out], needle);
+    }
+    expect_error(&["generate", "--lang", "rust", "--metadata", good, "--name", "x", "--out", out], "unknown language `rust`");
+    expect_error(&["generate", "--lang", "cpp", "--metadata", "/no/such.yaml", "--name", "x", "--out", out], "cannot read");
+    expect_error(&["generate", "--lang", "cpp", "--name", "x", "--out", out], "--metadata FILE");
+}

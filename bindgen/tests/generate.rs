@@ -1,0 +1,237 @@
+//! Snapshots (insta) of the IR and of every backend's output for one small input per kind of
+//! item, syntax checks of the output with the real tools when they are installed, and the
+//! `generate`/`check` commands.
+
+mod common;
+
+use common::*;
+use ffihub_bindgen::{generate, ir, lang};
+use ffihub_schema::Reflection;
+use std::path::Path;
+use std::process::Command;
+
+/// One small input per kind of item.
+const KINDS: &[&str] = &[
+    "function",
+    "packed_function",
+    "object_fields",
+    "inheritance",
+    "methods",
+    "static_method",
+    "constructor",
+    "containers",
+    "optional_variant",
+    "callbacks",
+    "names",
+];
+
+fn load(name: &str) -> Reflection {
+    let path = fixture(&format!("{name}.yaml"));
+    Reflection::from_yaml_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn config(allow: &[&str]) -> lang::Config {
+    lang::Config {
+        name: "kinds".into(),
+        allow_unsupported: allow.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// The diagnostics of a backend (if any), then its files (with every unsupported item allowed).
+fn render(backend: &lang::Backend, lib: &ir::Library) -> String {
+    let mut out = String::new();
+    if let Err(diags) = (backend.generate)(lib, &config(&[])) {
+        out.push_str(&format!("# diagnostics\n{diags}\n\n"));
+    }
+    match (backend.generate)(lib, &config(&["*"])) {
+        Ok(files) => {
+            for (path, text) in files {
+                out.push_str(&format!("# file {}\n{text}\n", path.display()));
+            }
+        }
+        Err(diags) => out.push_str(&format!("# errors\n{diags}\n")),
+    }
+    out
+}
+
+#[test]
+fn ir_of_the_testing_library() {
+    insta::assert_yaml_snapshot!("ir__testing", ir::build(&load("testing")));
+}
+
+#[test]
+fn ir_of_the_kinds() {
+    for kind in KINDS {
+        insta::assert_yaml_snapshot!(format!("ir__{kind}"), ir::build(&load(kind)));
+    }
+}
+
+#[test]
+fn output_per_language_and_kind() {
+    for kind in KINDS {
+        let lib = ir::build(&load(kind));
+        for backend in lang::BACKENDS {
+            insta::assert_snapshot!(format!("{}__{kind}", backend.name), render(backend, &lib));
+        }
+    }
+}
+
+#[test]
+fn names_that_collide_are_reported_and_keywords_escaped() {
+    let lib = ir::build(&load("names"));
+    for backend in lang::BACKENDS {
+        let diags = (backend.generate)(&lib, &config(&["*"])).unwrap_err().to_string();
+        assert!(diags.contains("kinds.fooBar") && diags.contains("collides"), "{diags}");
+    }
+    let mut without = load("names");
+    without.functions.retain(|f| f.name != "kinds.fooBar");
+    without.checksum = None;
+    let lib = ir::build(&without);
+    let julia = generate(&lib, &[lang::backend("julia").unwrap()], &config(&[])).unwrap();
+    assert!(julia.values().any(|t| t.contains("function end_()")));
+    let node = generate(&lib, &[lang::backend("node").unwrap()], &config(&[])).unwrap();
+    assert!(node.values().any(|t| t.contains("function delete_()")));
+    let cpp = generate(&lib, &[lang::backend("cpp").unwrap()], &config(&[])).unwrap();
+    assert!(cpp.values().any(|t| t.contains("inline void delete_()")));
+}
+
+/// Allowed unsupported items of the testing library: C++ has no keyword-only parameters.
+const TESTING_ALLOWED: &[&str] = &[
+    "testing.TestCxxAutoInit.__ffi_init__",
+    "testing.TestCxxAutoInitChild.__ffi_init__",
+    "testing.TestCxxAutoInitKwOnlyDefaults.__ffi_init__",
+    "testing.TestCxxKwOnly.__ffi_init__",
+];
+
+fn tool(name: &str) -> bool {
+    Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+fn syntax_check(dir: &Path) {
+    let run = |mut cmd: Command| {
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{cmd:?}:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    for entry in walk(dir) {
+        let ext = entry.extension().and_then(|e| e.to_str()).unwrap_or("");
+        match ext {
+            "js" if tool("node") => {
+                let mut c = Command::new("node");
+                c.arg("--check").arg(&entry);
+                run(c);
+            }
+            "hpp" if tool("g++") => {
+                let mut c = Command::new("g++");
+                c.args(["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-x", "c++"])
+                    .arg("-I")
+                    .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support"))
+                    .arg(&entry);
+                run(c);
+            }
+            "jl" if tool("julia") => {
+                let mut c = Command::new("julia");
+                c.args(["--startup-file=no", "-e", "Meta.parse(read(ARGS[1], String))"])
+                    .arg(&entry);
+                run(c);
+            }
+            "json" => {
+                serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&entry).unwrap())
+                    .unwrap_or_else(|e| panic!("{}: {e}", entry.display()));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn generated_code_is_syntactically_valid() {
+    let root = scratch("syntax");
+    let all: Vec<&lang::Backend> = lang::BACKENDS.iter().collect();
+    for kind in KINDS.iter().filter(|k| **k != "names").chain(&["testing"]) {
+        let files = generate(&ir::build(&load(kind)), &all, &config(&["*"])).unwrap();
+        ffihub_bindgen::filemap::write(&files, &root.join(kind)).unwrap();
+    }
+    syntax_check(&root);
+}
+
+#[test]
+fn generate_all_for_the_testing_library_and_check() {
+    let out = scratch("generate-all");
+    let meta = fixture("testing.yaml");
+    let mut args = vec![
+        "generate".to_string(),
+        "--lang".into(),
+        "all".into(),
+        "--metadata".into(),
+        meta.to_str().unwrap().into(),
+        "--name".into(),
+        "tvm_ffi_testing".into(),
+        "--out".into(),
+        out.to_str().unwrap().into(),
+    ];
+    // Without the allow list, exactly the four keyword-only constructors are reported.
+    let refused = ffihub(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    let reported: Vec<&str> = stderr.lines().filter(|l| l.contains(": unsupported: ")).collect();
+    assert_eq!(reported.len(), TESTING_ALLOWED.len(), "{stderr}");
+    for item in TESTING_ALLOWED {
+        args.push("--allow-unsupported".into());
+        args.push(item.to_string());
+    }
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    ffihub_ok(&argv);
+    for f in ["julia/Project.toml", "julia/src/TvmFfiTesting.jl", "node/index.js", "node/index.d.ts", "node/package.json", "cpp/tvm_ffi_testing.hpp"] {
+        assert!(out.join(f).is_file(), "{f} not written");
+    }
+
+    // check: clean, then stale after an edit, then stale with an extra generated file.
+    let mut check = argv.clone();
+    check[0] = "check";
+    ffihub_ok(&check);
+    let js = out.join("node/index.js");
+    std::fs::write(&js, std::fs::read_to_string(&js).unwrap() + "// edited\n").unwrap();
+    let stale = ffihub(&check);
+    assert_eq!(stale.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&stale.stderr).contains("changed: node/index.js"));
+    ffihub_ok(&argv);
+    ffihub_ok(&check);
+    std::fs::write(out.join("julia/old.jl"), "# This file is generated by ffihub 0.0.1\n").unwrap();
+    let stale = ffihub(&check);
+    assert!(String::from_utf8_lossy(&stale.stderr).contains("stale: julia/old.jl"));
+    ffihub_ok(&argv);
+    assert!(!out.join("julia/old.jl").exists(), "generate removes stale generated files");
+}
+
+#[test]
+fn output_is_deterministic() {
+    let lib = ir::build(&load("testing"));
+    let all: Vec<&lang::Backend> = lang::BACKENDS.iter().collect();
+    let a = generate(&lib, &all, &config(&["*"])).unwrap();
+    let b = generate(&ir::build(&load("testing")), &all, &config(&["*"])).unwrap();
+    assert_eq!(a, b);
+    for (path, text) in &a {
+        assert!(text.ends_with('\n'), "{} lacks a trailing newline", path.display());
+        assert!(text.lines().take(3).any(|l| l.contains("generated by ffihub")), "{} lacks the banner", path.display());
+    }
+}

@@ -1,0 +1,64 @@
+"""
+    TVMFFI
+
+Julia support package for [TVM-FFI](https://github.com/apache/tvm-ffi) libraries, on ffihub's
+runtime or Apache's (`libtvm_ffi.so`, C ABI 0.1). It uses nothing but `ccall` and Julia's
+standard library, runs on Julia 1.5 and later, and is what ffihub's generated Julia packages are
+built on.
+
+- Functions: [`get_global_func`](@ref), calling an [`FFIFunction`](@ref) (`f(args...)`,
+  [`call_packed`](@ref)), [`register_global_func`](@ref); any Julia function passes as a callback.
+- Values convert both ways (see `src/any.jl` for the table): `nothing`, integers, `Bool`, floats,
+  `String`, `Vector{UInt8}` (bytes), [`DLDataType`](@ref), [`DLDevice`](@ref), containers as lazy
+  views ([`FFIArray`](@ref), [`FFIList`](@ref), [`FFIMap`](@ref), [`FFIDict`](@ref),
+  [`FFIShape`](@ref)), tensors as zero-copy Julia arrays, objects as [`FFIObject`](@ref)s, errors
+  as [`FFIError`](@ref)s.
+- Objects: reflection ([`get_field`](@ref), [`set_field!`](@ref), [`call_method`](@ref),
+  [`construct`](@ref)) and [`register_object_type`](@ref) for generated types.
+- Modules: [`load_module`](@ref), [`system_lib`](@ref).
+
+The runtime is chosen when the package is loaded: `ENV["TVM_FFI_LIB"]` (a file) or
+`ENV["TVM_FFI_LIB_DIR"]` (a folder), see [`library_path`](@ref).
+
+Memory rules: results are owned by their Julia wrappers, which release them in finalizers (or
+`close`); arguments are borrowed for the call and kept alive with `GC.@preserve`; Julia callbacks
+and arrays that C holds are kept alive by integer-indexed slots, released by the C object's
+deleter; no C deleter runs Julia code that allocates or locks.
+"""
+module TVMFFI
+
+using Libdl
+
+export FFIObject, FFIFunction, FFIModule, FFITensor, FFIArray, FFIList, FFIMap, FFIDict, FFIShape,
+    FFIError, DLDevice, DLDataType, ObjectRef,
+    get_global_func, register_global_func, call_packed, load_module, system_lib
+
+include("lib.jl")
+include("abi.jl")
+include("error.jl")
+include("object.jl")
+include("keepalive.jl")
+include("any.jl")
+include("function.jl")
+include("containers.jl")
+include("tensor.jl")
+include("module.jl")
+include("reflection.jl")
+include("metadata.jl")
+include("show.jl")
+
+function __init__()
+    _open_library()
+    _SAFE_CALL_PTR[] = @cfunction(_callback_safe_call, Int32, (Ptr{Cvoid}, Ptr{TVMFFIAny}, Int32, Ptr{TVMFFIAny}))
+    _DLPACK_DELETER[] = @cfunction(_dlpack_deleter, Cvoid, (Ptr{DLManagedTensorVersioned},))
+    _CELL_DELETER[] = _USE_SEMAPHORE ? Libdl.dlsym(Libdl.dlopen("libc.so.6"), :sem_post) :
+                      @cfunction(_cell_mark_released, Cvoid, (Ptr{Cvoid},))
+    # Nothing cached at precompile time refers to this process's runtime.
+    empty!(_GLOBAL_CACHE)
+    empty!(_WRAPPER_CACHE)
+    empty!(_TABLES)
+    _MISSING_SENTINEL[] = nothing
+    return nothing
+end
+
+end # module

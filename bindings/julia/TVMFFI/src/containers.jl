@@ -1,0 +1,302 @@
+# Containers: lazy Julia views of ffi.Array / ffi.List (AbstractVector), ffi.Map / ffi.Dict
+# (AbstractDict) and ffi.Shape (AbstractVector{Int64}).
+#
+# Sequences and shapes are read straight from their ABI layout (TVMFFISeqCell / TVMFFIShapeCell
+# after the object header); elements are converted on access (objects get a new reference).
+# Maps and every mutation go through the runtime's `ffi.*` global functions.
+
+# --- building from Julia -----------------------------------------------------------------------------
+
+# Calls a packed constructor (ffi.Array, ffi.List, ffi.Map, ...) with the elements of `xs`;
+# returns the owned result.
+_sequence_any(ctor::FFIFunction, xs) = _call_any_vector(ctor, xs isa AbstractVector ? xs : collect(Any, xs))
+
+function _mapping_any(ctor::FFIFunction, d)
+    kv = Any[]
+    for (k, v) in d
+        push!(kv, k, v)
+    end
+    return _call_any_vector(ctor, kv)
+end
+
+function _take_as(::Type{T}, a::TVMFFIAny) where {T}
+    x = _take_any(a)
+    x isa T && return x
+    throw(FFIError("TypeError", "expected the runtime to return $T, got $(typeof(x))"))
+end
+
+"""
+    FFIArray(xs = ())
+
+A new `ffi.Array` holding the elements of the iterable `xs`, each converted to TVM-FFI.
+"""
+FFIArray(xs = ()) = _take_as(FFIArray, _sequence_any(_global_func("ffi.Array"), xs))
+
+"""
+    FFIList(xs = ())
+
+A new `ffi.List` holding the elements of the iterable `xs`.
+"""
+FFIList(xs = ()) = _take_as(FFIList, _sequence_any(_global_func("ffi.List"), xs))
+
+"""
+    FFIMap(d = ())
+
+A new `ffi.Map` with the key => value pairs of `d` (an `AbstractDict` or any iterable of pairs).
+"""
+FFIMap(d = ()) = _take_as(FFIMap, _mapping_any(_global_func("ffi.Map"), d))
+
+"""
+    FFIDict(d = ())
+
+A new `ffi.Dict` with the key => value pairs of `d`.
+"""
+FFIDict(d = ()) = _take_as(FFIDict, _mapping_any(_global_func("ffi.Dict"), d))
+
+"""
+    FFIShape(dims)
+
+A new `ffi.Shape` from integer dimensions, e.g. `FFIShape((2, 3))` or `FFIShape([2, 3])`.
+"""
+FFIShape(dims) = _take_as(FFIShape, _call_any_vector(_global_func("ffi.Shape"), Int64[d for d in dims]))
+
+# Copies of an existing wrapper (same object, new reference) and passthrough conversions.
+FFIArray(x::FFIArray) = x
+FFIList(x::FFIList) = x
+FFIMap(x::FFIMap) = x
+FFIDict(x::FFIDict) = x
+FFIShape(x::FFIShape) = x
+
+Base.convert(::Type{FFIArray}, x::Union{AbstractVector,Tuple}) = FFIArray(x)
+Base.convert(::Type{FFIList}, x::Union{AbstractVector,Tuple}) = FFIList(x)
+Base.convert(::Type{FFIMap}, x::AbstractDict) = FFIMap(x)
+Base.convert(::Type{FFIDict}, x::AbstractDict) = FFIDict(x)
+Base.convert(::Type{FFIShape}, x::Union{AbstractVector{<:Integer},Tuple{Vararg{Integer}}}) = FFIShape(x)
+Base.convert(::Type{FFIArray}, x::FFIArray) = x
+Base.convert(::Type{FFIList}, x::FFIList) = x
+Base.convert(::Type{FFIMap}, x::FFIMap) = x
+Base.convert(::Type{FFIDict}, x::FFIDict) = x
+Base.convert(::Type{FFIShape}, x::FFIShape) = x
+
+# --- sequences (Array, List) -----------------------------------------------------------------------------
+
+const _Seq = Union{FFIArray,FFIList}
+
+@inline _seq_cell(h::Ptr{Cvoid}) = unsafe_load(Ptr{TVMFFISeqCell}(h + _HEADER_SIZE))
+
+"""
+    length(a::Union{FFIArray,FFIList}), size(a)
+
+The number of elements, read from the sequence's cell.
+"""
+Base.size(a::_Seq) = (GC.@preserve(a, Int(_seq_cell(handle(a)).size)),)
+Base.IndexStyle(::Type{<:_Seq}) = IndexLinear()
+
+"""
+    getindex(a::Union{FFIArray,FFIList}, i::Int)
+
+Element `i` (1-based), converted to Julia (objects are new wrappers holding their own reference).
+"""
+function Base.getindex(a::_Seq, i::Int)
+    GC.@preserve a begin
+        cell = _seq_cell(handle(a))
+        1 <= i <= cell.size || throw(BoundsError(a, i))
+        return _copy_any(unsafe_load(cell.data, i))
+    end
+end
+
+"""
+    setindex!(l::FFIList, v, i::Int)
+
+Replace element `i` of the list (`ffi.ListSetItem`).
+"""
+function Base.setindex!(l::FFIList, v, i::Int)
+    checkbounds(l, i)
+    _global_func("ffi.ListSetItem")(l, i - 1, v)
+    return l
+end
+
+"""
+    push!(l::FFIList, v)
+
+Append `v` to the list (`ffi.ListAppend`).
+"""
+function Base.push!(l::FFIList, v)
+    _global_func("ffi.ListAppend")(l, v)
+    return l
+end
+
+"""
+    insert!(l::FFIList, i::Integer, v)
+
+Insert `v` so that it becomes element `i` (`ffi.ListInsert`).
+"""
+function Base.insert!(l::FFIList, i::Integer, v)
+    1 <= i <= length(l) + 1 || throw(BoundsError(l, i))
+    _global_func("ffi.ListInsert")(l, Int(i) - 1, v)
+    return l
+end
+
+"""
+    deleteat!(l::FFIList, i::Integer)
+
+Remove element `i` (`ffi.ListErase`).
+"""
+function Base.deleteat!(l::FFIList, i::Integer)
+    checkbounds(l, i)
+    _global_func("ffi.ListErase")(l, Int(i) - 1)
+    return l
+end
+
+"""
+    pop!(l::FFIList)
+
+Remove and return the last element (`ffi.ListPop`).
+"""
+function Base.pop!(l::FFIList)
+    n = length(l)
+    n == 0 && throw(ArgumentError("list must be non-empty"))
+    return _global_func("ffi.ListPop")(l, n - 1)
+end
+
+"""
+    empty!(l::FFIList)
+
+Remove all elements (`ffi.ListClear`).
+"""
+function Base.empty!(l::FFIList)
+    _global_func("ffi.ListClear")(l)
+    return l
+end
+
+# --- shapes ----------------------------------------------------------------------------------------------
+
+@inline _shape_cell(h::Ptr{Cvoid}) = unsafe_load(Ptr{TVMFFIShapeCell}(h + _HEADER_SIZE))
+
+Base.size(s::FFIShape) = (GC.@preserve(s, Int(_shape_cell(handle(s)).size)),)
+Base.IndexStyle(::Type{FFIShape}) = IndexLinear()
+function Base.getindex(s::FFIShape, i::Int)
+    GC.@preserve s begin
+        cell = _shape_cell(handle(s))
+        1 <= i <= cell.size || throw(BoundsError(s, i))
+        return unsafe_load(cell.data, i)
+    end
+end
+
+# --- maps (Map, Dict) ------------------------------------------------------------------------------------
+
+const _Mapping = Union{FFIMap,FFIDict}
+
+_map_prefix(::FFIMap) = "ffi.Map"
+_map_prefix(::FFIDict) = "ffi.Dict"
+_map_global(m::_Mapping, op::String) = _global_func(_map_prefix(m) * op)
+
+"""
+    length(m::Union{FFIMap,FFIDict})
+
+The number of entries (`ffi.MapSize` / `ffi.DictSize`).
+"""
+Base.length(m::_Mapping) = _map_global(m, "Size")(m)::Int
+
+# The `ffi.GetInvalidObject()` sentinel that `*GetItemOrMissing` returns for a missing key.
+const _MISSING_SENTINEL = Ref{Any}(nothing)
+function _missing_handle()
+    s = _MISSING_SENTINEL[]
+    if s === nothing
+        s = _global_func("ffi.GetInvalidObject")()
+        _MISSING_SENTINEL[] = s
+    end
+    return handle(s)
+end
+
+# The value for `key`, or `default` when the map has no such key.
+function _map_get(m::_Mapping, key, default)
+    a = _call_any(_map_global(m, "GetItemOrMissing"), m, key)
+    if _is_object_index(a.type_index) && _v_ptr(a) == _missing_handle()
+        _release_any(a)
+        return default
+    end
+    return _take_any(a)
+end
+
+struct _NotFound end
+const _NOT_FOUND = _NotFound()
+
+"""
+    getindex(m::Union{FFIMap,FFIDict}, key)
+
+The value stored under `key` (converted to TVM-FFI for the lookup); throws `Base.KeyError(key)`
+if there is none.
+"""
+function Base.getindex(m::_Mapping, key)
+    v = _map_get(m, key, _NOT_FOUND)
+    v === _NOT_FOUND && throw(Base.KeyError(key))
+    return v
+end
+
+"""
+    get(m::Union{FFIMap,FFIDict}, key, default)
+
+The value stored under `key`, or `default`.
+"""
+Base.get(m::_Mapping, key, default) = _map_get(m, key, default)
+
+"""
+    haskey(m::Union{FFIMap,FFIDict}, key) -> Bool
+
+Whether `key` is present (`ffi.MapCount` / `ffi.DictCount`).
+"""
+Base.haskey(m::_Mapping, key) = _map_global(m, "Count")(m, key)::Int > 0
+
+"""
+    iterate(m::Union{FFIMap,FFIDict}[, state])
+
+Iterates `key => value` pairs in the map's insertion order (`ffi.MapForwardIterFunctor`); `keys`,
+`values`, `pairs` and `collect` are built on it.
+"""
+function Base.iterate(m::_Mapping)
+    n = length(m)
+    n == 0 && return nothing
+    it = _map_global(m, "ForwardIterFunctor")(m)::FFIFunction
+    return (it(0) => it(1)), (it, n - 1)
+end
+
+function Base.iterate(::_Mapping, state::Tuple{FFIFunction,Int})
+    it, remaining = state
+    if remaining == 0
+        close(it)
+        return nothing
+    end
+    it(2)
+    return (it(0) => it(1)), (it, remaining - 1)
+end
+
+"""
+    setindex!(d::FFIDict, v, key)
+
+Store `v` under `key` (`ffi.DictSetItem`).
+"""
+function Base.setindex!(d::FFIDict, v, key)
+    _global_func("ffi.DictSetItem")(d, key, v)
+    return d
+end
+
+"""
+    delete!(d::FFIDict, key)
+
+Remove `key` if present (`ffi.DictErase`).
+"""
+function Base.delete!(d::FFIDict, key)
+    haskey(d, key) && _global_func("ffi.DictErase")(d, key)
+    return d
+end
+
+"""
+    empty!(d::FFIDict)
+
+Remove every entry (`ffi.DictClear`).
+"""
+function Base.empty!(d::FFIDict)
+    _global_func("ffi.DictClear")(d)
+    return d
+end

@@ -1,0 +1,321 @@
+# Reflection: type keys and indices, fields (read and written through the getters and setters of
+# TVMFFITypeInfo), methods and constructors. This is the API generated packages build their
+# types on.
+
+_type_info_ptr(ti::Int32) = ccall(_fp_TVMFFIGetTypeInfo[], Ptr{TVMFFITypeInfo}, (Int32,), ti)
+
+type_key(ti::Integer) = _string(unsafe_load(_type_info_ptr(Int32(ti))).type_key)
+
+"""
+    type_index(type_key::AbstractString) -> Int32
+
+The runtime type index registered for a type key. Throws an [`FFIError`](@ref) for unknown keys.
+"""
+function type_index(key::AbstractString)
+    s = String(key)
+    out = Ref{Int32}(0)
+    rc = GC.@preserve s ccall(_fp_TVMFFITypeKeyToIndex[], Cint, (Ptr{TVMFFIByteArray}, Ptr{Int32}),
+        Ref(_bytearray(s)), out)
+    _check(rc)
+    return out[]
+end
+
+_tindex(t::Integer) = Int32(t)
+_tindex(t::AbstractString) = type_index(t)
+_tindex(x::ObjectRef) = type_index(x)
+
+"""
+    FieldInfo
+
+A reflected field: `name::Symbol`, `owner` (type key of the declaring type), `offset` (bytes from
+the object header), `flags`, `doc`, `metadata` (JSON, with the `"type_schema"`),
+`writable::Bool`, and the C `getter` / `setter` pointers.
+"""
+struct FieldInfo
+    name::Symbol
+    owner::String
+    offset::Int64
+    flags::Int64
+    getter::Ptr{Cvoid}
+    setter::Ptr{Cvoid}
+    doc::String
+    metadata::String
+end
+
+Base.getproperty(f::FieldInfo, s::Symbol) =
+    s === :writable ? (getfield(f, :flags) & kTVMFFIFieldFlagBitMaskWritable != 0) : getfield(f, s)
+Base.propertynames(::FieldInfo) = (fieldnames(FieldInfo)..., :writable)
+
+"""
+    MethodInfo
+
+A reflected method: `name::Symbol`, `owner` (type key), `flags`, `is_static::Bool`, `doc`,
+`metadata` (JSON), `func::FFIFunction`.
+"""
+struct MethodInfo
+    name::Symbol
+    owner::String
+    flags::Int64
+    is_static::Bool
+    doc::String
+    metadata::String
+    func::FFIFunction
+end
+
+# The type infos of `ti` and its ancestors, root (ffi.Object) first.
+function _type_chain(ti::Int32)
+    info = unsafe_load(_type_info_ptr(ti))
+    chain = TVMFFITypeInfo[]
+    for d in 1:info.type_depth
+        push!(chain, unsafe_load(unsafe_load(info.type_ancestors, d)))
+    end
+    push!(chain, info)
+    return chain
+end
+
+function _read_fields(info::TVMFFITypeInfo)
+    owner = _string(info.type_key)
+    out = FieldInfo[]
+    for i in 1:Int(info.num_fields)
+        f = unsafe_load(info.fields, i)
+        push!(out, FieldInfo(Symbol(_string(f.name)), owner, f.offset, f.flags, f.getter, f.setter,
+            _string(f.doc), _string(f.metadata)))
+    end
+    return out
+end
+
+function _read_methods(info::TVMFFITypeInfo)
+    owner = _string(info.type_key)
+    out = MethodInfo[]
+    for i in 1:Int(info.num_methods)
+        m = unsafe_load(info.methods, i)
+        func = _copy_any(m.method)
+        func isa FFIFunction || continue
+        push!(out, MethodInfo(Symbol(_string(m.name)), owner, m.flags,
+            m.flags & kTVMFFIFieldFlagBitMaskIsStaticMethod != 0, _string(m.doc), _string(m.metadata), func))
+    end
+    return out
+end
+
+struct _TypeTables
+    fields::Vector{FieldInfo}              # ancestors' fields first
+    field_index::Dict{Symbol,FieldInfo}    # most derived declaration wins
+    methods::Dict{Symbol,MethodInfo}       # most derived declaration wins
+end
+
+const _TABLES = Dict{Int32,_TypeTables}()
+const _TABLES_LOCK = ReentrantLock()
+
+function _tables(ti::Int32)
+    lock(_TABLES_LOCK) do
+        get!(_TABLES, ti) do
+            fields = FieldInfo[]
+            methods = Dict{Symbol,MethodInfo}()
+            for info in _type_chain(ti)
+                append!(fields, _read_fields(info))
+                for m in _read_methods(info)
+                    methods[m.name] = m
+                end
+            end
+            index = Dict{Symbol,FieldInfo}()
+            for f in fields
+                index[f.name] = f
+            end
+            _TypeTables(fields, index, methods)
+        end
+    end
+end
+
+"""
+    clear_reflection_cache()
+
+Forget cached field and method tables (after a library registered more fields or methods for an
+already inspected type).
+"""
+clear_reflection_cache() = lock(() -> (empty!(_TABLES); nothing), _TABLES_LOCK)
+
+"""
+    fields(t) -> Vector{FieldInfo}
+
+The reflected fields of a type, given as a type key, a type index or an object, including
+inherited fields (ancestors' first).
+"""
+fields(t) = copy(_tables(_tindex(t)).fields)
+
+"""
+    methods_of(t) -> Vector{MethodInfo}
+
+The reflected methods of a type (type key, index or object), including inherited ones.
+"""
+methods_of(t) = sort!(collect(values(_tables(_tindex(t)).methods)); by = m -> m.name)
+
+"""
+    field_info(t, name::Symbol) -> FieldInfo
+
+The field `name` of type `t` (type key, index or object); throws
+[`TVMFFI.AttributeError`](@ref) if there is none. Generated code may cache the result per type.
+"""
+function field_info(t, name::Symbol)
+    ti = _tindex(t)
+    f = get(_tables(ti).field_index, name, nothing)
+    f === nothing && throw(FFIError("AttributeError", "$(type_key(ti)) has no field $name"))
+    return f
+end
+
+"""
+    get_field(obj, name::Symbol)
+    get_field(obj, f::FieldInfo)
+
+Read a field through its reflected getter; the value is owned by the result (objects are new
+wrappers with their own reference).
+"""
+get_field(obj::ObjectRef, name::Symbol) = get_field(obj, field_info(type_index(obj), name))
+
+function get_field(obj::ObjectRef, f::FieldInfo)
+    f.getter == C_NULL && throw(FFIError("AttributeError", "field $(f.name) of $(f.owner) has no getter"))
+    out = Ref(_ANY_NONE)
+    rc = GC.@preserve obj ccall(f.getter, Cint, (Ptr{Cvoid}, Ptr{TVMFFIAny}), handle(obj) + f.offset, out)
+    _check(rc)
+    return _take_any(out[])
+end
+
+"""
+    set_field!(obj, name::Symbol, value)
+    set_field!(obj, f::FieldInfo, value)
+
+Write a writable field through its reflected setter (a C setter, or a setter function object when
+the field has the `SetterIsFunctionObj` flag). Read-only fields throw
+[`TVMFFI.AttributeError`](@ref).
+"""
+set_field!(obj::ObjectRef, name::Symbol, value) = set_field!(obj, field_info(type_index(obj), name), value)
+
+function set_field!(obj::ObjectRef, f::FieldInfo, value)
+    (f.writable && f.setter != C_NULL) || throw(FFIError("AttributeError", "field $(f.name) of $(f.owner) is read-only"))
+    GC.@preserve obj begin
+        addr = handle(obj) + f.offset
+        if f.flags & kTVMFFIFieldFlagBitSetterIsFunctionObj != 0
+            # The setter is an ffi.Function called as setter(OpaquePtr(field address), value).
+            setter = _borrow_object(FFIFunction, f.setter)
+            try
+                _release_any(_call_any(setter, addr, value))
+            finally
+                close(setter)
+            end
+        else
+            a, owned = _arg(value)
+            try
+                rc = GC.@preserve value ccall(f.setter, Cint, (Ptr{Cvoid}, Ptr{TVMFFIAny}), addr, Ref(a))
+                _check(rc)
+            finally
+                owned && _release_any(a)
+            end
+        end
+    end
+    return obj
+end
+
+"""
+    get_method(t, name::Symbol) -> FFIFunction
+
+The reflected method `name` of a type (type key, index or object), searching ancestors too.
+Instance methods take the object as their first argument. Throws
+[`TVMFFI.AttributeError`](@ref) if there is none.
+"""
+function get_method(t, name::Symbol)
+    ti = _tindex(t)
+    m = get(_tables(ti).methods, name, nothing)
+    m === nothing && throw(FFIError("AttributeError", "$(type_key(ti)) has no method $name"))
+    return m.func
+end
+
+"""
+    call_method(obj, name::Symbol, args...)
+
+Call the reflected method `name` on `obj`: instance methods get `obj` as first argument, static
+methods only `args`.
+"""
+function call_method(obj::ObjectRef, name::Symbol, args...)
+    ti = type_index(obj)
+    m = get(_tables(ti).methods, name, nothing)
+    m === nothing && throw(FFIError("AttributeError", "$(type_key(ti)) has no method $name"))
+    return m.is_static ? m.func(args...) : m.func(obj, args...)
+end
+
+"""
+    construct(t, args...)
+
+Create an object of type `t` (type key, index, or a registered Julia type) with its
+`__ffi_init__` constructor (the reflected static method, else the `__ffi_init__` type attribute).
+The result is downcast to the most-derived registered Julia type.
+"""
+function construct(t, args...)
+    ti = _tindex(t)
+    m = get(_tables(ti).methods, :__ffi_init__, nothing)
+    if m !== nothing && m.owner == type_key(ti)
+        return m.func(args...)
+    end
+    init = type_attr(ti, "__ffi_init__")
+    init isa FFIFunction || throw(FFIError("TypeError", "$(type_key(ti)) has no __ffi_init__ constructor"))
+    return init(args...)
+end
+
+construct(::Type{T}, args...) where {T<:FFIObject} = construct(_registered_key(T), args...)
+
+function _registered_key(::Type{T}) where {T}
+    lock(_REGISTRY_LOCK) do
+        for (k, v) in _TYPE_REGISTRY
+            v === T && return k
+        end
+        throw(ArgumentError("$T is not registered with TVMFFI.register_object_type"))
+    end
+end
+
+"""
+    type_attr(t, name) -> Any
+
+The value of the type attribute column `name` (e.g. `"__ffi_init__"`, `"__ffi_repr__"`) for type
+`t`, or `nothing` when the type has none.
+"""
+function type_attr(t, name::AbstractString)
+    ti = _tindex(t)
+    s = String(name)
+    col = GC.@preserve s ccall(_fp_TVMFFIGetTypeAttrColumn[], Ptr{TVMFFITypeAttrColumn}, (Ptr{TVMFFIByteArray},),
+        Ref(_bytearray(s)))
+    col == C_NULL && return nothing
+    c = unsafe_load(col)
+    i = Int(ti) - Int(c.begin_index)
+    (0 <= i < c.size) || return nothing
+    a = unsafe_load(c.data, i + 1)
+    a.type_index == kTVMFFINone && return nothing
+    return _copy_any(a)
+end
+
+"""
+    ancestors(t) -> Vector{String}
+
+The type keys of the ancestors of a type (type key, index or object), root first.
+"""
+ancestors(t) = String[_string(i.type_key) for i in _type_chain(_tindex(t))[1:(end - 1)]]
+
+# --- generic objects: reflected fields as properties --------------------------------------------------
+
+"""
+    getproperty(obj::TVMFFI.Object, name::Symbol)
+
+Reads the reflected field `name` (see [`get_field`](@ref)).
+"""
+Base.getproperty(obj::Object, name::Symbol) = get_field(obj, name)
+
+"""
+    setproperty!(obj::TVMFFI.Object, name::Symbol, value)
+
+Writes the writable reflected field `name` (see [`set_field!`](@ref)).
+"""
+Base.setproperty!(obj::Object, name::Symbol, value) = (set_field!(obj, name, value); value)
+
+"""
+    propertynames(obj::TVMFFI.Object)
+
+The names of the object's reflected fields, inherited ones first.
+"""
+Base.propertynames(obj::Object, private::Bool = false) = Tuple(f.name for f in fields(type_index(obj)))

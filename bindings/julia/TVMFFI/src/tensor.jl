@@ -1,0 +1,400 @@
+# Tensors (DLPack, zero-copy both ways), data types and devices.
+#
+# Julia -> C: a strided numeric Julia array becomes an `ffi.Tensor` through
+# `TVMFFITensorFromDLPackVersioned`. The DLManagedTensorVersioned (plus shape and strides) lives in
+# C memory; its `manager_ctx` is the cell of a keep-alive slot holding the Julia array, so the array
+# lives as long as the tensor. The tensor's deleter only marks that cell and frees the C block
+# (keepalive.jl); the array is dropped by the next sweep.
+#
+# C -> Julia: a CPU tensor with a Julia element type and compact strides becomes a Julia `Array`
+# over the tensor's memory (`unsafe_wrap`, no copy): column-major data is an `Array`, row-major
+# data (the C convention) a `PermutedDimsArray` over an `Array` with reversed dimensions, so that
+# `A[i, j]` is the C element `[i][j]` either way. The Array's finalizer keeps the tensor alive and
+# releases it. Passing that array back to C passes the original tensor (same handle).
+
+"""
+    FFITensor <: FFIObject
+
+An `ffi.Tensor`. Tensors returned by C functions are converted to Julia arrays (zero-copy) when
+they are on the CPU with a Julia element type and compact strides; others come back as
+`FFITensor`, with [`shape`](@ref), [`dtype`](@ref), [`device`](@ref) and [`data_pointer`](@ref).
+
+    FFITensor(x::AbstractArray)
+
+makes a tensor over the memory of a strided numeric Julia array, without copying (the tensor
+keeps `x` alive). Numeric arrays passed as arguments are converted like this automatically.
+"""
+mutable struct FFITensor <: FFIObject
+    handle::Ptr{Cvoid}
+    FFITensor(h::Ptr{Cvoid}) = new(h)
+end
+
+FFITensor(x::AbstractArray) = _take_object(FFITensor, _tensor_from_array(x))
+FFITensor(x::FFITensor) = x
+
+# --- data types ------------------------------------------------------------------------------------
+
+function _dlpack_eltype(::Type{T}) where {T}
+    T === Float32 && return DLDataType(kDLFloat, 32, 1)
+    T === Float64 && return DLDataType(kDLFloat, 64, 1)
+    T === Float16 && return DLDataType(kDLFloat, 16, 1)
+    T === Int8 && return DLDataType(kDLInt, 8, 1)
+    T === Int16 && return DLDataType(kDLInt, 16, 1)
+    T === Int32 && return DLDataType(kDLInt, 32, 1)
+    T === Int64 && return DLDataType(kDLInt, 64, 1)
+    T === UInt8 && return DLDataType(kDLUInt, 8, 1)
+    T === UInt16 && return DLDataType(kDLUInt, 16, 1)
+    T === UInt32 && return DLDataType(kDLUInt, 32, 1)
+    T === UInt64 && return DLDataType(kDLUInt, 64, 1)
+    T === Bool && return DLDataType(kDLBool, 8, 1)
+    T === ComplexF32 && return DLDataType(kDLComplex, 64, 1)
+    T === ComplexF64 && return DLDataType(kDLComplex, 128, 1)
+    return nothing
+end
+
+"""
+    julia_type(dt::DLDataType) -> Union{Type,Nothing}
+
+The Julia element type of a DLPack data type with one lane (`Float32` for `float32`, `Bool` for
+`bool`, ...), or `nothing` if Julia has no equivalent (e.g. `bfloat16`, vector types).
+"""
+function julia_type(dt::DLDataType)
+    dt.lanes == 1 || return nothing
+    c, b = dt.code, dt.bits
+    if c == kDLFloat
+        b == 32 && return Float32
+        b == 64 && return Float64
+        b == 16 && return Float16
+    elseif c == kDLInt
+        b == 8 && return Int8
+        b == 16 && return Int16
+        b == 32 && return Int32
+        b == 64 && return Int64
+    elseif c == kDLUInt
+        b == 8 && return UInt8
+        b == 16 && return UInt16
+        b == 32 && return UInt32
+        b == 64 && return UInt64
+    elseif c == kDLBool
+        b == 8 && return Bool
+    elseif c == kDLComplex
+        b == 64 && return ComplexF32
+        b == 128 && return ComplexF64
+    end
+    return nothing
+end
+
+DLDataType(code::Integer, bits::Integer) = DLDataType(UInt8(code), UInt8(bits), UInt16(1))
+DLDataType(code::Integer, bits::Integer, lanes::Integer) = DLDataType(UInt8(code), UInt8(bits), UInt16(lanes))
+
+function DLDataType(::Type{T}) where {T}
+    dt = _dlpack_eltype(T)
+    dt === nothing && throw(ArgumentError("no DLPack data type for the Julia type $T"))
+    return dt
+end
+
+function DLDataType(s::AbstractString)
+    str = String(s)
+    out = Ref(DLDataType(0, 0, 0))
+    rc = GC.@preserve str ccall(_fp_TVMFFIDataTypeFromString[], Cint, (Ptr{TVMFFIByteArray}, Ptr{DLDataType}),
+        Ref(_bytearray(str)), out)
+    _check(rc)
+    return out[]
+end
+
+Base.convert(::Type{DLDataType}, s::AbstractString) = DLDataType(s)
+Base.convert(::Type{DLDataType}, ::Type{T}) where {T} = DLDataType(T)
+
+"""
+    string(dt::DLDataType) -> String
+
+The runtime's spelling of the data type (`TVMFFIDataTypeToString`), e.g. `"float32"`.
+"""
+function Base.string(dt::DLDataType)
+    out = Ref(_ANY_NONE)
+    _check(ccall(_fp_TVMFFIDataTypeToString[], Cint, (Ptr{DLDataType}, Ptr{TVMFFIAny}), Ref(dt), out))
+    return _take_any(out[])::String
+end
+
+function Base.show(io::IO, dt::DLDataType)
+    s = try
+        string(dt)
+    catch
+        nothing
+    end
+    if s === nothing
+        print(io, "DLDataType(", dt.code, ", ", dt.bits, ", ", dt.lanes, ")")
+    else
+        print(io, "DLDataType(", repr(s), ")")
+    end
+end
+
+# --- devices ----------------------------------------------------------------------------------------------
+
+const _DEVICE_NAMES = (
+    1 => :cpu, 2 => :cuda, 3 => :cuda_host, 4 => :opencl, 7 => :vulkan, 8 => :metal, 9 => :vpi,
+    10 => :rocm, 11 => :rocm_host, 12 => :ext_dev, 13 => :cuda_managed, 14 => :oneapi, 15 => :webgpu,
+    16 => :hexagon, 17 => :maia, 18 => :trn,
+)
+
+function _device_type(name::Symbol)
+    for (code, n) in _DEVICE_NAMES
+        n === name && return Int32(code)
+    end
+    name === :gpu && return Int32(2)
+    throw(ArgumentError("unknown device name :$name"))
+end
+
+function _device_name(code::Integer)
+    for (c, n) in _DEVICE_NAMES
+        c == code && return n
+    end
+    return nothing
+end
+
+DLDevice(name::Symbol, id::Integer = 0) = DLDevice(_device_type(name), Int32(id))
+DLDevice(device_type::Integer, id::Integer) = DLDevice(Int32(device_type), Int32(id))
+DLDevice(t::Tuple{Symbol,Integer}) = DLDevice(t[1], t[2])
+function DLDevice(s::AbstractString)
+    parts = split(s, ':')
+    length(parts) <= 2 || throw(ArgumentError("invalid device string \"$s\""))
+    id = length(parts) == 2 ? parse(Int32, parts[2]) : Int32(0)
+    return DLDevice(Symbol(parts[1]), id)
+end
+
+Base.convert(::Type{DLDevice}, x::Union{Symbol,AbstractString,Tuple{Symbol,Integer}}) = DLDevice(x)
+
+"""
+    string(d::DLDevice) -> String
+
+`"cpu:0"`, `"cuda:1"`, ... (`"device<type>:<id>"` for unknown device types).
+"""
+function Base.string(d::DLDevice)
+    n = _device_name(d.device_type)
+    return n === nothing ? "device$(d.device_type):$(d.device_id)" : "$(n):$(d.device_id)"
+end
+
+function Base.show(io::IO, d::DLDevice)
+    n = _device_name(d.device_type)
+    if n === nothing
+        print(io, "DLDevice(", d.device_type, ", ", d.device_id, ")")
+    else
+        print(io, "DLDevice(:", n, ", ", d.device_id, ")")
+    end
+end
+
+# --- Julia array -> tensor -----------------------------------------------------------------------------------
+
+const _DLPACK_DELETER = Ref{Ptr{Cvoid}}(C_NULL)
+const _DLPACK_HEADER = sizeof(DLManagedTensorVersioned)
+
+# Deleter of the DLManagedTensorVersioned of tensors over Julia arrays: marks the keep-alive cell and
+# frees the C block. Allocates nothing and takes no lock (it may run inside a finalizer).
+function _dlpack_deleter(mt::Ptr{DLManagedTensorVersioned})
+    cell = unsafe_load(Ptr{Ptr{Cvoid}}(mt + fieldoffset(DLManagedTensorVersioned, 2)))
+    _cell_mark_released(cell)
+    Libc.free(mt)
+    return nothing
+end
+
+_is_strided(x::AbstractArray) = x isa StridedArray || (x isa PermutedDimsArray && parent(x) isa StridedArray)
+
+_data_pointer(x::PermutedDimsArray) = pointer(parent(x))
+_data_pointer(x::AbstractArray) = pointer(x)
+
+# Makes an `ffi.Tensor` (owned handle) over the memory of `x`, which it keeps alive.
+function _tensor_from_array(x::AbstractArray{T,N}) where {T,N}
+    dt = _dlpack_eltype(T)
+    dt === nothing && throw(ArgumentError("TVMFFI: no DLPack data type for arrays of $T"))
+    _is_strided(x) || throw(ArgumentError("TVMFFI: a $(typeof(x)) is not strided; copy it into an Array first"))
+    dims = size(x)
+    strd = strides(x)
+    mem = Libc.malloc(_DLPACK_HEADER + 16 * max(N, 1))
+    mem == C_NULL && throw(OutOfMemoryError())
+    shape_ptr = Ptr{Int64}(mem + _DLPACK_HEADER)
+    strides_ptr = shape_ptr + 8 * max(N, 1)
+    for i in 1:N
+        unsafe_store!(shape_ptr, Int64(dims[i]), i)
+        unsafe_store!(strides_ptr, Int64(strd[i]), i)
+    end
+    cell = try
+        _slot_new(x)
+    catch
+        Libc.free(mem)
+        rethrow()
+    end
+    data = Ptr{Cvoid}(_data_pointer(x))
+    dl = DLTensor(data, DLDevice(kDLCPU, Int32(0)), Int32(N), dt, shape_ptr, strides_ptr, UInt64(0))
+    unsafe_store!(Ptr{DLManagedTensorVersioned}(mem),
+        DLManagedTensorVersioned(DLPackVersion(1, 1), cell, _DLPACK_DELETER[], UInt64(0), dl))
+    out = Ref{Ptr{Cvoid}}(C_NULL)
+    rc = ccall(_fp_TVMFFITensorFromDLPackVersioned[], Cint, (Ptr{Cvoid}, Int32, Int32, Ptr{Ptr{Cvoid}}),
+        mem, 0, 0, out)
+    if rc != 0
+        # The runtime did not take the managed tensor: free it ourselves.
+        _slot_discard(cell)
+        Libc.free(mem)
+        _check(rc)
+    end
+    return out[]
+end
+
+function _tensor_arg(x::AbstractArray)
+    t = _existing_tensor(x)
+    t === nothing || return _object_view(t)
+    return (TVMFFIAny(kTVMFFITensor, 0, UInt64(_tensor_from_array(x))), true)
+end
+
+# --- tensor -> Julia array --------------------------------------------------------------------------------------
+
+# Arrays made over tensors, for passing them back as the same tensor: objectid(array) =>
+# (WeakRef(array), WeakRef(tensor wrapper), permuted). Only weak references: the array's finalizer
+# owns the tensor wrapper. Dead entries are purged when the table grows.
+const _WRAPPED = Dict{UInt,Tuple{WeakRef,WeakRef,Bool}}()
+const _WRAPPED_LOCK = ReentrantLock()
+const _WRAPPED_PURGE_AT = Ref(1024)
+
+function _remember_wrapped(B::Array, t::FFITensor, permuted::Bool)
+    lock(_WRAPPED_LOCK)
+    try
+        if length(_WRAPPED) >= _WRAPPED_PURGE_AT[]
+            filter!(kv -> kv[2][1].value !== nothing, _WRAPPED)
+            _WRAPPED_PURGE_AT[] = max(1024, 2 * length(_WRAPPED))
+        end
+        _WRAPPED[objectid(B)] = (WeakRef(B), WeakRef(t), permuted)
+    finally
+        unlock(_WRAPPED_LOCK)
+    end
+end
+
+function _lookup_wrapped(B::Array, permuted::Bool)
+    e = lock(() -> get(_WRAPPED, objectid(B), nothing), _WRAPPED_LOCK)
+    e === nothing && return nothing
+    (e[1].value === B && e[3] == permuted) || return nothing
+    t = e[2].value
+    (t isa FFITensor && isopen(t)) || return nothing
+    return t
+end
+
+_is_reversed_perm(::PermutedDimsArray{T,N,perm}) where {T,N,perm} = perm == ntuple(i -> N + 1 - i, N)
+
+function _existing_tensor(x::AbstractArray)
+    if x isa Array
+        return _lookup_wrapped(x, false)
+    elseif x isa PermutedDimsArray && parent(x) isa Array && _is_reversed_perm(x)
+        return _lookup_wrapped(parent(x), true)
+    end
+    return nothing
+end
+
+_host_device(dev::DLDevice) = dev.device_type == 1 || dev.device_type == 3 || dev.device_type == 11
+
+function _compact(shape::Vector{Int}, strides::Vector{Int}, order)
+    expected = 1
+    for i in order
+        shape[i] == 1 || strides[i] == expected || return false
+        expected *= shape[i]
+    end
+    return true
+end
+
+# Wraps the memory a DLTensor describes as a Julia array: returns (array, parent Array, permuted),
+# or `nothing` if it cannot be viewed without copying.
+function _wrap_dltensor(dl::DLTensor)
+    _host_device(dl.device) || return nothing
+    T = julia_type(dl.dtype)
+    T === nothing && return nothing
+    n = Int(dl.ndim)
+    shape = Int[unsafe_load(dl.shape, i) for i in 1:n]
+    if any(==(0), shape)
+        A = Array{T}(undef, Tuple(shape))
+        return (A, A, false)
+    end
+    strides = dl.strides == C_NULL ? Int[] : Int[unsafe_load(dl.strides, i) for i in 1:n]
+    p = Ptr{T}(dl.data + dl.byte_offset)
+    row_major = isempty(strides) || _compact(shape, strides, n:-1:1)
+    col_major = !isempty(strides) && _compact(shape, strides, 1:n)
+    if n <= 1 || col_major
+        (n <= 1 && !row_major && !col_major) && return nothing
+        B = unsafe_wrap(Array, p, Tuple(shape); own = false)
+        return (B, B, false)
+    elseif row_major
+        B = unsafe_wrap(Array, p, Tuple(reverse(shape)); own = false)
+        return (PermutedDimsArray(B, Tuple(n:-1:1)), B, true)
+    end
+    return nothing
+end
+
+_dltensor(t::FFITensor) = GC.@preserve t unsafe_load(Ptr{DLTensor}(handle(t) + _HEADER_SIZE))
+
+function _try_array(t::FFITensor)
+    w = _wrap_dltensor(_dltensor(t))
+    w === nothing && return nothing
+    A, B, permuted = w
+    if B isa Array && pointer(B) != C_NULL && length(B) > 0
+        # The array keeps the tensor alive; when it is collected the tensor is released.
+        finalizer(_ -> _release!(t), B)
+        _remember_wrapped(B, t, permuted)
+    else
+        _release!(t)   # an empty array copied nothing
+    end
+    return A
+end
+
+# The Julia value of a tensor result: a zero-copy array when possible, else the FFITensor.
+function _tensor_result(t::FFITensor)
+    A = _try_array(t)
+    return A === nothing ? t : A
+end
+
+"""
+    to_array(t::FFITensor) -> AbstractArray
+
+A zero-copy Julia array over the tensor's memory (an `Array` for column-major data, a
+`PermutedDimsArray` for row-major data), which keeps the tensor alive. Throws if the tensor is
+not on the CPU, has no Julia element type, or has non-compact strides.
+"""
+function to_array(t::FFITensor)
+    A = _try_array(FFITensor(_incref_handle(handle(t))))
+    A === nothing && throw(ArgumentError("TVMFFI: this tensor ($(dtype(t)) on $(device(t))) cannot be viewed as a Julia array"))
+    return A
+end
+
+_incref_handle(h::Ptr{Cvoid}) = (_incref(h); h)
+
+# Copies the data of a borrowed DLTensor* (callback arguments of type DLTensorPtr).
+function _copy_dltensor(p::Ptr{DLTensor})
+    w = _wrap_dltensor(unsafe_load(p))
+    w === nothing && throw(ArgumentError("TVMFFI: cannot read a DLTensor* argument of this dtype/device"))
+    return copy(w[1])
+end
+
+"""
+    shape(t::FFITensor) -> Vector{Int}
+
+The tensor's dimensions (C order).
+"""
+function shape(t::FFITensor)
+    dl = _dltensor(t)
+    return GC.@preserve t Int[unsafe_load(dl.shape, i) for i in 1:Int(dl.ndim)]
+end
+
+"""
+    dtype(t::FFITensor) -> DLDataType
+"""
+dtype(t::FFITensor) = _dltensor(t).dtype
+
+"""
+    device(t::FFITensor) -> DLDevice
+"""
+device(t::FFITensor) = _dltensor(t).device
+
+"""
+    data_pointer(t::FFITensor) -> Ptr{Cvoid}
+
+The address of the tensor's first element (`data + byte_offset`), valid while `t` is alive.
+"""
+data_pointer(t::FFITensor) = (dl = _dltensor(t); dl.data + dl.byte_offset)
+
+Base.ndims(t::FFITensor) = Int(_dltensor(t).ndim)
+Base.size(t::FFITensor) = Tuple(shape(t))

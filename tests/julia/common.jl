@@ -1,0 +1,104 @@
+# Shared helpers of the Julia test suite (tests/julia). Every test file includes this once
+# (through `isdefined(Main, :FFITest)`), so each file also runs on its own:
+#
+#     TVM_FFI_LIB=target/release/libtvm_ffi.so \
+#         scripts/julia --project=bindings/julia/TVMFFI tests/julia/test_any.jl
+module FFITest
+
+using Test
+using TVMFFI
+const T = TVMFFI
+
+export T, testing_lib, runtime_name, is_ffihub, check_no_leaks, compile_kernel, REPO_ROOT, @test_ffihub
+
+const REPO_ROOT = normpath(joinpath(@__DIR__, "..", ".."))
+
+"""The runtime under test: "ffihub" when it has `ffihub.LiveObjectCount`, else "apache"."""
+is_ffihub() = T.live_object_count() !== nothing
+runtime_name() = is_ffihub() ? "ffihub" : "apache"
+
+"""
+Apache's `libtvm_ffi_testing.so` (from the wheel): `ENV["TVM_FFI_TESTING_LIB"]`, else
+`\$APACHE_TVM_FFI_DIR/lib/`, else `.deps/apache-tvm-ffi/tvm_ffi/lib/` (scripts/setup-apache.sh).
+It is loaded into the process once, with RTLD_GLOBAL, and binds to the runtime under test.
+"""
+function testing_lib()
+    path = get(ENV, "TVM_FFI_TESTING_LIB", "")
+    if isempty(path)
+        root = get(ENV, "APACHE_TVM_FFI_DIR", joinpath(REPO_ROOT, ".deps", "apache-tvm-ffi", "tvm_ffi"))
+        path = joinpath(root, "lib", "libtvm_ffi_testing.so")
+    end
+    isfile(path) || error("Apache's libtvm_ffi_testing.so is not at $path: run scripts/setup-apache.sh " *
+                          "or set TVM_FFI_TESTING_LIB")
+    if !_TESTING_LOADED[]
+        T.load_library(path)
+        _TESTING_LOADED[] = true
+    end
+    return path
+end
+const _TESTING_LOADED = Ref(false)
+
+function _settle()
+    for _ in 1:3
+        GC.gc()
+    end
+    T.sweep_keepalive!()
+    GC.gc()
+end
+
+"""
+    check_no_leaks(workload; label)
+
+Run `workload()` once to warm caches, then again between two forced collections, and check that
+the runtime's live-object count (`ffihub.LiveObjectCount`) and the number of Julia keep-alive
+slots are back where they started. On Apache's runtime only the slot check runs (it has no
+live-object counter).
+"""
+function check_no_leaks(workload; label = "workload")
+    workload()
+    _settle()
+    before = T.live_object_count()
+    slots_before = T.keepalive_count()
+    workload()
+    _settle()
+    after = T.live_object_count()
+    @testset "no leaks: $label" begin
+        if before === nothing
+            @test_skip after == before    # Apache's runtime has no live-object counter
+        else
+            @test after == before
+        end
+        @test T.keepalive_count() == slots_before
+    end
+end
+
+"""
+    compile_kernel(name, source) -> String
+
+Compile a C source (against the checked-in TVM-FFI headers, runtime/include) into a shared
+library in a temporary folder and return its path. Its `TVMFFI*` symbols stay undefined and bind
+to the runtime already loaded in the process.
+"""
+function compile_kernel(name::AbstractString, source::AbstractString)
+    dir = mktempdir()
+    src = joinpath(dir, name * ".c")
+    lib = joinpath(dir, name * ".so")
+    write(src, source)
+    inc = joinpath(REPO_ROOT, "runtime", "include")
+    cmd = `gcc -std=c11 -O2 -Wall -Werror -shared -fPIC -I$inc $src -o $lib`
+    run(cmd)
+    return lib
+end
+
+"""`@test_ffihub cond`: `@test cond` on ffihub's runtime; recorded as skipped on Apache's."""
+macro test_ffihub(ex)
+    quote
+        if is_ffihub()
+            @test $(esc(ex))
+        else
+            @test_skip $(esc(ex))
+        end
+    end
+end
+
+end # module FFITest
