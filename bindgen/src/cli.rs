@@ -155,7 +155,10 @@ fn backends(lang: &str) -> Result<Vec<&'static Backend>, String> {
     }
     lang::backend(lang).map(|b| vec![b]).ok_or_else(|| {
         let names: Vec<&str> = lang::BACKENDS.iter().map(|b| b.name).collect();
-        format!("unknown language `{lang}` (expected one of: {}, all)", names.join(", "))
+        format!(
+            "unknown language `{lang}` (expected one of: {}, all)",
+            names.join(", ")
+        )
     })
 }
 
@@ -239,14 +242,15 @@ fn ensure_loader_path(runtime: &Path) -> Result<(), String> {
     if !runtime.is_file() {
         return Err(format!("runtime: {}: no such file", runtime.display()));
     }
-    let dir = std::fs::canonicalize(dir)
-        .map_err(|e| format!("runtime: {}: {e}", runtime.display()))?;
+    let dir =
+        std::fs::canonicalize(dir).map_err(|e| format!("runtime: {}: {e}", runtime.display()))?;
     let mut path = std::ffi::OsString::from(dir.as_os_str());
     if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|v| !v.is_empty()) {
         path.push(":");
         path.push(old);
     }
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find the ffihub executable: {e}"))?;
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find the ffihub executable: {e}"))?;
     use std::os::unix::process::CommandExt;
     let err = std::process::Command::new(exe)
         .args(std::env::args_os().skip(1))
@@ -263,7 +267,9 @@ fn one_line(s: &str) -> String {
 fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<(), String> {
     use std::io::Write;
     match path {
-        Some(p) => std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display())),
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+        }
         None => std::io::stdout()
             .write_all(text.as_bytes())
             .map_err(|e| format!("cannot write to standard output: {e}")),

@@ -120,7 +120,8 @@ pub fn write(files: &FileMap, dir: &Path) -> Result<Drift, String> {
     }
     for rel in &drift.stale {
         let path = dir.join(rel);
-        std::fs::remove_file(&path).map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+        std::fs::remove_file(&path)
+            .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
     }
     Ok(drift)
 }

@@ -37,7 +37,11 @@ fn assert_identical_and_valid(lib: &std::path::Path) -> String {
         } else {
             serde_yaml::from_str(&on_ours).unwrap()
         };
-        assert_eq!(schema_errors(&value), Vec::<String>::new(), "{format} dump is invalid");
+        assert_eq!(
+            schema_errors(&value),
+            Vec::<String>::new(),
+            "{format} dump is invalid"
+        );
     }
     dump(&apache, lib, "yaml")
 }
@@ -90,8 +94,8 @@ fn prefix_filters_and_output_file_format_follows_extension() {
         "-o",
         out.to_str().unwrap(),
     ]);
-    let doc = ffihub_schema::Reflection::from_json_str(&std::fs::read_to_string(&out).unwrap())
-        .unwrap();
+    let doc =
+        ffihub_schema::Reflection::from_json_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let names: Vec<&str> = doc.functions.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["testing.TestIntPairSum"]);
     assert_eq!(doc.types.len(), 1);
@@ -102,9 +106,16 @@ fn expect_error(args: &[&str], needle: &str) {
     let out = ffihub(args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{args:?}: not one line: {stderr}");
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "{args:?}: not one line: {stderr}"
+    );
     assert!(stderr.starts_with("ffihub: error: "), "{args:?}: {stderr}");
-    assert!(stderr.contains(needle), "{args:?}: `{stderr}` lacks `{needle}`");
+    assert!(
+        stderr.contains(needle),
+        "{args:?}: `{stderr}` lacks `{needle}`"
+    );
 }
 
 #[test]
@@ -119,21 +130,90 @@ fn bad_input_gives_one_line_errors() {
     };
     let not_a_lib = write("not_a_lib.so", "hello");
     let bad_yaml = write("bad.yaml", "functions: [");
-    let bad_schema = write("bad_schema.yaml", "format_version: 1\nfunctions: [{name: f, signature: {return: {type: Optional}}}]\n");
+    let bad_schema = write(
+        "bad_schema.yaml",
+        "format_version: 1\nfunctions: [{name: f, signature: {return: {type: Optional}}}]\n",
+    );
     let good = fixture("function.yaml");
     let good = good.to_str().unwrap();
     let out = dir.to_str().unwrap();
 
-    expect_error(&["dump", "--runtime", rt, "--lib", "/no/such/lib.so"], "no such file");
-    expect_error(&["dump", "--runtime", rt, "--lib", &not_a_lib], "cannot load");
-    expect_error(&["dump", "--runtime", &not_a_lib, "--lib", &not_a_lib], "cannot load");
-    expect_error(&["dump", "--runtime", "/no/such/libtvm_ffi.so", "--lib", &not_a_lib], "no such file");
-    expect_error(&["dump", "--runtime", "libm.so.6", "--lib", &not_a_lib], "not a TVM-FFI runtime");
+    expect_error(
+        &["dump", "--runtime", rt, "--lib", "/no/such/lib.so"],
+        "no such file",
+    );
+    expect_error(
+        &["dump", "--runtime", rt, "--lib", &not_a_lib],
+        "cannot load",
+    );
+    expect_error(
+        &["dump", "--runtime", &not_a_lib, "--lib", &not_a_lib],
+        "cannot load",
+    );
+    expect_error(
+        &[
+            "dump",
+            "--runtime",
+            "/no/such/libtvm_ffi.so",
+            "--lib",
+            &not_a_lib,
+        ],
+        "no such file",
+    );
+    expect_error(
+        &["dump", "--runtime", "libm.so.6", "--lib", &not_a_lib],
+        "not a TVM-FFI runtime",
+    );
     expect_error(&["dump", "--runtime", rt], "at least one --lib");
-    for (meta, needle) in [(&bad_yaml, "invalid YAML"), (&bad_schema, "Optional takes 1")] {
-        expect_error(&["generate", "--lang", "julia", "--metadata", meta, "--name", "x", "--out", out], needle);
+    for (meta, needle) in [
+        (&bad_yaml, "invalid YAML"),
+        (&bad_schema, "Optional takes 1"),
+    ] {
+        expect_error(
+            &[
+                "generate",
+                "--lang",
+                "julia",
+                "--metadata",
+                meta,
+                "--name",
+                "x",
+                "--out",
+                out,
+            ],
+            needle,
+        );
     }
-    expect_error(&["generate", "--lang", "rust", "--metadata", good, "--name", "x", "--out", out], "unknown language `rust`");
-    expect_error(&["generate", "--lang", "cpp", "--metadata", "/no/such.yaml", "--name", "x", "--out", out], "cannot read");
-    expect_error(&["generate", "--lang", "cpp", "--name", "x", "--out", out], "--metadata FILE");
+    expect_error(
+        &[
+            "generate",
+            "--lang",
+            "rust",
+            "--metadata",
+            good,
+            "--name",
+            "x",
+            "--out",
+            out,
+        ],
+        "unknown language `rust`",
+    );
+    expect_error(
+        &[
+            "generate",
+            "--lang",
+            "cpp",
+            "--metadata",
+            "/no/such.yaml",
+            "--name",
+            "x",
+            "--out",
+            out,
+        ],
+        "cannot read",
+    );
+    expect_error(
+        &["generate", "--lang", "cpp", "--name", "x", "--out", out],
+        "--metadata FILE",
+    );
 }

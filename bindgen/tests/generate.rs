@@ -60,6 +60,14 @@ fn ir_of_the_testing_library() {
     insta::assert_yaml_snapshot!("ir__testing", ir::build(&load("testing")));
 }
 
+/// A dump of the demo extension (examples/demo) as it was when this snapshot was taken; refresh
+/// it with `ffihub dump --lib target/debug/libffihub_demo.so -o bindgen/tests/fixtures/demo.yaml`
+/// when the demo changes.
+#[test]
+fn ir_of_the_demo_extension() {
+    insta::assert_yaml_snapshot!("ir__demo", ir::build(&load("demo")));
+}
+
 #[test]
 fn ir_of_the_kinds() {
     for kind in KINDS {
@@ -81,8 +89,13 @@ fn output_per_language_and_kind() {
 fn names_that_collide_are_reported_and_keywords_escaped() {
     let lib = ir::build(&load("names"));
     for backend in lang::BACKENDS {
-        let diags = (backend.generate)(&lib, &config(&["*"])).unwrap_err().to_string();
-        assert!(diags.contains("kinds.fooBar") && diags.contains("collides"), "{diags}");
+        let diags = (backend.generate)(&lib, &config(&["*"]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            diags.contains("kinds.fooBar") && diags.contains("collides"),
+            "{diags}"
+        );
     }
     let mut without = load("names");
     without.functions.retain(|f| f.name != "kinds.fooBar");
@@ -105,7 +118,10 @@ const TESTING_ALLOWED: &[&str] = &[
 ];
 
 fn tool(name: &str) -> bool {
-    Command::new(name).arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new(name)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn syntax_check(dir: &Path) {
@@ -127,22 +143,30 @@ fn syntax_check(dir: &Path) {
                 run(c);
             }
             "hpp" if tool("g++") => {
+                let main = entry.with_extension("check.cpp");
+                std::fs::write(&main, format!("#include \"{}\"\n", entry.display())).unwrap();
                 let mut c = Command::new("g++");
-                c.args(["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-x", "c++"])
+                c.args(["-std=c++17", "-fsyntax-only", "-Wall", "-Wextra", "-Werror"])
                     .arg("-I")
                     .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support"))
-                    .arg(&entry);
+                    .arg(&main);
                 run(c);
             }
             "jl" if tool("julia") => {
                 let mut c = Command::new("julia");
-                c.args(["--startup-file=no", "-e", "Meta.parse(read(ARGS[1], String))"])
-                    .arg(&entry);
+                c.args([
+                    "--startup-file=no",
+                    "-e",
+                    "Meta.parse(read(ARGS[1], String))",
+                ])
+                .arg(&entry);
                 run(c);
             }
             "json" => {
-                serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&entry).unwrap())
-                    .unwrap_or_else(|e| panic!("{}: {e}", entry.display()));
+                serde_json::from_str::<serde_json::Value>(
+                    &std::fs::read_to_string(&entry).unwrap(),
+                )
+                .unwrap_or_else(|e| panic!("{}: {e}", entry.display()));
             }
             _ => {}
         }
@@ -167,7 +191,11 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 fn generated_code_is_syntactically_valid() {
     let root = scratch("syntax");
     let all: Vec<&lang::Backend> = lang::BACKENDS.iter().collect();
-    for kind in KINDS.iter().filter(|k| **k != "names").chain(&["testing"]) {
+    for kind in KINDS
+        .iter()
+        .filter(|k| **k != "names")
+        .chain(&["testing", "demo"])
+    {
         let files = generate(&ir::build(&load(kind)), &all, &config(&["*"])).unwrap();
         ffihub_bindgen::filemap::write(&files, &root.join(kind)).unwrap();
     }
@@ -193,7 +221,10 @@ fn generate_all_for_the_testing_library_and_check() {
     let refused = ffihub(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(refused.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    let reported: Vec<&str> = stderr.lines().filter(|l| l.contains(": unsupported: ")).collect();
+    let reported: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains(": unsupported: "))
+        .collect();
     assert_eq!(reported.len(), TESTING_ALLOWED.len(), "{stderr}");
     for item in TESTING_ALLOWED {
         args.push("--allow-unsupported".into());
@@ -201,7 +232,14 @@ fn generate_all_for_the_testing_library_and_check() {
     }
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
     ffihub_ok(&argv);
-    for f in ["julia/Project.toml", "julia/src/TvmFfiTesting.jl", "node/index.js", "node/index.d.ts", "node/package.json", "cpp/tvm_ffi_testing.hpp"] {
+    for f in [
+        "julia/Project.toml",
+        "julia/src/TvmFfiTesting.jl",
+        "node/index.js",
+        "node/index.d.ts",
+        "node/package.json",
+        "cpp/tvm_ffi_testing.hpp",
+    ] {
         assert!(out.join(f).is_file(), "{f} not written");
     }
 
@@ -216,11 +254,18 @@ fn generate_all_for_the_testing_library_and_check() {
     assert!(String::from_utf8_lossy(&stale.stderr).contains("changed: node/index.js"));
     ffihub_ok(&argv);
     ffihub_ok(&check);
-    std::fs::write(out.join("julia/old.jl"), "# This file is generated by ffihub 0.0.1\n").unwrap();
+    std::fs::write(
+        out.join("julia/old.jl"),
+        "# This file is generated by ffihub 0.0.1\n",
+    )
+    .unwrap();
     let stale = ffihub(&check);
     assert!(String::from_utf8_lossy(&stale.stderr).contains("stale: julia/old.jl"));
     ffihub_ok(&argv);
-    assert!(!out.join("julia/old.jl").exists(), "generate removes stale generated files");
+    assert!(
+        !out.join("julia/old.jl").exists(),
+        "generate removes stale generated files"
+    );
 }
 
 #[test]
@@ -231,7 +276,17 @@ fn output_is_deterministic() {
     let b = generate(&ir::build(&load("testing")), &all, &config(&["*"])).unwrap();
     assert_eq!(a, b);
     for (path, text) in &a {
-        assert!(text.ends_with('\n'), "{} lacks a trailing newline", path.display());
-        assert!(text.lines().take(3).any(|l| l.contains("generated by ffihub")), "{} lacks the banner", path.display());
+        assert!(
+            text.ends_with('\n'),
+            "{} lacks a trailing newline",
+            path.display()
+        );
+        assert!(
+            text.lines()
+                .take(3)
+                .any(|l| l.contains("generated by ffihub")),
+            "{} lacks the banner",
+            path.display()
+        );
     }
 }

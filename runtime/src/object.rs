@@ -29,6 +29,17 @@ pub fn live_object_count() -> i64 {
     LIVE_OBJECTS.load(Ordering::Relaxed)
 }
 
+/// Records an object allocated outside [`alloc_object`] / [`alloc_raw`] (objects with a custom
+/// block layout), so that the live-object count stays exact. Pair with [`count_free`].
+pub fn count_allocation() {
+    LIVE_OBJECTS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Records the release of an object counted with [`count_allocation`].
+pub fn count_free() {
+    LIVE_OBJECTS.fetch_sub(1, Ordering::Relaxed);
+}
+
 /// Adds one strong reference.
 ///
 /// # Safety

@@ -36,8 +36,8 @@ fn modules_imports_caches_and_functions_are_freed() {
     let child = new_module(Empty);
     assert_eq!(
         live_object_count(),
-        start + 4,
-        "a module counts through its imports Array and lookup cache Map"
+        start + 6,
+        "a module counts itself, its imports Array and its lookup cache Map"
     );
     root.import_module(&child).unwrap();
     root.import_module(&sys).unwrap();

@@ -268,9 +268,8 @@ impl<'de> Deserialize<'de> for FieldFlags {
         let names = Vec::<String>::deserialize(deserializer)?;
         let mut bits = 0;
         for name in &names {
-            bits |= FieldFlags::bit_of(name).ok_or_else(|| {
-                serde::de::Error::custom(format!("unknown field flag `{name}`"))
-            })?;
+            bits |= FieldFlags::bit_of(name)
+                .ok_or_else(|| serde::de::Error::custom(format!("unknown field flag `{name}`")))?;
         }
         Ok(FieldFlags(bits))
     }
@@ -393,7 +392,10 @@ impl Reflection {
         let mut seen = BTreeSet::new();
         for f in &self.functions {
             if !seen.insert(f.name.as_str()) {
-                return Err(Error::Invalid(format!("function `{}` is listed twice", f.name)));
+                return Err(Error::Invalid(format!(
+                    "function `{}` is listed twice",
+                    f.name
+                )));
             }
         }
         let mut seen = BTreeSet::new();
@@ -421,7 +423,8 @@ impl Reflection {
 
     /// The document as pretty JSON with a trailing newline.
     pub fn to_json_string(&self) -> Result<String, Error> {
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| Error::Write(e.to_string()))?;
+        let mut text =
+            serde_json::to_string_pretty(self).map_err(|e| Error::Write(e.to_string()))?;
         text.push('\n');
         Ok(text)
     }

@@ -380,7 +380,10 @@ impl TypeSchema {
             ));
         }
         if matches!(self.origin, Origin::Map | Origin::Dict) && n == 1 {
-            return schema_err(format!("{} takes 0 or 2 type arguments, got 1", self.origin));
+            return schema_err(format!(
+                "{} takes 0 or 2 type arguments, got 1",
+                self.origin
+            ));
         }
         if (self.origin == Origin::StdArray) != self.array_len.is_some() {
             return schema_err(format!(
@@ -533,7 +536,10 @@ mod tests {
             "ffi.Function[(ffi.Map[ffi.String, int]) -> Optional[testing.TestIntPair]]"
         );
         let sig = schema.signature.as_ref().unwrap();
-        assert_eq!(sig.ret.args[0].origin, Origin::TypeKey("testing.TestIntPair".into()));
+        assert_eq!(
+            sig.ret.args[0].origin,
+            Origin::TypeKey("testing.TestIntPair".into())
+        );
     }
 
     #[test]

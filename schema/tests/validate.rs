@@ -101,7 +101,10 @@ fn bad_documents_are_rejected_by_serde_and_by_the_json_schema() {
         // Structural errors are also caught by the JSON Schema (the checksum is not its job).
         if !expected.contains("checksum") {
             let value: Value = serde_yaml::from_str(text).unwrap();
-            assert!(!schema_errors(&value).is_empty(), "JSON Schema accepts {text}");
+            assert!(
+                !schema_errors(&value).is_empty(),
+                "JSON Schema accepts {text}"
+            );
         }
     }
     assert!(Reflection::from_yaml_str("functions: [").is_err());

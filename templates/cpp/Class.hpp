@@ -10,13 +10,12 @@ class {{ c.ident }} : public {{ c.base }} {
   static constexpr const char* type_key = {{ c.key }};
   using {{ c.base }}::{{ c.base_name }};
 {%- if let Some(params) = c.constructor %}
-  explicit {{ c.ident }}({% for p in params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %})
-      : {{ c.base }}(ffihub::construct(type_key{% for p in params %}, {{ p.ident }}{% endfor %})) {}
+  explicit {{ c.ident }}({% for p in params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %});
 {%- endif %}
 {%- for fld in c.fields %}
-  {{ fld.ty }} {{ fld.ident }}() const { return get_field<{{ fld.ty }}>({{ fld.ffi_name }}); }
+  {{ fld.ty }} {{ fld.ident }}() const;
 {%- if let Some(setter) = fld.setter %}
-  void {{ setter }}({{ fld.ty }} value) { set_field({{ fld.ffi_name }}, std::move(value)); }
+  void {{ setter }}({{ fld.ty }} value);
 {%- endif %}
 {%- endfor %}
 {%- for m in c.methods %}
@@ -33,9 +32,7 @@ class {{ c.ident }} : public {{ c.base }} {
     return ffihub::call_method<ffihub::Any>({% if m.is_static %}type_key{% else %}*this{% endif %}, {{ m.ffi_name }}, std::forward<Args>(args)...);
   }
 {%- else %}
-  {% if m.is_static %}static {% endif %}{{ m.ret }} {{ m.ident }}({% for p in m.params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %}){% if !m.is_static %} const{% endif %} {
-    return ffihub::call_method<{{ m.ret }}>({% if m.is_static %}type_key{% else %}*this{% endif %}, {{ m.ffi_name }}{% for p in m.params %}, {{ p.ident }}{% endfor %});
-  }
+  {% if m.is_static %}static {% endif %}{{ m.ret }} {{ m.ident }}({% for p in m.params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %}){% if !m.is_static %} const{% endif %};
 {%- endif %}
 {%- endfor %}
 };

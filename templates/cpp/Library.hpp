@@ -18,6 +18,13 @@ class {{ c.ident }};
 
 {% include "cpp/Class.hpp" %}
 {%- endfor %}
+{%- for c in classes %}
+{%- if c.has_definitions %}
+
+// {{ c.ident }}
+{% include "cpp/ClassImpl.hpp" %}
+{%- endif %}
+{%- endfor %}
 {%- for f in functions %}
 
 {% include "cpp/Function.hpp" %}

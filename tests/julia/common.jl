@@ -9,7 +9,7 @@ using Test
 using TVMFFI
 const T = TVMFFI
 
-export T, testing_lib, runtime_name, is_ffihub, check_no_leaks, compile_kernel, REPO_ROOT, @test_ffihub
+export T, testing_lib, runtime_name, is_ffihub, check_no_leaks, compile_kernel, kernels, REPO_ROOT, @test_ffihub
 
 const REPO_ROOT = normpath(joinpath(@__DIR__, "..", ".."))
 
@@ -73,22 +73,32 @@ function check_no_leaks(workload; label = "workload")
 end
 
 """
-    compile_kernel(name, source) -> String
+    compile_kernel(source) -> String
 
-Compile a C source (against the checked-in TVM-FFI headers, runtime/include) into a shared
+Compile a C source file (against the checked-in TVM-FFI headers, runtime/include) into a shared
 library in a temporary folder and return its path. Its `TVMFFI*` symbols stay undefined and bind
 to the runtime already loaded in the process.
 """
-function compile_kernel(name::AbstractString, source::AbstractString)
+function compile_kernel(source::AbstractString)
     dir = mktempdir()
-    src = joinpath(dir, name * ".c")
-    lib = joinpath(dir, name * ".so")
-    write(src, source)
+    lib = joinpath(dir, splitext(basename(source))[1] * ".so")
     inc = joinpath(REPO_ROOT, "runtime", "include")
-    cmd = `gcc -std=c11 -O2 -Wall -Werror -shared -fPIC -I$inc $src -o $lib`
-    run(cmd)
+    run(`gcc -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -I$inc $source -o $lib`)
     return lib
 end
+
+"""
+    kernels() -> FFIModule
+
+tests/julia/kernels.c, compiled once per process and loaded with `TVMFFI.load_module`.
+"""
+function kernels()
+    if _KERNELS[] === nothing
+        _KERNELS[] = T.load_module(compile_kernel(joinpath(@__DIR__, "kernels.c")))
+    end
+    return _KERNELS[]::FFIModule
+end
+const _KERNELS = Ref{Any}(nothing)
 
 """`@test_ffihub cond`: `@test cond` on ffihub's runtime; recorded as skipped on Apache's."""
 macro test_ffihub(ex)

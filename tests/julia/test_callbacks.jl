@@ -95,7 +95,8 @@ end
     T.sweep_keepalive!()
     @test T.keepalive_count() == base + 1                 # still reachable from the list
     @test held[1](7) === 7
-    empty!(held)                                          # the last reference goes away in C
+    empty!(held)                                          # the last C reference goes away
+    GC.gc()                                               # ... and the wrapper `held[1]` made
     T.sweep_keepalive!()
     @test T.keepalive_count() == base
 end

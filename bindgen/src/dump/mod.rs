@@ -151,12 +151,16 @@ fn global_names(rt: &Runtime) -> Result<BTreeSet<String>, DumpError> {
         return Err(DumpError::Call(format!("{what} did not return a function")));
     };
     let Value::Int(count) = rt.call(&functor, &[Arg::Int(-1)], what)? else {
-        return Err(DumpError::Call(format!("{what}(-1) did not return a count")));
+        return Err(DumpError::Call(format!(
+            "{what}(-1) did not return a count"
+        )));
     };
     (0..count)
         .map(|i| match rt.call(&functor, &[Arg::Int(i)], what)? {
             Value::Str(s) => Ok(s),
-            _ => Err(DumpError::Call(format!("{what}({i}) did not return a name"))),
+            _ => Err(DumpError::Call(format!(
+                "{what}({i}) did not return a name"
+            ))),
         })
         .collect()
 }
@@ -199,10 +203,7 @@ fn split_metadata(text: &str) -> (Option<TypeSchema>, Metadata) {
 
 /// The signature of a function-typed schema: `Some(Some(sig))` typed, `Some(None)` packed, and
 /// `None` if the schema is not a function (it then stays in the metadata).
-fn function_signature(
-    schema: Option<TypeSchema>,
-    meta: &mut Metadata,
-) -> Option<Signature> {
+fn function_signature(schema: Option<TypeSchema>, meta: &mut Metadata) -> Option<Signature> {
     match schema {
         Some(s) if s.origin.is_function() => s.signature.map(|b| *b),
         Some(s) => {
@@ -272,7 +273,10 @@ impl<'rt> Reader<'rt> {
             .type_attr("__ffi_type_final__", index)
             // SAFETY: a bool Any carries its value in v_int64.
             .is_some_and(|v| v.type_index == tindex::BOOL && unsafe { v.value.v_int64 } != 0);
-        let constructor = if methods.iter().any(|m| m.is_static && m.name == "__ffi_init__") {
+        let constructor = if methods
+            .iter()
+            .any(|m| m.is_static && m.name == "__ffi_init__")
+        {
             Some(Constructor::InitMethod)
         } else if type_attrs.iter().any(|a| a == "__ffi_init__") {
             Some(Constructor::AutoInit)
@@ -283,7 +287,9 @@ impl<'rt> Reader<'rt> {
             key: key.to_string(),
             ancestors,
             // SAFETY: metadata strings are runtime-owned.
-            doc: meta.map(|m| unsafe { runtime_str(&m.doc) }).unwrap_or_default(),
+            doc: meta
+                .map(|m| unsafe { runtime_str(&m.doc) })
+                .unwrap_or_default(),
             total_size: meta
                 .map(|m| i64::from(m.total_size))
                 .filter(|size| *size > 0),
@@ -307,7 +313,11 @@ impl<'rt> Reader<'rt> {
             .map(|f| {
                 // SAFETY: reflection strings are runtime-owned.
                 let (name, doc, meta_text) = unsafe {
-                    (runtime_str(&f.name), runtime_str(&f.doc), runtime_str(&f.metadata))
+                    (
+                        runtime_str(&f.name),
+                        runtime_str(&f.doc),
+                        runtime_str(&f.metadata),
+                    )
                 };
                 let (ty, metadata) = split_metadata(&meta_text);
                 let flags = FieldFlags(f.flags);
@@ -345,7 +355,11 @@ impl<'rt> Reader<'rt> {
             .map(|m| {
                 // SAFETY: reflection strings are runtime-owned.
                 let (name, doc, meta_text) = unsafe {
-                    (runtime_str(&m.name), runtime_str(&m.doc), runtime_str(&m.metadata))
+                    (
+                        runtime_str(&m.name),
+                        runtime_str(&m.doc),
+                        runtime_str(&m.metadata),
+                    )
                 };
                 let (schema, mut metadata) = split_metadata(&meta_text);
                 let signature = function_signature(schema, &mut metadata);
@@ -371,7 +385,9 @@ impl<'rt> Reader<'rt> {
                 tindex::FLOAT if v.value.v_float64.is_finite() => {
                     DefaultValue::Float(v.value.v_float64)
                 }
-                tindex::DATA_TYPE => DefaultValue::DataType(self.rt.dtype_string(&v.value.v_dtype)?),
+                tindex::DATA_TYPE => {
+                    DefaultValue::DataType(self.rt.dtype_string(&v.value.v_dtype)?)
+                }
                 tindex::DEVICE => DefaultValue::Device {
                     device_type: v.value.v_device.device_type,
                     device_id: v.value.v_device.device_id,

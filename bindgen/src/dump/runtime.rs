@@ -263,9 +263,8 @@ impl Runtime {
         }
         let mut rv = NONE_ANY;
         // SAFETY: `f` is a live function; arguments are valid views for the call.
-        let code = unsafe {
-            (self.api.call)(f.handle, packed.as_mut_ptr(), packed.len() as i32, &mut rv)
-        };
+        let code =
+            unsafe { (self.api.call)(f.handle, packed.as_mut_ptr(), packed.len() as i32, &mut rv) };
         drop(temps);
         if code != 0 {
             return Err(self.take_error(what));
@@ -320,8 +319,8 @@ impl Runtime {
                 // SAFETY: a String object's bytes view follows its header.
                 unsafe {
                     let obj = v.value.v_obj.cast::<u8>();
-                    let cell = &*(obj.add(std::mem::size_of::<TVMFFIObject>())
-                        as *const TVMFFIByteArray);
+                    let cell =
+                        &*(obj.add(std::mem::size_of::<TVMFFIObject>()) as *const TVMFFIByteArray);
                     Some(read_bytes(cell))
                 }
             }
@@ -352,7 +351,10 @@ impl Runtime {
         }
         // SAFETY: an Array object's sequence cell follows its header; elements are Anys.
         unsafe {
-            let cell = &*(arr.handle.cast::<u8>().add(std::mem::size_of::<TVMFFIObject>())
+            let cell = &*(arr
+                .handle
+                .cast::<u8>()
+                .add(std::mem::size_of::<TVMFFIObject>())
                 as *const TVMFFISeqCell);
             let items = std::slice::from_raw_parts(
                 cell.data.cast::<TVMFFIAny>(),
@@ -361,8 +363,9 @@ impl Runtime {
             items
                 .iter()
                 .map(|a| {
-                    self.view_string(a)
-                        .ok_or_else(|| DumpError::Call(format!("{what}: an element is not a string")))
+                    self.view_string(a).ok_or_else(|| {
+                        DumpError::Call(format!("{what}: an element is not a string"))
+                    })
                 })
                 .collect()
         }

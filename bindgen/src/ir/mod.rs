@@ -7,8 +7,9 @@
 //! - Inheritance is resolved: each type knows its parent, whether the parent is defined in the
 //!   same library, and the fields it inherits from local ancestors.
 //! - Constructors are resolved from `__ffi_init__` (typed method or generated from fields).
-//! - Instance methods lose their `self` parameter; parameters get names (TVM-FFI records none,
-//!   so they are `arg0`, `arg1`..., or field names for constructors).
+//! - Instance methods lose their `self` parameter; parameters get names (TVM-FFI records none:
+//!   the metadata key `arg_names` when present, else field names for constructors, else `arg0`,
+//!   `arg1`...).
 //! - Items are sorted: functions by name, types parents-first (pre-order of the inheritance
 //!   tree, siblings by key), methods by name (overloads keep their order).
 //!
@@ -218,10 +219,35 @@ fn params(types: &[schema::TypeSchema]) -> Vec<Param> {
         .collect()
 }
 
-fn signature(sig: &schema::Signature, skip_self: bool) -> Signature {
+/// Parameter names from the metadata key `arg_names` (a JSON list of strings, or a string
+/// holding one), as the ffihub Rust extension API records them.
+fn arg_names(meta: &schema::Metadata) -> Option<Vec<String>> {
+    let value = meta.get("arg_names")?;
+    let list = match value {
+        serde_json::Value::String(text) => serde_json::from_str(text).ok()?,
+        other => other.clone(),
+    };
+    serde_json::from_value(list).ok()
+}
+
+fn signature(sig: &schema::Signature, skip_self: bool, meta: &schema::Metadata) -> Signature {
     let from = usize::from(skip_self && !sig.params.is_empty());
+    let mut params = params(&sig.params[from..]);
+    if let Some(names) = arg_names(meta) {
+        // The names may or may not include the receiver.
+        let names = if names.len() == params.len() + from {
+            &names[from..]
+        } else {
+            &names[..]
+        };
+        if names.len() == params.len() && names.iter().all(|n| !n.is_empty()) {
+            for (p, n) in params.iter_mut().zip(names) {
+                p.name = n.clone();
+            }
+        }
+    }
     Signature {
-        params: params(&sig.params[from..]),
+        params,
         ret: Type::from_schema(&sig.ret),
     }
 }
@@ -231,7 +257,10 @@ fn function(f: &schema::Function) -> Function {
         name: f.name.clone(),
         path: split_path(&f.name),
         doc: f.doc.clone(),
-        signature: f.signature.as_ref().map(|s| signature(s, false)),
+        signature: f
+            .signature
+            .as_ref()
+            .map(|s| signature(s, false, &f.metadata)),
     }
 }
 
@@ -263,7 +292,10 @@ fn object_type(t: &schema::ObjectType, local: &BTreeMap<&str, &schema::ObjectTyp
             name: m.name.clone(),
             is_static: m.is_static,
             doc: m.doc.clone(),
-            signature: m.signature.as_ref().map(|s| signature(s, !m.is_static)),
+            signature: m
+                .signature
+                .as_ref()
+                .map(|s| signature(s, !m.is_static, &m.metadata)),
         })
         .collect();
     methods.sort_by(|a, b| a.name.cmp(&b.name));
@@ -307,10 +339,7 @@ fn init_method(m: &schema::Method, init_fields: &[(&schema::Field, &str)]) -> Co
         .as_ref()
         .map(|s| params(&s.params))
         .unwrap_or_default();
-    let field_types: Vec<Type> = init_fields
-        .iter()
-        .map(|(f, o)| field(f, o).ty)
-        .collect();
+    let field_types: Vec<Type> = init_fields.iter().map(|(f, o)| field(f, o).ty).collect();
     let matches = field_types.len() == params.len()
         && field_types.iter().zip(&params).all(|(a, p)| *a == p.ty);
     Constructor {

@@ -106,20 +106,22 @@ impl Type {
                 }
             }
             Origin::Tuple | Origin::StdTuple => Type::Tuple(all()),
-            Origin::Function | Origin::StdFunction => Type::Function(s.signature.as_ref().map(|sig| {
-                Box::new(Signature {
-                    params: sig
-                        .params
-                        .iter()
-                        .enumerate()
-                        .map(|(i, p)| Param {
-                            name: format!("arg{i}"),
-                            ty: Type::from_schema(p),
-                        })
-                        .collect(),
-                    ret: Type::from_schema(&sig.ret),
-                })
-            })),
+            Origin::Function | Origin::StdFunction => {
+                Type::Function(s.signature.as_ref().map(|sig| {
+                    Box::new(Signature {
+                        params: sig
+                            .params
+                            .iter()
+                            .enumerate()
+                            .map(|(i, p)| Param {
+                                name: format!("arg{i}"),
+                                ty: Type::from_schema(p),
+                            })
+                            .collect(),
+                        ret: Type::from_schema(&sig.ret),
+                    })
+                }))
+            }
             Origin::Expected | Origin::ObjectRValueRef | Origin::UnchangedOr => arg(0),
             Origin::TypeKey(key) => Type::Class(key.clone()),
         }

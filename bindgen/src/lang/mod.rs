@@ -109,9 +109,7 @@ impl Capabilities {
     }
 
     fn check_signature(&self, sig: &ir::Signature) -> Result<(), String> {
-        sig.params
-            .iter()
-            .try_for_each(|p| self.check_type(&p.ty))?;
+        sig.params.iter().try_for_each(|p| self.check_type(&p.ty))?;
         self.check_type(&sig.ret)
     }
 
@@ -124,15 +122,21 @@ impl Capabilities {
     }
 
     /// The part of `lib` this backend can express; every item left out gets a diagnostic.
-    pub fn filter(&self, lib: &ir::Library, lang: &'static str, diags: &mut Diagnostics) -> ir::Library {
+    pub fn filter(
+        &self,
+        lib: &ir::Library,
+        lang: &'static str,
+        diags: &mut Diagnostics,
+    ) -> ir::Library {
         let mut out = lib.clone();
-        out.functions.retain(|f| match self.check_callable(f.signature.as_ref()) {
-            Ok(()) => true,
-            Err(why) => {
-                diags.unsupported(lang, &f.name, why);
-                false
-            }
-        });
+        out.functions
+            .retain(|f| match self.check_callable(f.signature.as_ref()) {
+                Ok(()) => true,
+                Err(why) => {
+                    diags.unsupported(lang, &f.name, why);
+                    false
+                }
+            });
         if !self.objects {
             for t in &out.types {
                 diags.unsupported(lang, &t.key, "object types are not supported");
@@ -150,7 +154,8 @@ impl Capabilities {
             };
             t.fields.retain(&mut drop_field);
             // Inherited fields were reported with their owner already.
-            t.inherited_fields.retain(|f| self.check_type(&f.ty).is_ok());
+            t.inherited_fields
+                .retain(|f| self.check_type(&f.ty).is_ok());
             t.methods.retain(|m| {
                 let ok = if self.methods {
                     self.check_callable(m.signature.as_ref())
@@ -213,21 +218,8 @@ impl Scope {
     }
 }
 
-/// A target language.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Language {
-    /// Julia package.
-    Julia,
-    /// Node.js package.
-    Node,
-    /// Header-only C++17.
-    Cpp,
-}
-
 /// A backend in the table.
 pub struct Backend {
-    /// The language.
-    pub lang: Language,
     /// Its name on the command line and the subfolder for `--lang all`.
     pub name: &'static str,
     /// What it can express.
@@ -239,19 +231,16 @@ pub struct Backend {
 /// Every backend, in `--lang all` order.
 pub const BACKENDS: &[Backend] = &[
     Backend {
-        lang: Language::Julia,
         name: julia::LANG,
         capabilities: julia::capabilities,
         generate: julia::generate,
     },
     Backend {
-        lang: Language::Node,
         name: node::LANG,
         capabilities: node::capabilities,
         generate: node::generate,
     },
     Backend {
-        lang: Language::Cpp,
         name: cpp::LANG,
         capabilities: cpp::capabilities,
         generate: cpp::generate,
@@ -290,7 +279,9 @@ pub fn stable_uuid(seed: &str) -> String {
     let mut b: u64 = 0x8422_2325_cbf2_9ce4;
     for byte in seed.bytes() {
         a = (a ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
-        b = (b ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(5);
+        b = (b ^ u64::from(byte))
+            .wrapping_mul(0x0000_0100_0000_01b3)
+            .rotate_left(5);
     }
     let hex = format!("{a:016x}{b:016x}");
     // Version 4 / variant 1 nibbles keep it a valid UUID.

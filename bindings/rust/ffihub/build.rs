@@ -10,7 +10,8 @@ fn main() {
     println!("cargo:rerun-if-env-changed=TVM_FFI_LIB_DIR");
     println!("cargo:rerun-if-env-changed=CARGO_TARGET_DIR");
 
-    let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
+    let manifest_dir =
+        PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
     // bindings/rust/ffihub -> the workspace root.
     let workspace = manifest_dir
         .ancestors()
@@ -39,6 +40,11 @@ fn main() {
     }
     println!("cargo:rustc-link-search=native={}", lib_dir.display());
     println!("cargo:rustc-link-lib=dylib=tvm_ffi");
+    // For this package's own tests (the compile-fail tests build in another target folder).
+    println!(
+        "cargo:rustc-env=FFIHUB_TVM_FFI_LIB_DIR={}",
+        lib_dir.display()
+    );
     // Published to dependents' build scripts as DEP_TVM_FFI_LIB_DIR (`links = "tvm_ffi"`).
     println!("cargo:lib_dir={}", lib_dir.display());
 }

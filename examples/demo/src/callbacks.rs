@@ -9,9 +9,12 @@ pub fn apply_twice(f: TypedFunction<fn(i64) -> i64>, x: i64) -> Result<i64> {
     f.call(f.call(x)?)
 }
 
+/// A function from float to float (`(float) -> float` in the type schema).
+pub type FloatFunction = TypedFunction<fn(f64) -> f64>;
+
 /// A closure `x -> k * x` (on floats).
 #[ffihub::function(name = "demo.make_multiplier")]
-pub fn make_multiplier(k: f64) -> Result<TypedFunction<fn(f64) -> f64>> {
+pub fn make_multiplier(k: f64) -> Result<FloatFunction> {
     TypedFunction::new(move |x: f64| k * x)
 }
 

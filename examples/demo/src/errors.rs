@@ -7,7 +7,10 @@ use ffihub::{Error, Result, String};
 /// `RuntimeError`, or any other name) with `message`.
 #[ffihub::function(name = "demo.raise_error")]
 pub fn raise_error(kind: String, message: String) -> Result<()> {
-    Err(Error::new(kind.to_string_lossy(), message.to_string_lossy()))
+    Err(Error::new(
+        kind.to_string_lossy(),
+        message.to_string_lossy(),
+    ))
 }
 
 /// The square root of `x`; `ValueError` when `x` is negative.

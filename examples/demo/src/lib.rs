@@ -17,6 +17,8 @@
 //! behaviour is simple to assert, and every item is documented (the docs become `doc` in the
 //! reflection metadata).
 
+#![warn(missing_docs)]
+
 pub mod callbacks;
 pub mod containers;
 pub mod errors;

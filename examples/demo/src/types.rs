@@ -1,7 +1,9 @@
 //! Object types: fields (read-only and writable, with docs and defaults), inheritance, instance
 //! and static methods, and constructors (`__ffi_init__`) with default arguments.
 
-use ffihub::{Array, DataType, Device, Error, Map, Object, ObjectRef, Result, Shape, String, Writable};
+use ffihub::{
+    Array, DataType, Device, Error, Map, Object, ObjectRef, Result, Shape, String, Writable,
+};
 
 /// A point in the plane (immutable).
 #[derive(ffihub::Object)]

@@ -156,6 +156,7 @@ unsafe extern "C" fn delete_module(obj: *mut c_void, flags: i32) {
     if flags & DELETE_WEAK != 0 {
         // SAFETY: the block came from `Box::new` in `new_module`, whose layout is this one.
         std::alloc::dealloc(block.cast(), std::alloc::Layout::new::<ModuleBlock>());
+        crate::object::count_free();
     }
 }
 
@@ -185,6 +186,7 @@ pub fn new_module(imp: impl ModuleImpl) -> Module {
         },
     });
     let block = Box::into_raw(block);
+    crate::object::count_allocation();
     // SAFETY: the block is live and its header carries the one fresh reference.
     Module(unsafe { ObjectRef::from_raw(std::ptr::addr_of_mut!((*block).header)) })
 }

@@ -53,7 +53,11 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         support_header: SUPPORT_HEADER,
         checksum: model::literal(&lib.checksum),
         libraries: lib.libraries.iter().map(|l| model::literal(l)).collect(),
-        classes: lib.types.iter().map(|t| types.class(t, &mut diags)).collect(),
+        classes: lib
+            .types
+            .iter()
+            .map(|t| types.class(t, &mut diags))
+            .collect(),
         functions: lib
             .functions
             .iter()

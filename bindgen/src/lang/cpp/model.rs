@@ -99,16 +99,25 @@ pub struct Class {
     pub methods: Vec<Method>,
     /// Constructor parameters, if the type has a constructor.
     pub constructor: Option<Vec<Param>>,
+    /// Some member is defined out of line, after every class (so that member signatures may
+    /// use classes declared later).
+    pub has_definitions: bool,
 }
 
 /// A C++ string literal.
 pub fn literal(s: &str) -> String {
-    let escaped = s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n");
+    let escaped = s
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n");
     format!("\"{escaped}\"")
 }
 
 fn doc(text: &str) -> Vec<String> {
-    doc_lines(text).into_iter().map(|l| l.replace("*/", "* /")).collect()
+    doc_lines(text)
+        .into_iter()
+        .map(|l| l.replace("*/", "* /"))
+        .collect()
 }
 
 /// Maps local type keys to class names, and types to C++.
@@ -117,7 +126,12 @@ pub struct Types(pub BTreeMap<String, String>);
 impl Types {
     /// The C++ type of `ty`.
     pub fn cpp(&self, ty: &Type) -> String {
-        let list = |ts: &[Type]| ts.iter().map(|t| self.cpp(t)).collect::<Vec<_>>().join(", ");
+        let list = |ts: &[Type]| {
+            ts.iter()
+                .map(|t| self.cpp(t))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         match ty {
             Type::None => "void".into(),
             Type::Any => "ffihub::Any".into(),
@@ -145,9 +159,17 @@ impl Types {
             Type::Function(None) => "ffihub::Function".into(),
             Type::Function(Some(sig)) => {
                 let params: Vec<ir::Type> = sig.params.iter().map(|p| p.ty.clone()).collect();
-                format!("ffihub::TypedFunction<{}({})>", self.cpp(&sig.ret), list(&params))
+                format!(
+                    "ffihub::TypedFunction<{}({})>",
+                    self.cpp(&sig.ret),
+                    list(&params)
+                )
             }
-            Type::Class(key) => self.0.get(key).cloned().unwrap_or_else(|| "ffihub::ObjectRef".into()),
+            Type::Class(key) => self
+                .0
+                .get(key)
+                .cloned()
+                .unwrap_or_else(|| "ffihub::ObjectRef".into()),
         }
     }
 
@@ -188,12 +210,22 @@ impl Types {
         let mut members = Scope::with_reserved(&[ident.as_str(), "get", "type_key"]);
         for f in &t.inherited_fields {
             let getter = names::value(&f.name);
-            members.claim(&getter, &format!("{}.{}", f.owner, f.name), super::LANG, diags);
+            members.claim(
+                &getter,
+                &format!("{}.{}", f.owner, f.name),
+                super::LANG,
+                diags,
+            );
             if f.writable {
-                members.claim(&names::setter(&getter), &format!("{}.{}", f.owner, f.name), super::LANG, diags);
+                members.claim(
+                    &names::setter(&getter),
+                    &format!("{}.{}", f.owner, f.name),
+                    super::LANG,
+                    diags,
+                );
             }
         }
-        let fields = t
+        let fields: Vec<Field> = t
             .fields
             .iter()
             .map(|f| {
@@ -213,7 +245,7 @@ impl Types {
             })
             .collect();
         let mut seen = std::collections::BTreeSet::new();
-        let methods = t
+        let methods: Vec<Method> = t
             .methods
             .iter()
             .filter(|m| seen.insert(m.name.clone()))
@@ -240,8 +272,15 @@ impl Types {
             let params: Vec<ir::Param> = c.params.iter().map(|p| p.param.clone()).collect();
             self.params(&params, &format!("{}.__ffi_init__", t.key), diags)
         });
-        let base = self.0.get(&t.parent).cloned().unwrap_or_else(|| "ffihub::ObjectRef".into());
+        let base = self
+            .0
+            .get(&t.parent)
+            .cloned()
+            .unwrap_or_else(|| "ffihub::ObjectRef".into());
         Class {
+            has_definitions: constructor.is_some()
+                || !fields.is_empty()
+                || methods.iter().any(|m| !m.packed),
             base_name: base.rsplit("::").next().unwrap_or(&base).to_string(),
             base,
             key: literal(&t.key),

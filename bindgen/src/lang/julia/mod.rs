@@ -40,17 +40,26 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     let mut diags = Diagnostics::default();
     let lib = capabilities().filter(lib, LANG, &mut diags);
     let module = names::module(&cfg.name);
-    let mut top = Scope::with_reserved(&[module.as_str(), "TVMFFI", "Base", "Core"]);
+    let mut top = Scope::with_reserved(&[module.as_str(), "TVMFFI"]);
 
     let mut type_names = BTreeMap::new();
     for t in &lib.types {
         let ident = names::type_name(t.path.last().map_or("", String::as_str));
         names::claim(&mut top, &ident, &t.key, &mut diags);
-        names::claim(&mut top, &names::abstract_type_name(&ident), &t.key, &mut diags);
+        names::claim(
+            &mut top,
+            &names::abstract_type_name(&ident),
+            &t.key,
+            &mut diags,
+        );
         type_names.insert(t.key.clone(), ident);
     }
     let types = model::TypeNames(type_names);
-    let objects: Vec<model::Object> = lib.types.iter().map(|t| types.object(t, &mut diags)).collect();
+    let objects: Vec<model::Object> = lib
+        .types
+        .iter()
+        .map(|t| types.object(t, &mut diags))
+        .collect();
     let functions: Vec<model::Function> = lib
         .functions
         .iter()
@@ -80,7 +89,10 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         tvmffi_uuid: TVMFFI_UUID,
     };
     let mut files = FileMap::new();
-    files.insert(PathBuf::from("Project.toml"), render(&project, LANG, &cfg.name, &mut diags));
+    files.insert(
+        PathBuf::from("Project.toml"),
+        render(&project, LANG, &cfg.name, &mut diags),
+    );
     files.insert(
         PathBuf::from(format!("src/{module}.jl")),
         render(&package, LANG, &cfg.name, &mut diags),

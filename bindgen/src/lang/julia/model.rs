@@ -138,13 +138,20 @@ pub struct Object {
 fn doc_escape(lines: Vec<String>) -> Vec<String> {
     lines
         .into_iter()
-        .map(|l| l.replace('\\', "\\\\").replace('$', "\\$").replace("\"\"\"", "\\\"\\\"\\\""))
+        .map(|l| {
+            l.replace('\\', "\\\\")
+                .replace('$', "\\$")
+                .replace("\"\"\"", "\\\"\\\"\\\"")
+        })
         .collect()
 }
 
 /// A Julia string literal.
 pub fn literal(s: &str) -> String {
-    let escaped = s.replace('\\', "\\\\").replace('"', "\\\"").replace('$', "\\$");
+    let escaped = s
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('$', "\\$");
     format!("\"{escaped}\"")
 }
 
@@ -215,7 +222,10 @@ impl TypeNames {
         let (params, ret, doc_signature) = match &f.signature {
             Some(sig) => {
                 let params = self.params(&sig.params, &f.name, diags);
-                let list: Vec<String> = params.iter().map(|p| format!("{}{}", p.ident, p.annot)).collect();
+                let list: Vec<String> = params
+                    .iter()
+                    .map(|p| format!("{}{}", p.ident, p.annot))
+                    .collect();
                 let ret = Self::annot(self.returns(&sig.ret));
                 let doc_sig = format!("{ident}({}){ret}", list.join(", "));
                 (params, ret, doc_sig)
@@ -242,7 +252,12 @@ impl TypeNames {
             .all_fields()
             .map(|f| {
                 let ident = names::value_name(&f.name);
-                names::claim(&mut members, &ident, &format!("{}.{}", f.owner, f.name), diags);
+                names::claim(
+                    &mut members,
+                    &ident,
+                    &format!("{}.{}", f.owner, f.name),
+                    diags,
+                );
                 Field {
                     ident,
                     ffi_name: literal(&f.name),
@@ -260,7 +275,12 @@ impl TypeNames {
                 let item = format!("{}.{}", t.key, m.name);
                 let ident = names::value_name(&m.name);
                 // Overloads share a name: claim each name once.
-                if !t.methods.iter().take_while(|o| !std::ptr::eq(*o, m)).any(|o| o.name == m.name) {
+                if !t
+                    .methods
+                    .iter()
+                    .take_while(|o| !std::ptr::eq(*o, m))
+                    .any(|o| o.name == m.name)
+                {
                     names::claim(&mut method_scope, &ident, &item, diags);
                 }
                 let (params, ret) = match &m.signature {
@@ -293,7 +313,12 @@ impl TypeNames {
             let (mut positional, mut keyword) = (Vec::new(), Vec::new());
             for p in &c.params {
                 let ident = names::value_name(&p.param.name);
-                names::claim(&mut scope, &ident, &format!("{}.__ffi_init__({})", t.key, p.param.name), diags);
+                names::claim(
+                    &mut scope,
+                    &ident,
+                    &format!("{}.__ffi_init__({})", t.key, p.param.name),
+                    diags,
+                );
                 // A parameter that may be left out defaults to the `TVMFFI.MISSING` sentinel, so
                 // it is not annotated.
                 let param = if p.optional {
@@ -315,7 +340,10 @@ impl TypeNames {
                     positional.push(param);
                 }
             }
-            Constructor { positional, keyword }
+            Constructor {
+                positional,
+                keyword,
+            }
         });
         Object {
             has_setters: fields.iter().any(|f| f.writable),

@@ -11,12 +11,52 @@ use crate::lang::Scope;
 
 use super::LANG;
 
-/// Julia's reserved words (including the contextual ones that cannot name a function).
+/// Julia's reserved words (including the contextual ones that cannot name a function), and
+/// names that generated code relies on.
 const KEYWORDS: &[&str] = &[
-    "abstract", "baremodule", "begin", "break", "catch", "const", "continue", "do", "else",
-    "elseif", "end", "export", "false", "finally", "for", "function", "global", "if", "import",
-    "in", "isa", "let", "local", "macro", "module", "mutable", "outer", "primitive", "quote",
-    "return", "struct", "true", "try", "type", "using", "where", "while", "nothing", "missing",
+    "abstract",
+    "baremodule",
+    "begin",
+    "break",
+    "catch",
+    "const",
+    "continue",
+    "do",
+    "else",
+    "elseif",
+    "end",
+    "export",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "global",
+    "if",
+    "import",
+    "in",
+    "isa",
+    "let",
+    "local",
+    "macro",
+    "module",
+    "mutable",
+    "outer",
+    "primitive",
+    "quote",
+    "return",
+    "struct",
+    "true",
+    "try",
+    "type",
+    "using",
+    "where",
+    "while",
+    "nothing",
+    "missing",
+    // Modules every Julia module sees; a type with these names would hide them.
+    "Base",
+    "Core",
+    "Main",
 ];
 
 /// The prefix of every internal name in generated code.
@@ -53,7 +93,11 @@ pub fn value_name(name: &str) -> String {
 /// Claims `ident` in `scope`, rejecting the reserved prefix.
 pub fn claim(scope: &mut Scope, ident: &str, item: &str, diags: &mut Diagnostics) {
     if ident.starts_with(RESERVED_PREFIX) {
-        diags.error(LANG, item, format!("`{ident}` uses the reserved prefix {RESERVED_PREFIX}"));
+        diags.error(
+            LANG,
+            item,
+            format!("`{ident}` uses the reserved prefix {RESERVED_PREFIX}"),
+        );
     }
     scope.claim(ident, item, LANG, diags);
 }

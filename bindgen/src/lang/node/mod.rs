@@ -52,7 +52,11 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         support: model::literal(SUPPORT_PACKAGE),
         checksum: model::literal(&lib.checksum),
         libraries: lib.libraries.iter().map(|l| model::literal(l)).collect(),
-        classes: lib.types.iter().map(|t| types.class(t, &mut diags)).collect(),
+        classes: lib
+            .types
+            .iter()
+            .map(|t| types.class(t, &mut diags))
+            .collect(),
         functions: lib
             .functions
             .iter()
@@ -70,7 +74,10 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         support: json(SUPPORT_PACKAGE),
     };
     let mut files = FileMap::new();
-    files.insert(PathBuf::from("package.json"), render(&package, LANG, &cfg.name, &mut diags));
+    files.insert(
+        PathBuf::from("package.json"),
+        render(&package, LANG, &cfg.name, &mut diags),
+    );
     files.insert(
         PathBuf::from("index.js"),
         render(&model::IndexJs { m: &module }, LANG, &cfg.name, &mut diags),

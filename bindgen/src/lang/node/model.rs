@@ -139,12 +139,18 @@ pub struct Class {
 
 /// A JS string literal (single quotes).
 pub fn literal(s: &str) -> String {
-    let escaped = s.replace('\\', "\\\\").replace('\'', "\\'").replace('\n', "\\n");
+    let escaped = s
+        .replace('\\', "\\\\")
+        .replace('\'', "\\'")
+        .replace('\n', "\\n");
     format!("'{escaped}'")
 }
 
 fn jsdoc(doc: &str) -> Vec<String> {
-    doc_lines(doc).into_iter().map(|l| l.replace("*/", "*\\/")).collect()
+    doc_lines(doc)
+        .into_iter()
+        .map(|l| l.replace("*/", "*\\/"))
+        .collect()
 }
 
 /// Maps local type keys to class names, and types to TypeScript.
@@ -161,7 +167,13 @@ impl Types {
             }
         };
         match ty {
-            Type::None => if input { "null".into() } else { "void".into() },
+            Type::None => {
+                if input {
+                    "null".into()
+                } else {
+                    "void".into()
+                }
+            }
             Type::Any => "unknown".into(),
             Type::Bool => "boolean".into(),
             Type::Int | Type::Float => "number".into(),
@@ -185,10 +197,17 @@ impl Types {
             Type::Map(k, v) => format!("ffi.Map<{}, {}>", self.ts(k, false), self.ts(v, false)),
             Type::Dict(k, v) => format!("ffi.Dict<{}, {}>", self.ts(k, false), self.ts(v, false)),
             Type::Optional(t) => format!("{} | null", self.ts(t, input)),
-            Type::Variant(ts) => ts.iter().map(|t| self.ts(t, input)).collect::<Vec<_>>().join(" | "),
+            Type::Variant(ts) => ts
+                .iter()
+                .map(|t| self.ts(t, input))
+                .collect::<Vec<_>>()
+                .join(" | "),
             Type::Tuple(ts) => format!(
                 "[{}]",
-                ts.iter().map(|t| self.ts(t, input)).collect::<Vec<_>>().join(", ")
+                ts.iter()
+                    .map(|t| self.ts(t, input))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
             Type::Function(None) => "(...args: unknown[]) => unknown".into(),
             Type::Function(Some(sig)) => {
@@ -199,7 +218,11 @@ impl Types {
                     .collect();
                 format!("(({}) => {})", params.join(", "), self.ts(&sig.ret, input))
             }
-            Type::Class(key) => self.0.get(key).cloned().unwrap_or_else(|| "ffi.Object".into()),
+            Type::Class(key) => self
+                .0
+                .get(key)
+                .cloned()
+                .unwrap_or_else(|| "ffi.Object".into()),
         }
     }
 
@@ -221,7 +244,10 @@ impl Types {
     /// The model of a global function.
     pub fn function(&self, f: &ir::Function, ident: String, diags: &mut Diagnostics) -> Function {
         let (params, ret) = match &f.signature {
-            Some(sig) => (self.params(&sig.params, &f.name, diags), self.ts(&sig.ret, false)),
+            Some(sig) => (
+                self.params(&sig.params, &f.name, diags),
+                self.ts(&sig.ret, false),
+            ),
             None => (Vec::new(), "unknown".into()),
         };
         Function {
@@ -241,7 +267,12 @@ impl Types {
         // Inherited accessors are reserved so an own member cannot shadow them.
         let mut members = Scope::with_reserved(&["dispose"]);
         for f in &t.inherited_fields {
-            members.claim(&names::member(&f.name), &format!("{}.{}", f.owner, f.name), super::LANG, diags);
+            members.claim(
+                &names::member(&f.name),
+                &format!("{}.{}", f.owner, f.name),
+                super::LANG,
+                diags,
+            );
         }
         let mut statics = Scope::default();
         let fields = t
@@ -249,7 +280,12 @@ impl Types {
             .iter()
             .map(|f| {
                 let ident = names::member(&f.name);
-                names::claim(&mut members, &ident, &format!("{}.{}", t.key, f.name), diags);
+                names::claim(
+                    &mut members,
+                    &ident,
+                    &format!("{}.{}", t.key, f.name),
+                    diags,
+                );
                 Field {
                     ident,
                     ffi_name: literal(&f.name),
@@ -275,14 +311,21 @@ impl Types {
                     ident
                 };
                 let (params, ret) = match &m.signature {
-                    Some(sig) => (self.params(&sig.params, &item, diags), self.ts(&sig.ret, false)),
+                    Some(sig) => (
+                        self.params(&sig.params, &item, diags),
+                        self.ts(&sig.ret, false),
+                    ),
                     None => (Vec::new(), "unknown".into()),
                 };
                 Method {
                     ident,
                     ffi_name: literal(&m.name),
                     is_static: m.is_static,
-                    target: if m.is_static { literal(&t.key) } else { "this".into() },
+                    target: if m.is_static {
+                        literal(&t.key)
+                    } else {
+                        "this".into()
+                    },
                     doc: jsdoc(&m.doc),
                     packed: m.signature.is_none(),
                     params,
@@ -295,7 +338,12 @@ impl Types {
             let (mut positional, mut keyword) = (Vec::new(), Vec::new());
             for p in &c.params {
                 let ident = names::value(&p.param.name);
-                names::claim(&mut scope, &ident, &format!("{}.__ffi_init__({})", t.key, p.param.name), diags);
+                names::claim(
+                    &mut scope,
+                    &ident,
+                    &format!("{}.__ffi_init__({})", t.key, p.param.name),
+                    diags,
+                );
                 let opt = if p.optional { "?" } else { "" };
                 let param = Param {
                     decl: format!("{ident}{opt}: {}", self.ts(&p.param.ty, true)),

@@ -13,13 +13,67 @@ use super::LANG;
 /// ECMAScript reserved words, strict-mode reserved words, and TypeScript's type keywords that
 /// cannot name a declaration.
 const KEYWORDS: &[&str] = &[
-    "arguments", "await", "break", "case", "catch", "class", "const", "continue", "debugger",
-    "default", "delete", "do", "else", "enum", "eval", "export", "extends", "false", "finally",
-    "for", "function", "if", "implements", "import", "in", "instanceof", "interface", "let",
-    "new", "null", "package", "private", "protected", "public", "return", "static", "super",
-    "switch", "this", "throw", "true", "try", "typeof", "undefined", "var", "void", "while",
-    "with", "yield", "any", "boolean", "never", "number", "string", "symbol", "unknown", "object",
-    "bigint", "require", "module", "exports",
+    "arguments",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "eval",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "implements",
+    "import",
+    "in",
+    "instanceof",
+    "interface",
+    "let",
+    "new",
+    "null",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "return",
+    "static",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "undefined",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
+    "any",
+    "boolean",
+    "never",
+    "number",
+    "string",
+    "symbol",
+    "unknown",
+    "object",
+    "bigint",
+    "require",
+    "module",
+    "exports",
 ];
 
 /// Instance member names with a special meaning.
@@ -67,7 +121,11 @@ pub fn static_member(name: &str) -> String {
 /// Claims `ident` in `scope`, rejecting the reserved prefix.
 pub fn claim(scope: &mut Scope, ident: &str, item: &str, diags: &mut Diagnostics) {
     if ident.starts_with(RESERVED_PREFIX) {
-        diags.error(LANG, item, format!("`{ident}` uses the reserved prefix {RESERVED_PREFIX}"));
+        diags.error(
+            LANG,
+            item,
+            format!("`{ident}` uses the reserved prefix {RESERVED_PREFIX}"),
+        );
     }
     scope.claim(ident, item, LANG, diags);
 }

@@ -239,41 +239,36 @@ function _tensor_from_array(x::AbstractArray{T,N}) where {T,N}
     return out[]
 end
 
-function _tensor_arg(x::AbstractArray)
-    t = _existing_tensor(x)
-    t === nothing || return _object_view(t)
-    return (TVMFFIAny(kTVMFFITensor, 0, UInt64(_tensor_from_array(x))), true)
-end
-
 # --- tensor -> Julia array --------------------------------------------------------------------------------------
 
-# Arrays made over tensors, for passing them back as the same tensor: objectid(array) =>
-# (WeakRef(array), WeakRef(tensor wrapper), permuted). Only weak references: the array's finalizer
-# owns the tensor wrapper. Dead entries are purged when the table grows.
-const _WRAPPED = Dict{UInt,Tuple{WeakRef,WeakRef,Bool}}()
+# Arrays made over tensors, so that passing them back passes the same tensor:
+# objectid(array) => (WeakRef(array), tensor handle, permuted). The handle is the reference the
+# array's finalizer releases, so it is valid while the WeakRef still points to the array. Dead
+# entries are purged when the table grows. (A finalizer closure does not keep what it captures
+# alive for the GC, so the reference is held as a raw handle, not as a wrapper object.)
+const _WRAPPED = Dict{UInt,Tuple{WeakRef,Ptr{Cvoid},Bool}}()
 const _WRAPPED_LOCK = ReentrantLock()
 const _WRAPPED_PURGE_AT = Ref(1024)
 
-function _remember_wrapped(B::Array, t::FFITensor, permuted::Bool)
+function _remember_wrapped(B::Array, h::Ptr{Cvoid}, permuted::Bool)
     lock(_WRAPPED_LOCK)
     try
         if length(_WRAPPED) >= _WRAPPED_PURGE_AT[]
             filter!(kv -> kv[2][1].value !== nothing, _WRAPPED)
             _WRAPPED_PURGE_AT[] = max(1024, 2 * length(_WRAPPED))
         end
-        _WRAPPED[objectid(B)] = (WeakRef(B), WeakRef(t), permuted)
+        _WRAPPED[objectid(B)] = (WeakRef(B), h, permuted)
     finally
         unlock(_WRAPPED_LOCK)
     end
 end
 
+# The tensor handle behind an array made by `_try_array`, or C_NULL.
 function _lookup_wrapped(B::Array, permuted::Bool)
     e = lock(() -> get(_WRAPPED, objectid(B), nothing), _WRAPPED_LOCK)
-    e === nothing && return nothing
-    (e[1].value === B && e[3] == permuted) || return nothing
-    t = e[2].value
-    (t isa FFITensor && isopen(t)) || return nothing
-    return t
+    e === nothing && return C_NULL
+    (e[1].value === B && e[3] == permuted) || return C_NULL
+    return e[2]
 end
 
 _is_reversed_perm(::PermutedDimsArray{T,N,perm}) where {T,N,perm} = perm == ntuple(i -> N + 1 - i, N)
@@ -284,7 +279,13 @@ function _existing_tensor(x::AbstractArray)
     elseif x isa PermutedDimsArray && parent(x) isa Array && _is_reversed_perm(x)
         return _lookup_wrapped(parent(x), true)
     end
-    return nothing
+    return C_NULL
+end
+
+function _tensor_arg(x::AbstractArray)
+    h = _existing_tensor(x)       # valid during the call: the caller preserves x
+    h == C_NULL || return (TVMFFIAny(_header_type_index(h), 0, UInt64(h)), false)
+    return (TVMFFIAny(kTVMFFITensor, 0, UInt64(_tensor_from_array(x))), true)
 end
 
 _host_device(dev::DLDevice) = dev.device_type == 1 || dev.device_type == 3 || dev.device_type == 11
@@ -298,8 +299,9 @@ function _compact(shape::Vector{Int}, strides::Vector{Int}, order)
     return true
 end
 
-# Wraps the memory a DLTensor describes as a Julia array: returns (array, parent Array, permuted),
-# or `nothing` if it cannot be viewed without copying.
+# Views the memory a DLTensor describes as a Julia array. Returns (array, parent Array, permuted,
+# aliased): `aliased` is false when the tensor is empty and a fresh empty array is returned.
+# Returns `nothing` if it cannot be viewed without copying.
 function _wrap_dltensor(dl::DLTensor)
     _host_device(dl.device) || return nothing
     T = julia_type(dl.dtype)
@@ -308,35 +310,37 @@ function _wrap_dltensor(dl::DLTensor)
     shape = Int[unsafe_load(dl.shape, i) for i in 1:n]
     if any(==(0), shape)
         A = Array{T}(undef, Tuple(shape))
-        return (A, A, false)
+        return (A, A, false, false)
     end
     strides = dl.strides == C_NULL ? Int[] : Int[unsafe_load(dl.strides, i) for i in 1:n]
     p = Ptr{T}(dl.data + dl.byte_offset)
     row_major = isempty(strides) || _compact(shape, strides, n:-1:1)
     col_major = !isempty(strides) && _compact(shape, strides, 1:n)
-    if n <= 1 || col_major
-        (n <= 1 && !row_major && !col_major) && return nothing
+    if col_major || (n <= 1 && row_major)
         B = unsafe_wrap(Array, p, Tuple(shape); own = false)
-        return (B, B, false)
+        return (B, B, false, true)
     elseif row_major
         B = unsafe_wrap(Array, p, Tuple(reverse(shape)); own = false)
-        return (PermutedDimsArray(B, Tuple(n:-1:1)), B, true)
+        return (PermutedDimsArray(B, Tuple(n:-1:1)), B, true, true)
     end
     return nothing
 end
 
 _dltensor(t::FFITensor) = GC.@preserve t unsafe_load(Ptr{DLTensor}(handle(t) + _HEADER_SIZE))
 
+# Consumes the wrapper `t`: returns a Julia array over its memory that owns t's reference (released
+# by the array's finalizer), or `nothing` (and leaves `t` untouched) if that is not possible.
 function _try_array(t::FFITensor)
     w = _wrap_dltensor(_dltensor(t))
     w === nothing && return nothing
-    A, B, permuted = w
-    if B isa Array && pointer(B) != C_NULL && length(B) > 0
-        # The array keeps the tensor alive; when it is collected the tensor is released.
-        finalizer(_ -> _release!(t), B)
-        _remember_wrapped(B, t, permuted)
+    A, B, permuted, aliased = w
+    if aliased
+        h = getfield(t, :handle)
+        setfield!(t, :handle, C_NULL)
+        finalizer(_ -> _decref(h), B)
+        _remember_wrapped(B, h, permuted)
     else
-        _release!(t)   # an empty array copied nothing
+        _release!(t)
     end
     return A
 end

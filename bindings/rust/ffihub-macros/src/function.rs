@@ -179,8 +179,7 @@ fn collect_params(sig: &mut Signature, in_impl: bool) -> syn::Result<(Params, bo
                     continue;
                 }
                 check_type(&typed.ty, "parameter")?;
-                if options.default.is_none() && params.iter().any(|p: &Param| p.default.is_some())
-                {
+                if options.default.is_none() && params.iter().any(|p: &Param| p.default.is_some()) {
                     return Err(syn::Error::new(
                         typed.pat.span(),
                         "parameters after one with `#[ffihub(default = ...)]` need a default too",
@@ -266,7 +265,9 @@ fn generate(target: &Target<'_>) -> TokenStream {
                 let var = format_ident!("__ffihub_arg{}", i);
                 match &param.default {
                     None => {
-                        schema_items.push(quote_spanned!(ty.span()=> ::ffihub::__private::param::<#ty>(#name)));
+                        schema_items.push(
+                            quote_spanned!(ty.span()=> ::ffihub::__private::param::<#ty>(#name)),
+                        );
                         conversions.push(quote_spanned!(ty.span()=>
                             let #var: #ty = __ffihub_sig.arg(args, #index)?;
                         ));
@@ -334,9 +335,8 @@ fn return_type(sig: &Signature) -> Type {
 /// `#[ffihub::function(...)]`.
 pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let args = parse_function_args(attr)?;
-    let mut func: ItemFn = syn::parse2(item).map_err(|e| {
-        syn::Error::new(e.span(), "#[ffihub::function] applies to a free function")
-    })?;
+    let mut func: ItemFn = syn::parse2(item)
+        .map_err(|e| syn::Error::new(e.span(), "#[ffihub::function] applies to a free function"))?;
     let (params, _) = collect_params(&mut func.sig, false)?;
     let ident = &func.sig.ident;
     let doc = doc_of(&func.attrs);
@@ -370,6 +370,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         });
     }
     if let Some(export) = &args.export {
+        extra.extend(unique_marker("module_export", &export.value()));
         let symbol = format!("__tvm_ffi_{}", export.value());
         let metadata_symbol = format!("__tvm_ffi__metadata_{}", export.value());
         let doc_symbol = format!("__tvm_ffi__doc_{}", export.value());

@@ -9,6 +9,8 @@
 //! Everything is registered when the library is loaded, from an `.init_array` entry. Misuse is a
 //! compile error pointing at the offending item.
 
+#![warn(missing_docs)]
+
 mod function;
 mod object;
 mod util;

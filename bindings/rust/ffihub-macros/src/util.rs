@@ -133,23 +133,27 @@ pub fn replace_self(ty: &Type, self_ty: &Type) -> Type {
     ty
 }
 
-/// A marker symbol unique to `what` (a global name, an export, a type key): two registrations
-/// of the same name in one crate define it twice, which the compiler rejects, naming the symbol
-/// (`ffihub_global_function_defined_twice__demo.add_one`), so the name reads as the explanation.
+/// A marker unique to `what` (a global name, an export, a type key) within the crate: an
+/// exported `macro_rules!` lives in the crate root's macro namespace, so a second registration
+/// of the same name anywhere in the crate is an error at name resolution ("the name
+/// `__ffihub_global_function__demo_2e_add_one` is defined multiple times"), even under
+/// `cargo check`.
 pub fn unique_marker(what: &str, name: &str) -> TokenStream {
-    let mut symbol = format!("ffihub_{what}_defined_twice__");
+    let mut ident = format!("__ffihub_{what}__");
     for c in name.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
-            symbol.push(c);
+        if c.is_ascii_alphanumeric() {
+            ident.push(c);
         } else {
-            symbol.push_str(&format!("_x{:x}_", c as u32));
+            ident.push_str(&format!("_{:x}_", c as u32));
         }
     }
+    let ident = proc_macro2::Ident::new(&ident, proc_macro2::Span::call_site());
+    let message = format!("{what} `{name}` is defined more than once in this crate");
     quote! {
-        const _: () = {
-            #[used]
-            #[unsafe(export_name = #symbol)]
-            static __FFIHUB_UNIQUE_NAME: u8 = 0;
-        };
+        #[doc(hidden)]
+        #[macro_export]
+        macro_rules! #ident {
+            () => { compile_error!(#message) };
+        }
     }
 }

@@ -44,7 +44,14 @@ impl<T> Clone for Array<T> {
 impl<T> Array<T> {
     fn cell(&self) -> &TVMFFISeqCell {
         // SAFETY: an ffi.Array object: its sequence cell follows the 24-byte header.
-        unsafe { &*self.obj.as_ptr().cast::<u8>().add(24).cast::<TVMFFISeqCell>() }
+        unsafe {
+            &*self
+                .obj
+                .as_ptr()
+                .cast::<u8>()
+                .add(24)
+                .cast::<TVMFFISeqCell>()
+        }
     }
 
     /// The number of elements.
@@ -313,7 +320,12 @@ impl Shape {
         // SAFETY: an ffi.Shape object: its cell follows the 24-byte header and points at `size`
         // extents owned by the object.
         unsafe {
-            let cell = &*self.obj.as_ptr().cast::<u8>().add(24).cast::<TVMFFIShapeCell>();
+            let cell = &*self
+                .obj
+                .as_ptr()
+                .cast::<u8>()
+                .add(24)
+                .cast::<TVMFFIShapeCell>();
             if cell.size == 0 {
                 &[]
             } else {

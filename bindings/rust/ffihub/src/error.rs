@@ -133,7 +133,7 @@ impl Error {
     /// The backtrace in TVM-FFI's text form, most recent call first.
     pub fn backtrace(&self) -> StdString {
         match &*self.repr {
-            Repr::Rust { backtrace, .. } => format_backtrace(&backtrace.to_string()),
+            Repr::Rust { backtrace, .. } => format_backtrace(&format!("{backtrace:#}")),
             // SAFETY: as for `kind`.
             Repr::Object(obj) => {
                 StdString::from_utf8_lossy(unsafe { sys::byte_slice(&Error::cell(obj).backtrace) })
@@ -151,7 +151,7 @@ impl Error {
                 message,
                 backtrace,
             } => {
-                let backtrace = format_backtrace(&backtrace.to_string());
+                let backtrace = format_backtrace(&format!("{backtrace:#}"));
                 let mut handle: TVMFFIObjectHandle = std::ptr::null_mut();
                 let (kind, message, backtrace) = (
                     sys::byte_array(kind.as_bytes()),
@@ -232,8 +232,10 @@ pub(crate) fn check(code: i32) -> Result<()> {
 
 /// Frames that only show how the backtrace was taken, or the machinery around the call.
 fn is_noise(function: &str) -> bool {
-    const PREFIXES: [&str; 10] = [
+    const PREFIXES: [&str; 13] = [
         "std::backtrace",
+        "<std::backtrace::Backtrace>",
+        "<core::panic::unwind_safe::AssertUnwindSafe",
         "std::panic",
         "std::panicking",
         "std::rt::",
@@ -242,6 +244,7 @@ fn is_noise(function: &str) -> bool {
         "core::panic",
         "__rust",
         "ffihub::error::",
+        "ffihub::__private::",
         "<alloc::boxed::Box<F,A> as core::ops::function",
     ];
     PREFIXES.iter().any(|p| function.starts_with(p))
@@ -257,6 +260,40 @@ fn frame_limit() -> usize {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100)
+}
+
+/// A symbol as `std`'s full backtrace format prints it (`0x7f.. - std[1a2b]::f::h0123..`),
+/// without the address, crate disambiguators and hash: `std::f`.
+fn clean_symbol(text: &str) -> StdString {
+    let text = match text.trim_start().split_once(" - ") {
+        Some((address, rest)) if address.starts_with("0x") => rest,
+        _ => text.trim_start(),
+    };
+    let mut out = StdString::with_capacity(text.len());
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '[' {
+            // `[0123abcd]` crate disambiguators of v0 symbol names.
+            if let Some(end) = text[i + 1..].find(']') {
+                let inner = &text[i + 1..i + 1 + end];
+                if !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    for _ in 0..=end {
+                        chars.next();
+                    }
+                    continue;
+                }
+            }
+        }
+        out.push(c);
+    }
+    // The legacy-mangling hash: `::h` and 16 hex digits.
+    if let Some(pos) = out.rfind("::h") {
+        let hash = &out[pos + 3..];
+        if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            out.truncate(pos);
+        }
+    }
+    out
 }
 
 /// Turns `std`'s backtrace text (`  N: function` lines, each optionally followed by
@@ -275,6 +312,8 @@ pub(crate) fn format_backtrace(text: &str) -> StdString {
         if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
             continue;
         }
+        let function = clean_symbol(function);
+        let function = function.as_str();
         if function.starts_with(BOUNDARY) {
             break;
         }
@@ -308,6 +347,21 @@ pub(crate) fn format_backtrace(text: &str) -> StdString {
 #[cfg(test)]
 mod tests {
     use super::format_backtrace;
+
+    #[test]
+    fn cleans_full_format_symbols() {
+        assert_eq!(
+            super::clean_symbol(
+                "    0x7fbcd40ee085 - <std[e28293b1aa0f68bd]::backtrace::Backtrace>::force_capture"
+            ),
+            "<std::backtrace::Backtrace>::force_capture"
+        );
+        assert_eq!(
+            super::clean_symbol("0x1 - ffihub_demo::errors::raise_error::h4dcb0810de5036c3"),
+            "ffihub_demo::errors::raise_error"
+        );
+        assert_eq!(super::clean_symbol("main"), "main");
+    }
 
     #[test]
     fn formats_std_backtraces_as_tvm_ffi_frames() {

@@ -266,7 +266,11 @@ pub(crate) fn count_error(signature: &str, expected: &str, got: usize) -> Error 
 }
 
 /// Converts argument `i`, naming the call in a type mismatch.
-pub(crate) fn convert_arg<T: FromAny>(signature: &str, args: &[AnyView<'_>], i: usize) -> Result<T> {
+pub(crate) fn convert_arg<T: FromAny>(
+    signature: &str,
+    args: &[AnyView<'_>],
+    i: usize,
+) -> Result<T> {
     T::from_view(args[i]).map_err(|e| {
         if e.kind() == "TypeError" {
             e.with_prefix(&format!(

@@ -23,6 +23,8 @@
 //! }
 //! ```
 
+#![warn(missing_docs)]
+
 mod any;
 mod containers;
 mod convert;
@@ -46,6 +48,8 @@ pub use containers::{Array, Map, Shape};
 pub use convert::{ByRef, FfiType, FromAny, IntoAny, IntoReturn};
 pub use dtype::{DataType, Device};
 pub use error::{Error, Result};
+/// The ABI data types (`ffihub-abi`): `TVMFFIAny`, the object header, DLPack structs...
+pub use ffihub_abi as abi;
 pub use function::{Function, IntoArgs, Signature, TypedClosure, TypedFunction};
 pub use module::Module;
 pub use object::{live_rust_objects, Object, ObjectRef, ObjectType};

@@ -20,9 +20,10 @@ impl Module {
     /// load-time registrations (globals, types) run, and the module stays loaded for the
     /// process lifetime.
     pub fn load(path: impl AsRef<std::path::Path>) -> Result<Module> {
-        let path = path.as_ref().to_str().ok_or_else(|| {
-            Error::value_error(format!("path {:?} is not UTF-8", path.as_ref()))
-        })?;
+        let path = path
+            .as_ref()
+            .to_str()
+            .ok_or_else(|| Error::value_error(format!("path {:?} is not UTF-8", path.as_ref())))?;
         global!("ffi.ModuleLoadFromFile").call((path,))
     }
 
@@ -33,9 +34,8 @@ impl Module {
 
     /// The exported function `name`; a `RuntimeError` if missing.
     pub fn function(&self, name: &str) -> Result<Function> {
-        self.get_function(name)?.ok_or_else(|| {
-            Error::runtime_error(format!("module has no function `{name}`"))
-        })
+        self.get_function(name)?
+            .ok_or_else(|| Error::runtime_error(format!("module has no function `{name}`")))
     }
 
     /// The metadata JSON of exported function `name` (`__tvm_ffi__metadata_<name>`), if any.

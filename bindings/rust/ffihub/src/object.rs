@@ -145,8 +145,15 @@ unsafe impl<T: ObjectType> Sync for ObjectRef<T> {}
 
 impl<T: ObjectType> ObjectRef<T> {
     /// Moves `value` to the heap as a new object of type `T` (one strong reference).
+    ///
+    /// Panics if another library registered `T`'s type key first (with its own layout).
     pub fn new(value: T) -> ObjectRef<T> {
         let type_index = T::type_index();
+        assert!(
+            T::__layout_is_ours(),
+            "type `{}` was registered by another library: its objects cannot be created here",
+            T::TYPE_KEY
+        );
         let ptr = Box::into_raw(Box::new(value));
         let header = ptr.cast::<TVMFFIObject>();
         // SAFETY: `T` is `#[repr(C)]` and starts with the header (the `ObjectType` contract);

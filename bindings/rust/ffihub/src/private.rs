@@ -216,7 +216,12 @@ pub struct FnSig {
 
 impl FnSig {
     /// A typed function `name(params) -> ret`.
-    pub fn typed(name: impl Into<StdString>, doc: &'static str, params: Vec<Param>, ret: Schema) -> FnSig {
+    pub fn typed(
+        name: impl Into<StdString>,
+        doc: &'static str,
+        params: Vec<Param>,
+        ret: Schema,
+    ) -> FnSig {
         let name = name.into();
         let schemas: Vec<Schema> = params.iter().map(|p| p.schema.clone()).collect();
         let text = format!("{name}{}", signature_text(&ret, &schemas));
@@ -322,7 +327,12 @@ impl FnSig {
     }
 
     /// Converts argument `i`, or uses the default when the caller passed fewer arguments.
-    pub fn arg_or<T: FromAny>(&self, args: &[AnyView<'_>], i: usize, default: fn() -> T) -> Result<T> {
+    pub fn arg_or<T: FromAny>(
+        &self,
+        args: &[AnyView<'_>],
+        i: usize,
+        default: fn() -> T,
+    ) -> Result<T> {
         if i < args.len() {
             self.arg(args, i)
         } else {
@@ -524,7 +534,9 @@ fn register_type(def: TypeDef, ours: &AtomicBool) -> i32 {
         structural_eq_hash_kind: 0,
     };
     // SAFETY: the record's strings are live for the call (the runtime copies them).
-    if let Err(error) = crate::error::check(unsafe { sys::TVMFFITypeRegisterMetadata(index, &metadata) }) {
+    if let Err(error) =
+        crate::error::check(unsafe { sys::TVMFFITypeRegisterMetadata(index, &metadata) })
+    {
         report(&format!("metadata of type `{}`", def.type_key), &error);
         return index;
     }
@@ -559,7 +571,9 @@ fn register_field(type_index: i32, field: &FieldDef) -> Result<()> {
         alignment: field.alignment as i64,
         offset: field.offset as i64,
         getter: Some(field.getter),
-        setter: field.setter.map_or(std::ptr::null_mut(), |s| s as *mut c_void),
+        setter: field
+            .setter
+            .map_or(std::ptr::null_mut(), |s| s as *mut c_void),
         default_value_or_factory: default
             .as_ref()
             .map_or(crate::any::RAW_NONE, |d| *d.as_raw()),
@@ -590,7 +604,11 @@ pub fn register_method<T: ObjectType>(sig: &FnSig, kind: MethodKind, call: SafeC
         let metadata = sig.metadata();
         let name = match kind {
             MethodKind::Init => "__ffi_init__",
-            _ => sig.name.rsplit('.').next().unwrap_or(&sig.name),
+            _ => sig
+                .name
+                .strip_prefix(T::TYPE_KEY)
+                .and_then(|rest| rest.strip_prefix('.'))
+                .unwrap_or(&sig.name),
         };
         let flags = if kind == MethodKind::Instance {
             0

@@ -36,8 +36,9 @@ pub(crate) fn type_info_raw(type_index: i32) -> Option<&'static TVMFFITypeInfo> 
 pub(crate) fn type_key_of_index(type_index: i32) -> StdString {
     match type_info_raw(type_index) {
         // SAFETY: type keys are runtime-owned and live forever.
-        Some(info) => StdString::from_utf8_lossy(unsafe { sys::byte_slice(&info.type_key) })
-            .into_owned(),
+        Some(info) => {
+            StdString::from_utf8_lossy(unsafe { sys::byte_slice(&info.type_key) }).into_owned()
+        }
         None => format!("<unknown type {type_index}>"),
     }
 }
@@ -304,7 +305,10 @@ pub(crate) fn get_field(obj: *mut TVMFFIObject, name: &str) -> Result<Any> {
         Error::attribute_error(format!("`{}` has no field `{name}`", info.type_key()))
     })?;
     let getter = field.raw.getter.ok_or_else(|| {
-        Error::attribute_error(format!("field `{name}` of `{}` has no getter", info.type_key()))
+        Error::attribute_error(format!(
+            "field `{name}` of `{}` has no getter",
+            info.type_key()
+        ))
     })?;
     let mut out = crate::any::RAW_NONE;
     // SAFETY: the field lives at `offset` from the header of a live object of this type; the
@@ -369,7 +373,10 @@ pub(crate) fn find_method(type_index: i32, name: &str) -> Result<Function> {
 
 /// Constructs an object of `type_key` through its `__ffi_init__` type attribute, the way every
 /// language binding does.
-pub fn construct(type_key: &str, args: impl crate::function::IntoArgs) -> Result<ObjectRef<Object>> {
+pub fn construct(
+    type_key: &str,
+    args: impl crate::function::IntoArgs,
+) -> Result<ObjectRef<Object>> {
     let info = TypeInfo::from_key(type_key)
         .ok_or_else(|| Error::type_error(format!("type `{type_key}` is not registered")))?;
     let init: Function = info

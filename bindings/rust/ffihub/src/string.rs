@@ -28,7 +28,12 @@ unsafe fn content(raw: &TVMFFIAny) -> &[u8] {
             &raw.value.v_bytes[..len]
         }
         _ => {
-            let cell = raw.value.v_obj.cast::<u8>().add(24).cast::<TVMFFIByteArray>();
+            let cell = raw
+                .value
+                .v_obj
+                .cast::<u8>()
+                .add(24)
+                .cast::<TVMFFIByteArray>();
             sys::byte_slice(&*cell)
         }
     }

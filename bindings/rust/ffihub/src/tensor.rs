@@ -92,8 +92,8 @@ impl Tensor {
                 data.len()
             )));
         }
-        let ndim = i32::try_from(shape.len())
-            .map_err(|_| Error::value_error("too many dimensions"))?;
+        let ndim =
+            i32::try_from(shape.len()).map_err(|_| Error::value_error("too many dimensions"))?;
         let mut owner = Box::new(VecOwner {
             managed: DLManagedTensorVersioned {
                 version: DLPackVersion {
@@ -225,7 +225,10 @@ impl Tensor {
     /// The address of the first element (`data + byte_offset`).
     pub fn data_ptr(&self) -> *mut c_void {
         let t = self.dl_tensor();
-        t.data.cast::<u8>().wrapping_add(t.byte_offset as usize).cast()
+        t.data
+            .cast::<u8>()
+            .wrapping_add(t.byte_offset as usize)
+            .cast()
     }
 
     /// Element offsets (in elements from [`Tensor::data_ptr`]) in row-major index order.

@@ -85,11 +85,14 @@ pub fn lib_dir(runtime: Runtime) -> PathBuf {
 pub fn demo_library() -> PathBuf {
     let exe = std::env::current_exe().expect("test binary path");
     let deps = exe.parent().expect("the test binary is in a folder");
-    [deps.to_path_buf(), deps.parent().unwrap_or(deps).to_path_buf()]
-        .into_iter()
-        .map(|dir| dir.join("libffihub_demo.so"))
-        .find(|path| path.exists())
-        .unwrap_or_else(|| panic!("libffihub_demo.so not found next to {}", exe.display()))
+    [
+        deps.to_path_buf(),
+        deps.parent().unwrap_or(deps).to_path_buf(),
+    ]
+    .into_iter()
+    .map(|dir| dir.join("libffihub_demo.so"))
+    .find(|path| path.exists())
+    .unwrap_or_else(|| panic!("libffihub_demo.so not found next to {}", exe.display()))
 }
 
 /// The runtime this (child) process runs on, if it is a child.
@@ -142,6 +145,7 @@ pub fn on_both_runtimes(test_name: &str, body: fn(Runtime)) {
             "the process is not running on the {} runtime (check LD_LIBRARY_PATH)",
             runtime.name()
         );
+        demo();
         body(runtime);
         let (objects, rust_objects) = (runtime_live_objects(), demo_live_objects());
         body(runtime);
