@@ -6,7 +6,7 @@ use crate::lang::{self, Backend, Config};
 use crate::{generate, ir};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ffihub_schema::Reflection;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Generate Julia, Node and C++ bindings for TVM-FFI libraries from their reflection.
@@ -216,48 +216,12 @@ fn load(source: &SourceArgs) -> Result<Reflection, String> {
     }
 }
 
-/// Loads the libraries into a runtime (restarting the process first if needed, see
-/// [`ensure_loader_path`]) and dumps them.
+/// Loads the libraries into a runtime and dumps them.
 fn load_libs(load: &LoadArgs) -> Result<Reflection, String> {
     let runtime = load.runtime.clone().unwrap_or_else(find_runtime);
-    ensure_loader_path(&runtime)?;
     let mut opts = load.options();
     opts.runtime = Some(runtime);
     dump(&opts).map_err(|e| one_line(&e.to_string()))
-}
-
-/// Set by [`ensure_loader_path`] in the restarted process.
-const REEXEC_ENV: &str = "FFIHUB_LOADER_PATH_SET";
-
-/// Makes libraries that need `libtvm_ffi.so` find the chosen runtime even when it has no
-/// SONAME and they carry an RUNPATH to another copy: restarts `ffihub` once with the runtime's
-/// folder first in `LD_LIBRARY_PATH` (the loader reads it only at process start).
-fn ensure_loader_path(runtime: &Path) -> Result<(), String> {
-    let Some(dir) = runtime.parent().filter(|d| !d.as_os_str().is_empty()) else {
-        return Ok(()); // a bare name: the loader's own search decides
-    };
-    if std::env::var_os(REEXEC_ENV).is_some() {
-        return Ok(());
-    }
-    if !runtime.is_file() {
-        return Err(format!("runtime: {}: no such file", runtime.display()));
-    }
-    let dir =
-        std::fs::canonicalize(dir).map_err(|e| format!("runtime: {}: {e}", runtime.display()))?;
-    let mut path = std::ffi::OsString::from(dir.as_os_str());
-    if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|v| !v.is_empty()) {
-        path.push(":");
-        path.push(old);
-    }
-    let exe =
-        std::env::current_exe().map_err(|e| format!("cannot find the ffihub executable: {e}"))?;
-    use std::os::unix::process::CommandExt;
-    let err = std::process::Command::new(exe)
-        .args(std::env::args_os().skip(1))
-        .env("LD_LIBRARY_PATH", path)
-        .env(REEXEC_ENV, "1")
-        .exec();
-    Err(format!("cannot restart ffihub: {err}"))
 }
 
 fn one_line(s: &str) -> String {

@@ -96,7 +96,11 @@ pub fn signature_text(ret: &Ty, params: &[Ty]) -> String {
         .enumerate()
         .map(|(i, p)| format!("{i}: {}", p.display_name()))
         .collect();
-    let ret = if *ret == NONE { "void".to_string() } else { ret.display_name() };
+    let ret = if *ret == NONE {
+        "void".to_string()
+    } else {
+        ret.display_name()
+    };
     format!("({}) -> {ret}", params.join(", "))
 }
 

@@ -674,7 +674,7 @@ fn env_alloc_wraps_the_allocators_capsule() {
         &[5, 1],
         "computed when the allocator gives none"
     );
-    let obj = tvm_ffi::tensor::env_tensor_alloc(&proto).unwrap();
+    let obj = Tensor::env_alloc(&proto).unwrap().into_object();
     assert_eq!(obj.type_index(), tvm_ffi::tindex::TENSOR);
     let before = ENV_FREES.with(|f| f.get());
     drop(t);

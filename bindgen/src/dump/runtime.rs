@@ -179,7 +179,7 @@ impl Runtime {
             if other_handle != self.handle {
                 return Err(DumpError::Library(format!(
                     "{display} loaded a second libtvm_ffi.so instead of using {}: that runtime \
-                     has no SONAME libtvm_ffi.so; put its folder first in LD_LIBRARY_PATH",
+                     is not libtvm_ffi.so by SONAME; put its folder first in LD_LIBRARY_PATH",
                     self.path.display()
                 )));
             }

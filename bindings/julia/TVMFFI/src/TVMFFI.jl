@@ -58,6 +58,7 @@ function __init__()
     empty!(_WRAPPER_CACHE)
     empty!(_TABLES)
     _MISSING_SENTINEL[] = nothing
+    _KWARGS_MARKER[] = nothing
     return nothing
 end
 

@@ -242,24 +242,50 @@ function call_method(obj::ObjectRef, name::Symbol, args...)
 end
 
 """
-    construct(t, args...)
+    construct(t, args...; kwargs...)
 
 Create an object of type `t` (type key, index, or a registered Julia type) with its
 `__ffi_init__` constructor (the reflected static method, else the `__ffi_init__` type attribute).
-The result is downcast to the most-derived registered Julia type.
+Keyword arguments are passed by name with TVM-FFI's keyword protocol (the `ffi.GetKwargsObject`
+marker followed by name/value pairs), which auto-generated constructors accept. The result is
+downcast to the most-derived registered Julia type.
 """
-function construct(t, args...)
+function construct(t, args...; kwargs...)
     ti = _tindex(t)
     m = get(_tables(ti).methods, :__ffi_init__, nothing)
-    if m !== nothing && m.owner == type_key(ti)
-        return m.func(args...)
+    init = if m !== nothing && m.owner == type_key(ti)
+        m.func
+    else
+        type_attr(ti, "__ffi_init__")
     end
-    init = type_attr(ti, "__ffi_init__")
     init isa FFIFunction || throw(FFIError("TypeError", "$(type_key(ti)) has no __ffi_init__ constructor"))
-    return init(args...)
+    isempty(kwargs) && return init(args...)
+    packed = Any[args...]
+    push!(packed, kwargs_marker())
+    for (k, v) in kwargs
+        push!(packed, String(k), v)
+    end
+    return call_packed_vector(init, packed)
 end
 
-construct(::Type{T}, args...) where {T<:FFIObject} = construct(_registered_key(T), args...)
+construct(::Type{T}, args...; kwargs...) where {T<:FFIObject} = construct(_registered_key(T), args...; kwargs...)
+
+const _KWARGS_MARKER = Ref{Any}(nothing)
+
+"""
+    kwargs_marker() -> TVMFFI.Object
+
+The `ffi.GetKwargsObject()` sentinel: in a packed argument list, the arguments after it are
+`name, value` pairs (used by `__ffi_init__` constructors).
+"""
+function kwargs_marker()
+    k = _KWARGS_MARKER[]
+    if k === nothing
+        k = _global_func("ffi.GetKwargsObject")()
+        _KWARGS_MARKER[] = k
+    end
+    return k
+end
 
 function _registered_key(::Type{T}) where {T}
     lock(_REGISTRY_LOCK) do
