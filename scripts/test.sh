@@ -14,12 +14,12 @@ scripts/setup-system.sh
 step "Apache TVM-FFI wheel (reference runtime, headers and testing library)"
 scripts/setup-apache.sh
 
+step "build the runtime (target/release/libtvm_ffi.so; everything else links it)"
+cargo build --release --locked -p ffihub-runtime
+
 step "formatting and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
-
-step "build the runtime (target/release/libtvm_ffi.so)"
-cargo build --release --locked -p ffihub-runtime
 
 step "tests"
 cargo test --workspace --locked

@@ -22,6 +22,11 @@ end
 mutable struct TestCxxClassDerived <: AbstractCxxClassBase
     handle::Ptr{Cvoid}
 end
+# Reflected fields as properties, the way generated types expose them.
+for X in (TestIntPair, TestCxxClassBase, TestCxxClassDerived)
+    @eval Base.getproperty(x::$X, name::Symbol) = T.get_field(x, name)
+    @eval Base.propertynames(x::$X, private::Bool = false) = Tuple(f.name for f in T.fields(x))
+end
 
 @testset "generic objects" begin
     p = T.construct("testing.TestIntPair", 1, 2)
