@@ -9,7 +9,9 @@
 #      Julia-compiled code segfaults, so `libunwind8=1.3.2-2` is downloaded with `apt-get download`
 #      and unpacked with `dpkg-deb -x` into the project-local, git-ignored .deps/julia-libunwind/
 #      (nothing system-wide is replaced).
-#   3. A check that the wrapper scripts/julia (which puts that folder on LD_LIBRARY_PATH and execs
+#   3. An empty placeholder Pkg registry in the Julia depot if it has none (so that Pkg.test()
+#      works offline).
+#   4. A check that the wrapper scripts/julia (which puts that folder on LD_LIBRARY_PATH and execs
 #      Julia; everything else calls the wrapper) runs Julia and survives a thrown-and-caught
 #      exception.
 #
@@ -128,9 +130,38 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------
-# 3. Check the wrapper: Julia starts and a thrown-and-caught exception does not crash it.
+# 3. A registry for Pkg. The bindings need no package outside Julia's standard library, but
+#    `Pkg.test()` / `Pkg.instantiate()` insist on a registry and would try to clone the General
+#    registry (no network to it here). An empty local placeholder registry satisfies them offline.
+#    Only created when the first Julia depot has no registry at all.
+
+ensure_placeholder_registry() {
+    local depot registries
+    depot="$("$WRAPPER" --startup-file=no -e 'print(DEPOT_PATH[1])')" ||
+        die "scripts/julia cannot start Julia to locate its depot"
+    registries="$depot/registries"
+    if [[ -d "$registries" ]] && [[ -n "$(ls -A "$registries" 2>/dev/null)" ]]; then
+        say "Pkg registry present in $registries"
+        return 0
+    fi
+    mkdir -p "$registries/FFIHubPlaceholder"
+    cat >"$registries/FFIHubPlaceholder/Registry.toml" <<'EOF'
+name = "FFIHubPlaceholder"
+uuid = "3b2f0a55-5e0c-4c8e-9a49-7f3a3c2b9d11"
+repo = ""
+description = "Empty offline registry made by ffihub's scripts/setup-julia.sh: the bindings need only Julia's standard library."
+
+[packages]
+EOF
+    say "created an empty placeholder Pkg registry in $registries/FFIHubPlaceholder"
+}
 
 [[ -x "$WRAPPER" ]] || die "$WRAPPER is missing or not executable"
+ensure_placeholder_registry
+
+# ---------------------------------------------------------------------------------------------
+# 4. Check the wrapper: Julia starts and a thrown-and-caught exception does not crash it.
+
 # The throw must come from compiled code (a function): top-level code is interpreted and does not
 # show the libunwind crash.
 check='f(x) = try; x > 0 && error("boom"); 0; catch e; e isa ErrorException ? 1 : 2; end

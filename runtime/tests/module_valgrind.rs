@@ -4,56 +4,27 @@
 
 mod module_util;
 
+use ffihub_tests::{run_with_timeout, valgrind};
 use module_util::*;
-use std::path::PathBuf;
-use std::process::Command;
+use std::ffi::OsStr;
+use std::path::Path;
 use tvm_ffi::module::library_bin::{serialize, Entry};
 
-/// `N` from the last "<label> N" line of valgrind's output (`1,234` allowed).
-fn number_after(text: &str, label: &str) -> Option<u64> {
-    let line = text.lines().rev().find(|l| l.contains(label))?;
-    let rest = &line[line.find(label)? + label.len()..];
-    let digits: String = rest
-        .trim_start()
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == ',')
-        .collect();
-    digits.replace(',', "").parse().ok()
-}
-
-fn valgrind_clean(runtime: &Runtime, driver: &PathBuf, args: &[&std::ffi::OsStr]) {
-    let mut cmd = Command::new("valgrind");
-    cmd.args([
-        "--error-exitcode=99",
-        "--leak-check=full",
-        "--errors-for-leak-kinds=definite,indirect",
-    ])
-    .arg(driver)
-    .args(args)
-    .env("LD_LIBRARY_PATH", &runtime.lib_dir);
-    let out = cmd.output().expect("run valgrind");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let no_leaks = stderr.contains("no leaks are possible");
-    let lost = |label| number_after(&stderr, label).or(no_leaks.then_some(0));
-    let errors = number_after(&stderr, "ERROR SUMMARY:");
-    assert!(
-        out.status.success()
-            && stdout.lines().any(|l| l.starts_with("ok "))
-            && errors == Some(0)
-            && lost("definitely lost:") == Some(0)
-            && lost("indirectly lost:") == Some(0),
-        "valgrind {args:?}: {}\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
-        out.status
-    );
+/// Runs the driver with `args` under valgrind on `runtime`: it must pass (print an `ok ...`
+/// line) and valgrind must be clean.
+fn valgrind_clean(runtime: &Runtime, driver: &Path, args: &[&OsStr]) {
+    let mut cmd = valgrind::command_on(runtime, driver, &[]);
+    cmd.args(args);
+    let out = run_with_timeout(cmd, valgrind::TIMEOUT);
+    let passed = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .any(|l| l.starts_with("ok "));
+    valgrind::assert_clean(&format!("module_driver {args:?}"), &out, passed);
 }
 
 #[test]
 fn module_driver_under_valgrind_on_ffihub() {
-    match Command::new("valgrind").arg("--version").output() {
-        Ok(out) if out.status.success() => {}
-        _ => panic!("valgrind is not available: install it with `apt-get install -y valgrind`"),
-    }
+    valgrind::require();
     let runtime = ffihub();
     let dir = scratch("valgrind", &runtime);
     let driver = build_driver(&runtime, &dir);
@@ -86,7 +57,7 @@ fn module_driver_under_valgrind_on_ffihub() {
         build_blob_library(&runtime, &dir, "truncated", &b)
     };
 
-    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    let os = |s: &'static str| OsStr::new(s);
     valgrind_clean(
         &runtime,
         &driver,
@@ -115,7 +86,7 @@ fn module_driver_under_valgrind_on_ffihub() {
                 os("load_error"),
                 malformed.as_os_str(),
                 os("InternalError"),
-                std::ffi::OsStr::new(message),
+                OsStr::new(message),
             ],
         );
     }

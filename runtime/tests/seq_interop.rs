@@ -9,7 +9,6 @@ mod seq_common;
 
 use seq_common::*;
 use std::path::PathBuf;
-use std::process::Command;
 
 fn interop_binary(name: &str) -> PathBuf {
     let dir = scratch_dir(name);
@@ -49,50 +48,12 @@ fn cxx_containers_interoperate_like_on_apache() {
     );
 }
 
-/// Parses `N` from the last "<label> N" in valgrind's output.
-fn number_after(text: &str, label: &str) -> Option<u64> {
-    let line = text.lines().rev().find(|l| l.contains(label))?;
-    let rest = &line[line.find(label)? + label.len()..];
-    let digits: String = rest
-        .trim_start()
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == ',')
-        .collect();
-    digits.replace(',', "").parse().ok()
-}
-
 #[test]
 fn cxx_interop_is_clean_under_valgrind_on_ffihub() {
-    match Command::new("valgrind").arg("--version").output() {
-        Ok(out) if out.status.success() => {}
-        _ => panic!(
-            "valgrind is not available; install it with `apt-get install -y valgrind` \
-             (scripts/test.sh does this before running the tests)"
-        ),
-    }
-    let ours = ffihub_lib_dir();
+    ffihub_tests::valgrind::require();
     let binary = interop_binary("seq_interop_valgrind");
-    let out = run_on(
-        &ours,
-        &binary,
-        &[
-            "valgrind",
-            "--error-exitcode=99",
-            "--leak-check=full",
-            "--errors-for-leak-kinds=definite,indirect",
-        ],
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let errors = number_after(&stderr, "ERROR SUMMARY:");
-    let no_leaks = stderr.contains("All heap blocks were freed -- no leaks are possible");
-    let lost = |label| number_after(&stderr, label).or(no_leaks.then_some(0));
-    assert!(
-        out.status.success()
-            && errors == Some(0)
-            && lost("definitely lost:") == Some(0)
-            && lost("indirectly lost:") == Some(0),
-        "valgrind reported problems (status {}):\n{stderr}\n--- stdout\n{stdout}",
-        out.status
-    );
+    let mut wrapper = vec!["valgrind"];
+    wrapper.extend_from_slice(&ffihub_tests::valgrind::OPTIONS);
+    let out = run_on(&ffihub_lib_dir(), &binary, &wrapper);
+    ffihub_tests::valgrind::assert_clean("seq_interop on ffihub", &out, out.status.success());
 }

@@ -1,38 +1,37 @@
-{%- if !c.doc.is_empty() %}
-/**
-{%- for line in c.doc %}
- * {{ line }}
-{%- endfor %}
- */
-{%- endif %}
+{%- import "cpp/macros.hpp" as m -%}
+{%- call m::doc(c.doc, "") %}{% endcall %}
 class {{ c.ident }} : public {{ c.base }} {
  public:
   static constexpr const char* type_key = {{ c.key }};
-  using {{ c.base }}::{{ c.base_name }};
-{%- if let Some(params) = c.constructor %}
-  explicit {{ c.ident }}({% for p in params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %});
+  /// Internal: takes an owned reference (objects come from the constructor and from calls).
+  explicit {{ c.ident }}(ffihub::detail::Owned owned) noexcept : {{ c.base }}(owned) {}
+{%- if let Some(ctor) = c.constructor %}
+{%- call m::doc(ctor.doc, "  ") %}{% endcall %}
+  explicit {{ c.ident }}({% for p in ctor.params %}{{ p.decl }}{{ p.default }}{% if !loop.last %}, {% endif %}{% endfor %});
 {%- endif %}
 {%- for fld in c.fields %}
+{%- call m::doc(fld.doc, "  ") %}{% endcall %}
   {{ fld.ty }} {{ fld.ident }}() const;
 {%- if let Some(setter) = fld.setter %}
-  void {{ setter }}({{ fld.ty }} value);
+  void {{ setter }}({{ fld.param_ty }} value);
 {%- endif %}
 {%- endfor %}
-{%- for m in c.methods %}
-{%- if !m.doc.is_empty() %}
-  /**
-{%- for line in m.doc %}
-   * {{ line }}
-{%- endfor %}
-   */
-{%- endif %}
-{%- if m.packed %}
+{%- for meth in c.methods %}
+{%- call m::doc(meth.doc, "  ") %}{% endcall %}
+{%- if meth.packed %}
   template <typename... Args>
-  {% if m.is_static %}static {% endif %}ffihub::Any {{ m.ident }}(Args&&... args){% if !m.is_static %} const{% endif %} {
-    return ffihub::call_method<ffihub::Any>({% if m.is_static %}type_key{% else %}*this{% endif %}, {{ m.ffi_name }}, std::forward<Args>(args)...);
+  {% if meth.is_static %}static {% endif %}ffihub::Any {{ meth.ident }}(Args&&... args){% if !meth.is_static %} const{% endif %} {
+{%- if meth.is_static %}
+    static const ffihub::Function ffi_method =
+        ffihub::detail::static_method(detail::ffi_library(), {{ c.ident }}::type_key, {{ meth.ffi_name }});
+    return ffi_method(std::forward<Args>(args)...);
+{%- else %}
+    static const ffihub::detail::Method ffi_method(detail::ffi_library(), {{ c.ident }}::type_key, {{ meth.ffi_name }});
+    return ffi_method.call<ffihub::Any>(*this, std::forward<Args>(args)...);
+{%- endif %}
   }
 {%- else %}
-  {% if m.is_static %}static {% endif %}{{ m.ret }} {{ m.ident }}({% for p in m.params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %}){% if !m.is_static %} const{% endif %};
+  {% if meth.is_static %}static {% endif %}{{ meth.ret }} {{ meth.ident }}({% call m::params(meth.params) %}{% endcall %}){% if !meth.is_static %} const{% endif %};
 {%- endif %}
 {%- endfor %}
 };

@@ -1,17 +1,42 @@
-{%- if let Some(params) = c.constructor %}
-inline {{ c.ident }}::{{ c.ident }}({% for p in params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %})
-    : {{ c.base }}(ffihub::construct(type_key{% for p in params %}, {{ p.ident }}{% endfor %})) {}
+{%- import "cpp/macros.hpp" as m -%}
+{%- if let Some(ctor) = c.constructor %}
+inline {{ c.ident }}::{{ c.ident }}({% call m::params(ctor.params) %}{% endcall %})
+{%- if ctor.keywords %}
+    : {{ c.base }}(ffihub::detail::construct_kw<{{ c.ident }}>(detail::ffi_library(), ffihub::detail::Kwargs()
+{%- for a in ctor.args %}
+{%- if let Some(kw) = a.keyword %}
+          .{% if a.optional %}add_optional{% else %}add{% endif %}({{ kw }}, {{ a.ident }})
+{%- else %}
+          .positional({{ a.ident }})
+{%- endif %}
+{%- endfor %})) {}
+{%- else %}
+    : {{ c.base }}(ffihub::detail::construct<{{ c.ident }}>(detail::ffi_library(){% for a in ctor.args %}, {{ a.ident }}{% endfor %})) {}
+{%- endif %}
 {%- endif %}
 {%- for fld in c.fields %}
-inline {{ fld.ty }} {{ c.ident }}::{{ fld.ident }}() const { return get_field<{{ fld.ty }}>({{ fld.ffi_name }}); }
+inline {{ fld.ty }} {{ c.ident }}::{{ fld.ident }}() const {
+  static const ffihub::detail::Field ffi_field(detail::ffi_library(), {{ c.ident }}::type_key, {{ fld.ffi_name }});
+  return ffi_field.get<{{ fld.ty }}>(*this);
+}
 {%- if let Some(setter) = fld.setter %}
-inline void {{ c.ident }}::{{ setter }}({{ fld.ty }} value) { set_field({{ fld.ffi_name }}, std::move(value)); }
+inline void {{ c.ident }}::{{ setter }}({{ fld.param_ty }} value) {
+  static const ffihub::detail::Field ffi_field(detail::ffi_library(), {{ c.ident }}::type_key, {{ fld.ffi_name }});
+  ffi_field.set(*this, value);
+}
 {%- endif %}
 {%- endfor %}
-{%- for m in c.methods %}
-{%- if !m.packed %}
-inline {{ m.ret }} {{ c.ident }}::{{ m.ident }}({% for p in m.params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %}){% if !m.is_static %} const{% endif %} {
-  return ffihub::call_method<{{ m.ret }}>({% if m.is_static %}type_key{% else %}*this{% endif %}, {{ m.ffi_name }}{% for p in m.params %}, {{ p.ident }}{% endfor %});
+{%- for meth in c.methods %}
+{%- if !meth.packed %}
+inline {{ meth.ret }} {{ c.ident }}::{{ meth.ident }}({% call m::params(meth.params) %}{% endcall %}){% if !meth.is_static %} const{% endif %} {
+{%- if meth.is_static %}
+  static const ffihub::Function ffi_method =
+      ffihub::detail::static_method(detail::ffi_library(), {{ c.ident }}::type_key, {{ meth.ffi_name }});
+  return ffi_method.call<{{ meth.ret }}>({% for p in meth.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %});
+{%- else %}
+  static const ffihub::detail::Method ffi_method(detail::ffi_library(), {{ c.ident }}::type_key, {{ meth.ffi_name }});
+  return ffi_method.call<{{ meth.ret }}>(*this{% call m::args(meth.params) %}{% endcall %});
+{%- endif %}
 }
 {%- endif %}
 {%- endfor %}

@@ -1,17 +1,16 @@
-{%- if !f.doc.is_empty() %}
-/**
-{%- for line in f.doc %}
- * {{ line }}
-{%- endfor %}
- */
-{%- endif %}
+{%- import "cpp/macros.hpp" as m -%}
+{%- call m::doc(f.doc, "") %}{% endcall %}
 {%- if f.packed %}
 template <typename... Args>
 inline ffihub::Any {{ f.ident }}(Args&&... args) {
-  return ffihub::call_global<ffihub::Any>({{ f.ffi_name }}, std::forward<Args>(args)...);
+  static const ffihub::Function ffi_function =
+      ffihub::detail::global_function(detail::ffi_library(), {{ f.ffi_name }});
+  return ffi_function(std::forward<Args>(args)...);
 }
 {%- else %}
-inline {{ f.ret }} {{ f.ident }}({% for p in f.params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %}) {
-  return ffihub::call_global<{{ f.ret }}>({{ f.ffi_name }}{% for p in f.params %}, {{ p.ident }}{% endfor %});
+inline {{ f.ret }} {{ f.ident }}({% call m::params(f.params) %}{% endcall %}) {
+  static const ffihub::Function ffi_function =
+      ffihub::detail::global_function(detail::ffi_library(), {{ f.ffi_name }});
+  return ffi_function.call<{{ f.ret }}>({% for p in f.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %});
 }
 {%- endif %}

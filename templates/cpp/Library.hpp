@@ -6,8 +6,18 @@
 namespace {{ namespace }} {
 
 namespace detail {
-inline constexpr const char* ffi_checksum = {{ checksum }};
-inline constexpr const char* ffi_libraries[] = { {% for lib in libraries %}{{ lib }}, {% endfor %}nullptr };
+
+/// What this header was generated from; checked against the loaded library on first use.
+inline const ffihub::detail::Library& ffi_library() {
+  static const ffihub::detail::Library library(
+      {{ file_name }}, {{ checksum }}, {{ libraries }},
+      {{ regenerate }},
+{%- for line in manifest %}
+      {{ line }}
+{%- endfor %});
+  return library;
+}
+
 }  // namespace detail
 {%- if !classes.is_empty() %}
 {% for c in classes %}
@@ -15,7 +25,6 @@ class {{ c.ident }};
 {%- endfor %}
 {%- endif %}
 {%- for c in classes %}
-
 {% include "cpp/Class.hpp" %}
 {%- endfor %}
 {%- for c in classes %}
@@ -26,7 +35,6 @@ class {{ c.ident }};
 {%- endif %}
 {%- endfor %}
 {%- for f in functions %}
-
 {% include "cpp/Function.hpp" %}
 {%- endfor %}
 

@@ -7,12 +7,24 @@
 {%- endif %}
 export declare class {{ c.ident }} extends {{ c.base }} {
 {%- if let Some(k) = c.constructor %}
-  constructor({% for p in k.positional %}{{ p.decl }}, {% endfor %}options{% if k.options_optional %}?{% endif %}: { {% for p in k.keyword %}{{ p.decl }}; {% endfor %}});
+  constructor({% for p in k.positional %}{{ p.decl }}{% if !loop.last || !k.keyword.is_empty() %}, {% endif %}{% endfor %}{% if !k.keyword.is_empty() %}options{% if k.options_optional %}?{% endif %}: { {% for p in k.keyword %}{{ p.decl }}; {% endfor %}}{% endif %});
 {%- else %}
-  protected constructor();
+  protected constructor(token: never);
 {%- endif %}
 {%- for fld in c.fields %}
-  {% if !fld.writable %}readonly {% endif %}{{ fld.ident }}: {{ fld.ty }};
+{%- if !fld.doc.is_empty() %}
+  /**
+{%- for line in fld.doc %}
+   * {{ line }}
+{%- endfor %}
+   */
+{%- endif %}
+{%- if fld.writable %}
+  get {{ fld.ident }}(): {{ fld.ty }};
+  set {{ fld.ident }}(value: {{ fld.input_ty }});
+{%- else %}
+  readonly {{ fld.ident }}: {{ fld.ty }};
+{%- endif %}
 {%- endfor %}
 {%- for m in c.methods %}
 {%- if !m.doc.is_empty() %}

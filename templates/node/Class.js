@@ -1,7 +1,7 @@
 class {{ c.ident }} extends {{ c.base }} {
 {%- if let Some(k) = c.constructor %}
-  constructor({% for p in k.positional %}{{ p.ident }}, {% endfor %}options = {}) {
-    super(ffi.construct({{ c.key }}, [{% for p in k.positional %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %}], options));
+  constructor(...args) {
+    super(ffi.construct({{ c.key }}, args, {{ k.coercions }}, {{ k.keywords }}));
   }
 {%- endif %}
 {%- for fld in c.fields %}
@@ -12,15 +12,15 @@ class {{ c.ident }} extends {{ c.base }} {
 {%- if fld.writable %}
 
   set {{ fld.ident }}(value) {
-    ffi.setField(this, {{ fld.ffi_name }}, value);
+    ffi.setField(this, {{ fld.ffi_name }}, {{ fld.set_arg }});
   }
 {%- endif %}
 {%- endfor %}
 {%- for m in c.methods %}
 
-  {% if m.is_static %}static {% endif %}{{ m.ident }}(...args) {
-    return ffi.callMethod({{ m.target }}, {{ m.ffi_name }}, ...args);
+  {% if m.is_static %}static {% endif %}{{ m.ident }}({% if m.packed %}...args{% else %}{% for p in m.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %}{% endif %}) {
+    return {{ c.binding }}[{{ m.ffi_name }}]({{ m.call_args }});
   }
 {%- endfor %}
 }
-ffi.registerType({{ c.key }}, {{ c.ident }});
+const {{ c.binding }} = ffi.registerType({{ c.key }}, {{ c.ident }});

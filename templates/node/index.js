@@ -3,7 +3,11 @@
 
 const ffi = require({{ m.support }});
 
-ffi.loadLibraries([{% for lib in m.libraries %}{{ lib }}{% if !loop.last %}, {% endif %}{% endfor %}], {{ m.checksum }});
+ffi.loadLibraries(__dirname, [{% for lib in m.libraries %}{{ lib }}{% if !loop.last %}, {% endif %}{% endfor %}], {{ m.checksum }}, {
+{%- for e in m.manifest %}
+  {{ e.key }}: {{ e.hash }},
+{%- endfor %}
+});
 {%- for c in m.classes %}
 
 {% include "node/Class.js" %}

@@ -1,8 +1,19 @@
 //! Shared harness of the cross-language tests: where things are, compiling C, running programs
-//! against one runtime or the other.
+//! against one runtime or the other (with a time limit, or under valgrind: [`valgrind`]), and
+//! checking and comparing their transcripts.
+//!
+//! The runtime crate's own integration tests (`runtime/tests`) use it too, as a dev-dependency.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant, SystemTime};
+
+pub mod valgrind;
+
+/// The line a C test program (`tests/c/*.c`) prints last when all its checks passed; before it,
+/// one `ok ...` line per passed check.
+pub const PASSED_LINE: &str = "PASSED: 0 check(s) failed";
 
 /// The workspace root (the folder holding the top-level `Cargo.toml`).
 pub fn workspace_root() -> PathBuf {
@@ -63,6 +74,53 @@ pub fn ffihub_runtime() -> Runtime {
     }
 }
 
+/// [`ffihub_runtime`], with a warning on stderr when its `libtvm_ffi.so` looks stale (see
+/// [`warn_if_stale`]).
+pub fn ffihub_runtime_checked() -> Runtime {
+    let runtime = ffihub_runtime();
+    warn_if_stale(&runtime.lib_dir.join("libtvm_ffi.so"));
+    runtime
+}
+
+/// Warns on stderr when a file under `runtime/src` is newer than `lib` (ffihub's
+/// `libtvm_ffi.so`): the library under test was probably built before the last change. Not an
+/// error, since sources may be touched without changing anything.
+pub fn warn_if_stale(lib: &Path) {
+    let built = std::fs::metadata(lib).and_then(|m| m.modified()).ok();
+    let newest = newest_file(&workspace_root().join("runtime/src"));
+    if let (Some(built), Some((when, path))) = (built, newest) {
+        if when > built {
+            eprintln!(
+                "warning: {} is older than {}: rebuild it with `cargo build --release -p ffihub-runtime`",
+                lib.display(),
+                path.display()
+            );
+        }
+    }
+}
+
+/// The most recently modified file below `dir`, with its modification time.
+fn newest_file(dir: &Path) -> Option<(SystemTime, PathBuf)> {
+    let mut newest: Option<(SystemTime, PathBuf)> = None;
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        let candidate = if path.is_dir() {
+            newest_file(&path)
+        } else {
+            entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .map(|t| (t, path))
+        };
+        newest = match (newest, candidate) {
+            (Some(n), Some(c)) => Some(if c.0 > n.0 { c } else { n }),
+            (n, c) => n.or(c),
+        };
+    }
+    newest
+}
+
 /// Root of the unpacked `apache-tvm-ffi` wheel (the `tvm_ffi` package folder).
 pub fn apache_root() -> PathBuf {
     let root = std::env::var_os("APACHE_TVM_FFI_DIR")
@@ -93,18 +151,33 @@ pub fn apache_testing_lib() -> PathBuf {
 
 /// Compiles C sources with gcc into `output`, failing the test with gcc's messages on error.
 pub fn compile_c(sources: &[PathBuf], include_dir: &Path, output: &Path, extra_args: &[&str]) {
-    let mut cmd = Command::new("gcc");
-    cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-O1"])
+    compile("gcc", "-std=c11", sources, include_dir, output, extra_args);
+}
+
+/// Runs `compiler` with the `std` option, warnings as errors, debug information and `-O1`,
+/// failing the test with its messages on error.
+fn compile(
+    compiler: &str,
+    std: &str,
+    sources: &[PathBuf],
+    include_dir: &Path,
+    output: &Path,
+    extra_args: &[&str],
+) {
+    let mut cmd = Command::new(compiler);
+    cmd.args([std, "-Wall", "-Wextra", "-Werror", "-g", "-O1"])
         .arg("-I")
         .arg(include_dir)
         .args(sources)
         .arg("-o")
         .arg(output)
         .args(extra_args);
-    let out = cmd.output().expect("run gcc");
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("run {compiler}: {e:?}"));
     assert!(
         out.status.success(),
-        "gcc failed for {}:\n{}",
+        "{compiler} failed for {}:\n{}",
         output.display(),
         String::from_utf8_lossy(&out.stderr)
     );
@@ -129,6 +202,108 @@ pub fn command_on(runtime: &Runtime, program: &Path) -> Command {
     cmd
 }
 
+/// A command that runs `program` with the `libtvm_ffi.so` of `lib_dir` on the library path, under
+/// `wrapper` (a tool and its options, e.g. `["valgrind", ...]`) unless that is empty.
+pub fn command_in(lib_dir: &Path, program: &Path, wrapper: &[&str]) -> Command {
+    let mut cmd = match wrapper.split_first() {
+        Some((tool, options)) => {
+            let mut cmd = Command::new(tool);
+            cmd.args(options).arg(program);
+            cmd
+        }
+        None => Command::new(program),
+    };
+    cmd.env("LD_LIBRARY_PATH", lib_dir);
+    cmd
+}
+
+/// Runs a command to completion with stdin closed and both output streams captured, killing it
+/// and failing the test after `timeout`.
+pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Output {
+    cmd.stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(Stdio::null());
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stdout.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stderr.read_to_end(&mut buf);
+        buf
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            break status;
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out_reader.join().expect("stdout reader"),
+        stderr: err_reader.join().expect("stderr reader"),
+    }
+}
+
+/// The lines of a C test program's transcript other than its `ok ...` lines: the failed checks
+/// and the summary.
+pub fn failed_checks(stdout: &str) -> String {
+    stdout
+        .lines()
+        .filter(|l| !l.starts_with("ok "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Fails the test with the failed checks and stderr unless the run of a C test program (named
+/// `what` in the message) exited successfully and printed [`PASSED_LINE`]; returns its
+/// transcript (stdout).
+pub fn assert_checks_passed(what: &str, out: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() || !stdout.lines().any(|l| l == PASSED_LINE) {
+        panic!(
+            "{what} failed (status {}):\n{}\n--- stderr\n{}",
+            out.status,
+            failed_checks(&stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    stdout
+}
+
+/// Fails the test unless two runs printed the same transcript (stdout), with a
+/// [`transcript_diff`] of them (`-` only on `a`'s runtime, `+` only on `b`'s) and both exit
+/// statuses; `what` names the transcripts ("the scenario transcripts"). It does not check that
+/// the runs passed.
+pub fn assert_same_transcripts(what: &str, a: (&Runtime, &Output), b: (&Runtime, &Output)) {
+    let (a_text, b_text) = (
+        String::from_utf8_lossy(&a.1.stdout),
+        String::from_utf8_lossy(&b.1.stdout),
+    );
+    if a_text != b_text {
+        panic!(
+            "{what} differ between {a_name}'s runtime and {b_name}'s ({a_name}: {}, {b_name}: {}):\n{}",
+            a.1.status,
+            b.1.status,
+            transcript_diff(a.0.name, &a_text, b.0.name, &b_text, usize::MAX),
+            a_name = a.0.name,
+            b_name = b.0.name,
+        );
+    }
+}
+
 /// Runs a command and returns its output, failing the test with both streams if it failed.
 pub fn run_ok(mut cmd: Command) -> Output {
     let out = cmd
@@ -147,29 +322,19 @@ pub fn run_ok(mut cmd: Command) -> Output {
 /// Compiles C++17 sources with g++ into `output` (warnings are errors), failing the test with
 /// g++'s messages on error.
 pub fn compile_cxx(sources: &[PathBuf], include_dir: &Path, output: &Path, extra_args: &[&str]) {
-    let mut cmd = Command::new("g++");
-    cmd.args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-g", "-O1"])
-        .arg("-I")
-        .arg(include_dir)
-        .args(sources)
-        .arg("-o")
-        .arg(output)
-        .args(extra_args);
-    let out = cmd.output().expect("run g++");
-    assert!(
-        out.status.success(),
-        "g++ failed for {}:\n{}",
-        output.display(),
-        String::from_utf8_lossy(&out.stderr)
+    compile(
+        "g++",
+        "-std=c++17",
+        sources,
+        include_dir,
+        output,
+        extra_args,
     );
 }
 
-/// A line diff of `old` against `new` in unified style (`-` only in old, `+` only in new, three
-/// lines of context, `@@ old-line,new-line @@` hunk headers); empty when they are equal. At most
-/// `max_lines` lines are shown.
-pub fn line_diff(old: &str, new: &str, max_lines: usize) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
+/// The edit script of `a` into `b` by longest common subsequence: `(tag, index in a, index in b,
+/// line)` with tag `' '` (in both), `'-'` (only in `a`) or `'+'` (only in `b`).
+fn diff_ops<'t>(a: &[&'t str], b: &[&'t str]) -> Vec<(char, usize, usize, &'t str)> {
     // Longest common subsequence table, from the end.
     let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
     for i in (0..a.len()).rev() {
@@ -197,6 +362,16 @@ pub fn line_diff(old: &str, new: &str, max_lines: usize) -> String {
             j += 1;
         }
     }
+    ops
+}
+
+/// A line diff of `old` against `new` in unified style (`-` only in old, `+` only in new, three
+/// lines of context, `@@ old-line,new-line @@` hunk headers); empty when they are equal. At most
+/// `max_lines` lines are shown.
+pub fn line_diff(old: &str, new: &str, max_lines: usize) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let ops = diff_ops(&a, &b);
     let near_change = |k: usize| {
         ops[k.saturating_sub(3)..(k + 4).min(ops.len())]
             .iter()
@@ -221,4 +396,32 @@ pub fn line_diff(old: &str, new: &str, max_lines: usize) -> String {
         out.push(format!("... ({more} more diff lines)"));
     }
     out.join("\n")
+}
+
+/// A readable diff of two transcripts, `a` (named `a_name`) against `b` (named `b_name`): a
+/// `--- a_name` / `+++ b_name` header, then each line only in `a` as `-<line number in a>: text`
+/// and each line only in `b` as `+<line number in b>: text` (longest common subsequence). Just
+/// the header when they are equal; at most `max_lines` differing lines are shown.
+pub fn transcript_diff(a_name: &str, a: &str, b_name: &str, b: &str, max_lines: usize) -> String {
+    let a: Vec<&str> = a.lines().collect();
+    let b: Vec<&str> = b.lines().collect();
+    let changes: Vec<String> = diff_ops(&a, &b)
+        .into_iter()
+        .filter_map(|(tag, i, j, text)| match tag {
+            '-' => Some(format!("-{:>4}: {text}\n", i + 1)),
+            '+' => Some(format!("+{:>4}: {text}\n", j + 1)),
+            _ => None,
+        })
+        .collect();
+    let mut out = format!("--- {a_name}\n+++ {b_name}\n");
+    for line in changes.iter().take(max_lines) {
+        out.push_str(line);
+    }
+    if changes.len() > max_lines {
+        out.push_str(&format!(
+            "... ({} more differing lines)\n",
+            changes.len() - max_lines
+        ));
+    }
+    out
 }

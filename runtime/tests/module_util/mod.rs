@@ -1,130 +1,47 @@
-//! Shared helpers of the module tests: where the two runtimes are, compiling the C test
-//! libraries and the driver (`tests/c/module_*.c`), and running the driver on a runtime.
+//! Helpers of the module tests: building the C test libraries and the driver
+//! (`tests/c/module_*.c`) for a runtime, on top of the shared harness (`ffihub-tests`).
 //!
 //! Our runtime is the release build (`cargo build --release -p ffihub-runtime`, or
 //! `FFIHUB_LIB_DIR`); Apache's comes from the wheel installed by `scripts/setup-apache.sh`
 //! (or `APACHE_TVM_FFI_DIR`). Programs link `-ltvm_ffi` without an rpath, and the library path
 //! picks the runtime at run time, as everywhere in this project (docs/adr/0001).
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)] // each test uses a part of it
 
-use std::ffi::OsString;
+use ffihub_tests::{compile_c, scratch_dir};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-/// The workspace root.
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("runtime/ has a parent")
-        .to_path_buf()
-}
-
-/// The cargo target directory (honours `CARGO_TARGET_DIR`).
-pub fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) if Path::new(&dir).is_absolute() => PathBuf::from(dir),
-        Some(dir) => workspace_root().join(dir),
-        None => workspace_root().join("target"),
-    }
-}
-
-/// One runtime under test.
-#[derive(Clone, Debug)]
-pub struct Runtime {
-    pub name: &'static str,
-    pub lib_dir: PathBuf,
-    pub include_dir: PathBuf,
-}
-
-/// ffihub's runtime (the release build) with the checked-in headers.
-pub fn ffihub() -> Runtime {
-    let lib_dir = std::env::var_os("FFIHUB_LIB_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| target_dir().join("release"));
-    assert!(
-        lib_dir.join("libtvm_ffi.so").exists(),
-        "{} is missing: build it first with `cargo build --release -p ffihub-runtime`",
-        lib_dir.join("libtvm_ffi.so").display()
-    );
-    Runtime {
-        name: "ffihub",
-        lib_dir,
-        include_dir: workspace_root().join("runtime/include"),
-    }
-}
-
-/// Apache's runtime from the wheel.
-pub fn apache() -> Runtime {
-    let root = std::env::var_os("APACHE_TVM_FFI_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join(".deps/apache-tvm-ffi/tvm_ffi"));
-    assert!(
-        root.join("lib/libtvm_ffi.so").exists(),
-        "the Apache TVM-FFI wheel is not installed at {}: run scripts/setup-apache.sh",
-        root.display()
-    );
-    Runtime {
-        name: "apache",
-        lib_dir: root.join("lib"),
-        include_dir: root.join("include"),
-    }
-}
+pub use ffihub_tests::{
+    apache_runtime as apache, command_on as on, ffihub_runtime as ffihub, run_ok, workspace_root,
+    Runtime,
+};
 
 /// An empty scratch folder for one test and runtime.
 pub fn scratch(test: &str, runtime: &Runtime) -> PathBuf {
-    let dir = target_dir()
-        .join("ffihub-tests/module")
-        .join(format!("{test}-{}", runtime.name));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create the scratch folder");
-    dir
+    scratch_dir(&format!("module/{test}-{}", runtime.name))
 }
 
-fn c_source(name: &str) -> PathBuf {
-    workspace_root().join("tests/c").join(name)
-}
-
-/// Runs gcc, failing the test with its messages.
-fn gcc(args: &[OsString], output: &Path) {
-    let out = Command::new("gcc")
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-O1"])
-        .args(args)
-        .arg("-o")
-        .arg(output)
-        .output()
-        .expect("run gcc");
-    assert!(
-        out.status.success(),
-        "gcc failed for {}:\n{}",
-        output.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// `-I<headers> <source> -L<lib dir> -ltvm_ffi` for `runtime`.
-fn compile_args(runtime: &Runtime, source: &str) -> Vec<OsString> {
-    vec![
-        OsString::from("-I"),
-        runtime.include_dir.clone().into_os_string(),
-        c_source(source).into_os_string(),
-        OsString::from(format!("-L{}", runtime.lib_dir.display())),
-        OsString::from("-ltvm_ffi"),
-    ]
+/// Compiles `tests/c/<source>` against `runtime`'s headers, linked with `-ltvm_ffi` from its
+/// folder; `extra` adds compiler arguments.
+fn compile(runtime: &Runtime, source: &str, output: &Path, extra: &[&str]) {
+    let lib_dir = format!("-L{}", runtime.lib_dir.display());
+    let mut args = extra.to_vec();
+    args.extend([lib_dir.as_str(), "-ltvm_ffi"]);
+    let source = workspace_root().join("tests/c").join(source);
+    compile_c(&[source], &runtime.include_dir, output, &args);
 }
 
 /// Compiles a shared test library from `tests/c/<source>` against `runtime`'s headers.
 /// `extra` adds compiler arguments (defines, include folders).
 pub fn build_library(runtime: &Runtime, source: &str, output: &Path, extra: &[&str]) {
-    let mut args: Vec<OsString> = ["-shared", "-fPIC"].iter().map(OsString::from).collect();
-    args.extend(extra.iter().map(OsString::from));
-    args.extend(compile_args(runtime, source));
-    gcc(&args, output);
+    let mut args = vec!["-shared", "-fPIC"];
+    args.extend(extra);
+    compile(runtime, source, output, &args);
 }
 
 /// Compiles `tests/c/module_driver.c` against `runtime`.
 pub fn build_driver(runtime: &Runtime, dir: &Path) -> PathBuf {
     let output = dir.join("module_driver");
-    gcc(&compile_args(runtime, "module_driver.c"), &output);
+    compile(runtime, "module_driver.c", &output, &[]);
     output
 }
 
@@ -152,26 +69,4 @@ pub fn build_blob_library(runtime: &Runtime, dir: &Path, name: &str, blob: &[u8]
         &["-DMODULE_TEST_BLOB", &include],
     );
     output
-}
-
-/// A command running `program` on `runtime`.
-pub fn on(runtime: &Runtime, program: &Path) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.env("LD_LIBRARY_PATH", &runtime.lib_dir);
-    cmd
-}
-
-/// Runs the command and fails the test with both streams unless it succeeded.
-pub fn run_ok(mut cmd: Command) -> Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed with {}\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }

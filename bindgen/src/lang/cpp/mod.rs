@@ -17,14 +17,15 @@ pub const LANG: &str = "cpp";
 /// The support header that generated code includes.
 pub const SUPPORT_HEADER: &str = "ffihub/ffihub.hpp";
 
-/// What the C++ backend expresses. Keyword-only constructor parameters have no C++ spelling.
+/// What the C++ backend expresses: everything. Keyword-only and defaulted constructor
+/// parameters become C++ parameters (defaulted ones `std::optional`, last) passed by keyword.
 pub fn capabilities() -> Capabilities {
     Capabilities {
         packed_functions: true,
         objects: true,
         methods: true,
         constructors: true,
-        kw_only_params: false,
+        kw_only_params: true,
         callbacks: true,
         containers: true,
         optional: true,
@@ -48,11 +49,32 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         classes.insert(t.key.clone(), ident);
     }
     let types = model::Types(classes);
+    let file_name = format!("{namespace}.hpp");
+    let libraries = lib.libraries.join(", ");
+    let lib_args: String = lib
+        .libraries
+        .iter()
+        .map(|l| format!(" --lib <path of {l}>"))
+        .collect();
+    let regenerate = format!(
+        "ffihub generate --lang cpp --name {}{lib_args} --out <folder of {file_name}>",
+        cfg.name
+    );
+    let mut manifest: Vec<String> = model::manifest(&lib)
+        .iter()
+        .map(|line| model::literal(&format!("{line}\n")))
+        .collect();
+    if manifest.is_empty() {
+        manifest.push(model::literal(""));
+    }
     let header = model::Header {
         banner: format!("// {}", banner_text(&lib.libraries, &lib.checksum)),
         support_header: SUPPORT_HEADER,
+        file_name: model::literal(&file_name),
         checksum: model::literal(&lib.checksum),
-        libraries: lib.libraries.iter().map(|l| model::literal(l)).collect(),
+        libraries: model::literal(&libraries),
+        regenerate: model::literal(&regenerate),
+        manifest,
         classes: lib
             .types
             .iter()
@@ -71,7 +93,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     };
     let mut files = FileMap::new();
     files.insert(
-        PathBuf::from(format!("{namespace}.hpp")),
+        PathBuf::from(file_name),
         render(&header, LANG, &cfg.name, &mut diags),
     );
     let fatal = diags.fatal(&cfg.allow_unsupported);

@@ -1,10 +1,12 @@
-//! C++ view models: names from `names.rs`, C++ types and literals computed here.
+//! C++ view models: names from `names.rs`, C++ types, literals and the load-time manifest
+//! computed here.
 
 use super::names;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, Type};
 use crate::lang::{doc_lines, Scope};
 use askama::Template;
+use ffihub_schema::DefaultValue;
 use std::collections::BTreeMap;
 
 /// The header `<namespace>.hpp`.
@@ -17,10 +19,16 @@ pub struct Header {
     pub support_header: &'static str,
     /// The namespace.
     pub namespace: String,
+    /// The header's file name, as a C++ string literal.
+    pub file_name: String,
     /// Metadata checksum, as a C++ string literal.
     pub checksum: String,
-    /// Library file names, as C++ string literals.
-    pub libraries: Vec<String>,
+    /// Library file names (comma-separated), as a C++ string literal.
+    pub libraries: String,
+    /// The command that regenerates the header, as a C++ string literal.
+    pub regenerate: String,
+    /// The manifest checked at load time: C++ string literals, one per line.
+    pub manifest: Vec<String>,
     /// Classes, parents first.
     pub classes: Vec<Class>,
     /// Global functions.
@@ -31,8 +39,10 @@ pub struct Header {
 pub struct Param {
     /// Identifier.
     pub ident: String,
-    /// Declaration (`int64_t a`).
+    /// Declaration (`int64_t a`, `const std::string& s`).
     pub decl: String,
+    /// Default argument of the declaration (` = std::nullopt`), or empty.
+    pub default: &'static str,
 }
 
 /// A global function.
@@ -59,8 +69,12 @@ pub struct Field {
     pub setter: Option<String>,
     /// Registered name, as a C++ string literal.
     pub ffi_name: String,
-    /// C++ type.
+    /// C++ value type (getter result).
     pub ty: String,
+    /// C++ parameter type (setter argument).
+    pub param_ty: String,
+    /// Doc comment lines.
+    pub doc: Vec<String>,
 }
 
 /// A method.
@@ -81,14 +95,34 @@ pub struct Method {
     pub ret: String,
 }
 
+/// How a constructor argument is passed.
+pub struct CtorArg {
+    /// The parameter's identifier.
+    pub ident: String,
+    /// The keyword (field name) as a C++ string literal; `None` = positional.
+    pub keyword: Option<String>,
+    /// Passed only when set (a `std::optional` parameter defaulting to `std::nullopt`).
+    pub optional: bool,
+}
+
+/// A constructor.
+pub struct Constructor {
+    /// Parameters in C++ order: required ones, then optional ones (`= std::nullopt`).
+    pub params: Vec<Param>,
+    /// Doc comment lines.
+    pub doc: Vec<String>,
+    /// Arguments in call order (positional ones first).
+    pub args: Vec<CtorArg>,
+    /// Arguments are passed by keyword (`ffi.GetKwargsObject` protocol).
+    pub keywords: bool,
+}
+
 /// A class.
 pub struct Class {
     /// Class name.
     pub ident: String,
     /// Base class.
     pub base: String,
-    /// The base class's unqualified name (for `using Base::Name;`).
-    pub base_name: String,
     /// Type key, as a C++ string literal.
     pub key: String,
     /// Doc comment lines.
@@ -97,8 +131,8 @@ pub struct Class {
     pub fields: Vec<Field>,
     /// Own methods.
     pub methods: Vec<Method>,
-    /// Constructor parameters, if the type has a constructor.
-    pub constructor: Option<Vec<Param>>,
+    /// The constructor, if the type has one.
+    pub constructor: Option<Constructor>,
     /// Some member is defined out of line, after every class (so that member signatures may
     /// use classes declared later).
     pub has_definitions: bool,
@@ -120,20 +154,97 @@ fn doc(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Doc lines, a blank line and a last line naming the registered item.
+fn doc_with(text: &str, last: String) -> Vec<String> {
+    let mut lines = doc(text);
+    if !lines.is_empty() {
+        lines.push(String::new());
+    }
+    lines.push(last.replace("*/", "* /"));
+    lines
+}
+
+fn signature_text(sig: Option<&ir::Signature>) -> String {
+    sig.map_or_else(|| "packed".to_string(), ToString::to_string)
+}
+
+fn default_text(value: &DefaultValue) -> String {
+    match value {
+        DefaultValue::None => "None".into(),
+        DefaultValue::Bool(b) => b.to_string(),
+        DefaultValue::Int(i) => i.to_string(),
+        DefaultValue::Float(f) => format!("{f:?}"),
+        DefaultValue::String(s) => format!("{s:?}"),
+        DefaultValue::DataType(s) => s.clone(),
+        DefaultValue::Device {
+            device_type,
+            device_id,
+        } => format!("Device({device_type}, {device_id})"),
+        DefaultValue::Factory => "computed by a factory".into(),
+        DefaultValue::Opaque(t) => format!("a {t} value"),
+    }
+}
+
+/// The manifest lines of `lib` (see bindings/cpp/include/ffihub/metadata.hpp).
+pub fn manifest(lib: &ir::Library) -> Vec<String> {
+    let mut lines = Vec::new();
+    for f in &lib.functions {
+        lines.push(format!(
+            "f {} {}",
+            f.name,
+            signature_text(f.signature.as_ref())
+        ));
+    }
+    for t in &lib.types {
+        lines.push(format!("t {} {}", t.key, t.parent));
+        for f in &t.fields {
+            let rw = if f.writable { "rw" } else { "ro" };
+            lines.push(format!("d {} {} {rw} {}", t.key, f.name, f.ty));
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for m in t.methods.iter().filter(|m| seen.insert(m.name.clone())) {
+            let kind = if m.is_static { "static" } else { "instance" };
+            lines.push(format!(
+                "m {} {} {kind} {}",
+                t.key,
+                m.name,
+                signature_text(m.signature.as_ref())
+            ));
+        }
+        match &t.constructor {
+            Some(c) if c.kind == ir::ConstructorKind::InitMethod => {
+                let types: Vec<String> = c.params.iter().map(|p| p.param.ty.to_string()).collect();
+                lines.push(format!("c {} init_method ({})", t.key, types.join(", ")));
+            }
+            Some(_) => lines.push(format!("c {} auto_init", t.key)),
+            None => {}
+        }
+    }
+    lines
+}
+
 /// Maps local type keys to class names, and types to C++.
 pub struct Types(pub BTreeMap<String, String>);
 
 impl Types {
-    /// The C++ type of `ty`.
+    /// The C++ value type of `ty` (results, getters, container elements).
     pub fn cpp(&self, ty: &Type) -> String {
+        match ty {
+            Type::None => "void".into(),
+            other => self.nested(other),
+        }
+    }
+
+    /// The C++ type of `ty` inside another type (`None` is `std::nullptr_t` there).
+    fn nested(&self, ty: &Type) -> String {
         let list = |ts: &[Type]| {
             ts.iter()
-                .map(|t| self.cpp(t))
+                .map(|t| self.nested(t))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
         match ty {
-            Type::None => "void".into(),
+            Type::None => "std::nullptr_t".into(),
             Type::Any => "ffihub::Any".into(),
             Type::Bool => "bool".into(),
             Type::Int => "int64_t".into(),
@@ -149,16 +260,16 @@ impl Types {
             Type::Object => "ffihub::ObjectRef".into(),
             Type::Module => "ffihub::Module".into(),
             Type::Error => "ffihub::Error".into(),
-            Type::Array(t) => format!("ffihub::Array<{}>", self.cpp(t)),
-            Type::List(t) => format!("ffihub::List<{}>", self.cpp(t)),
-            Type::Map(k, v) => format!("ffihub::Map<{}, {}>", self.cpp(k), self.cpp(v)),
-            Type::Dict(k, v) => format!("ffihub::Dict<{}, {}>", self.cpp(k), self.cpp(v)),
-            Type::Optional(t) => format!("std::optional<{}>", self.cpp(t)),
+            Type::Array(t) => format!("ffihub::Array<{}>", self.nested(t)),
+            Type::List(t) => format!("ffihub::List<{}>", self.nested(t)),
+            Type::Map(k, v) => format!("ffihub::Map<{}, {}>", self.nested(k), self.nested(v)),
+            Type::Dict(k, v) => format!("ffihub::Dict<{}, {}>", self.nested(k), self.nested(v)),
+            Type::Optional(t) => format!("std::optional<{}>", self.nested(t)),
             Type::Variant(ts) => format!("std::variant<{}>", list(ts)),
             Type::Tuple(ts) => format!("std::tuple<{}>", list(ts)),
             Type::Function(None) => "ffihub::Function".into(),
             Type::Function(Some(sig)) => {
-                let params: Vec<ir::Type> = sig.params.iter().map(|p| p.ty.clone()).collect();
+                let params: Vec<Type> = sig.params.iter().map(|p| p.ty.clone()).collect();
                 format!(
                     "ffihub::TypedFunction<{}({})>",
                     self.cpp(&sig.ret),
@@ -173,15 +284,30 @@ impl Types {
         }
     }
 
+    /// The C++ parameter type of `ty`: scalars by value, everything else by const reference.
+    pub fn param(&self, ty: &Type) -> String {
+        match ty {
+            Type::Bool
+            | Type::Int
+            | Type::Float
+            | Type::OpaquePtr
+            | Type::DataType
+            | Type::Device
+            | Type::None => self.nested(ty),
+            other => format!("const {}&", self.nested(other)),
+        }
+    }
+
     fn params(&self, params: &[ir::Param], item: &str, diags: &mut Diagnostics) -> Vec<Param> {
-        let mut scope = Scope::with_reserved(&["args"]);
+        let mut scope = Scope::with_reserved(&["args", "Args"]);
         params
             .iter()
             .map(|p| {
                 let ident = names::value(&p.name);
                 names::claim(&mut scope, &ident, &format!("{item}({})", p.name), diags);
                 Param {
-                    decl: format!("{} {ident}", self.cpp(&p.ty)),
+                    decl: format!("{} {ident}", self.param(&p.ty)),
+                    default: "",
                     ident,
                 }
             })
@@ -194,9 +320,13 @@ impl Types {
             Some(sig) => (self.params(&sig.params, &f.name, diags), self.cpp(&sig.ret)),
             None => (Vec::new(), "ffihub::Any".into()),
         };
+        let last = match &f.signature {
+            Some(sig) => format!("`{}`: {sig}", f.name),
+            None => format!("`{}`: packed (any arguments; returns Any)", f.name),
+        };
         Function {
             ffi_name: literal(&f.name),
-            doc: doc(&f.doc),
+            doc: doc_with(&f.doc, last),
             packed: f.signature.is_none(),
             params,
             ret,
@@ -204,10 +334,88 @@ impl Types {
         }
     }
 
+    fn constructor(
+        &self,
+        t: &ir::ObjectType,
+        c: &ir::Constructor,
+        diags: &mut Diagnostics,
+    ) -> Constructor {
+        let item = format!("{}.__ffi_init__", t.key);
+        // The generated `__ffi_init__` takes its positional arguments in the runtime's order
+        // (required fields first), so every argument goes by keyword: the order of the C++
+        // parameters does not matter then.
+        let keywords = c.kind == ir::ConstructorKind::AutoInit && !c.params.is_empty();
+        // Required parameters first (positional, then keyword-only), then optional ones.
+        let mut order: Vec<&ir::CtorParam> = c.params.iter().filter(|p| !p.optional).collect();
+        order.extend(c.params.iter().filter(|p| p.optional));
+        let mut scope = Scope::with_reserved(&["args", "Args"]);
+        let mut idents = BTreeMap::new();
+        let mut params = Vec::new();
+        let mut doc_lines = vec![format!("Constructs a `{}` (`__ffi_init__`).", t.key)];
+        for p in order {
+            let ident = names::value(&p.param.name);
+            names::claim(&mut scope, &ident, &format!("{item}({})", p.param.name), diags);
+            let decl = if p.optional {
+                let ty = match &p.param.ty {
+                    Type::Optional(_) => self.nested(&p.param.ty),
+                    other => format!("std::optional<{}>", self.nested(other)),
+                };
+                let default = t
+                    .all_fields()
+                    .find(|f| f.name == p.param.name)
+                    .and_then(|f| f.default.as_ref())
+                    .map_or_else(|| "its default".to_string(), default_text);
+                doc_lines.push(format!(
+                    "@param {ident} optional: std::nullopt leaves the default ({default})"
+                ));
+                format!("const {ty}& {ident}")
+            } else {
+                if p.kw_only {
+                    doc_lines.push(format!("@param {ident} keyword-only in TVM-FFI"));
+                }
+                format!("{} {ident}", self.param(&p.param.ty))
+            };
+            idents.insert(p.param.name.clone(), ident.clone());
+            let default = if p.optional { " = std::nullopt" } else { "" };
+            params.push(Param {
+                ident,
+                decl,
+                default,
+            });
+        }
+        let args = c
+            .params
+            .iter()
+            .map(|p| CtorArg {
+                ident: idents[&p.param.name].clone(),
+                keyword: keywords.then(|| literal(&p.param.name)),
+                optional: p.optional,
+            })
+            .collect();
+        Constructor {
+            params,
+            doc: doc_lines.iter().map(|l| doc(l).join(" ")).collect(),
+            args,
+            keywords,
+        }
+    }
+
     /// The model of a class.
     pub fn class(&self, t: &ir::ObjectType, diags: &mut Diagnostics) -> Class {
         let ident = self.0.get(&t.key).cloned().unwrap_or_default();
-        let mut members = Scope::with_reserved(&[ident.as_str(), "get", "type_key"]);
+        let mut members = Scope::with_reserved(&[
+            ident.as_str(),
+            "get",
+            "type_key",
+            "as",
+            "downcast",
+            "defined",
+            "same_as",
+            "type_index",
+            "runtime_type_key",
+            "use_count",
+            "swap",
+        ]);
         for f in &t.inherited_fields {
             let getter = names::value(&f.name);
             members.claim(
@@ -241,6 +449,8 @@ impl Types {
                     setter,
                     ffi_name: literal(&f.name),
                     ty: self.cpp(&f.ty),
+                    param_ty: self.param(&f.ty),
+                    doc: doc(&f.doc),
                 }
             })
             .collect();
@@ -257,21 +467,26 @@ impl Types {
                     Some(sig) => (self.params(&sig.params, &item, diags), self.cpp(&sig.ret)),
                     None => (Vec::new(), "ffihub::Any".into()),
                 };
+                let kind = if m.is_static { "static method" } else { "method" };
+                let last = match &m.signature {
+                    Some(sig) => format!("{kind} `{}`: {sig}", m.name),
+                    None => format!("{kind} `{}`: packed (any arguments; returns Any)", m.name),
+                };
                 Method {
                     ident,
                     ffi_name: literal(&m.name),
                     is_static: m.is_static,
-                    doc: doc(&m.doc),
+                    doc: doc_with(&m.doc, last),
                     packed: m.signature.is_none(),
                     params,
                     ret,
                 }
             })
             .collect();
-        let constructor = t.constructor.as_ref().map(|c| {
-            let params: Vec<ir::Param> = c.params.iter().map(|p| p.param.clone()).collect();
-            self.params(&params, &format!("{}.__ffi_init__", t.key), diags)
-        });
+        let constructor = t
+            .constructor
+            .as_ref()
+            .map(|c| self.constructor(t, c, diags));
         let base = self
             .0
             .get(&t.parent)
@@ -281,10 +496,9 @@ impl Types {
             has_definitions: constructor.is_some()
                 || !fields.is_empty()
                 || methods.iter().any(|m| !m.packed),
-            base_name: base.rsplit("::").next().unwrap_or(&base).to_string(),
             base,
             key: literal(&t.key),
-            doc: doc(&t.doc),
+            doc: doc_with(&t.doc, format!("Type key `{}`.", t.key)),
             fields,
             methods,
             constructor,

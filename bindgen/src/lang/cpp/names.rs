@@ -2,17 +2,17 @@
 //!
 //! Rules: everything lives in `namespace <snake_case name>`; functions, methods, field
 //! accessors and parameters are `snake_case`; classes keep the type key's last segment in
-//! `PascalCase`; keywords (and a few standard macros) get a trailing `_`; generated internals
-//! live in the nested namespace `detail` or start with `ffi_` (a user name with that prefix is
-//! an error); collisions in one scope are errors.
+//! `PascalCase`; keywords (and a few standard macros and namespaces) get a trailing `_`;
+//! generated internals live in the nested namespace `detail` or start with `ffi_` (a user name
+//! with that prefix is an error); collisions in one scope are errors.
 
 use crate::diagnostics::Diagnostics;
 use crate::lang::{case, Scope};
 
 use super::LANG;
 
-/// C++20 keywords and alternative tokens, plus macros from the standard headers that would
-/// break a declaration.
+/// C++20 keywords and alternative tokens, macros from the standard headers that would break a
+/// declaration, and the namespaces generated code names (`detail`, `ffihub`, `std`).
 const KEYWORDS: &[&str] = &[
     "alignas",
     "alignof",
@@ -114,6 +114,8 @@ const KEYWORDS: &[&str] = &[
     "stdout",
     "stderr",
     "detail",
+    "ffihub",
+    "std",
 ];
 
 /// The prefix of internal names in generated code.

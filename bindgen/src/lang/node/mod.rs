@@ -38,6 +38,8 @@ pub fn capabilities() -> Capabilities {
 /// Renders the Node package of `lib`.
 pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics> {
     let mut diags = Diagnostics::default();
+    // The load-time check describes the whole library, before the capability filter.
+    let manifest = model::manifest(lib);
     let lib = capabilities().filter(lib, LANG, &mut diags);
     let mut top = Scope::with_reserved(&["ffi"]);
     let mut classes = BTreeMap::new();
@@ -52,6 +54,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         support: model::literal(SUPPORT_PACKAGE),
         checksum: model::literal(&lib.checksum),
         libraries: lib.libraries.iter().map(|l| model::literal(l)).collect(),
+        manifest,
         classes: lib
             .types
             .iter()

@@ -1,8 +1,9 @@
-//! Node view models: names from `names.rs`, TypeScript types and literals computed here.
+//! Node view models: names from `names.rs`; TypeScript types, JavaScript expressions, literals
+//! and the metadata manifest computed here.
 
 use super::names;
 use crate::diagnostics::Diagnostics;
-use crate::ir::{self, Type};
+use crate::ir::{self, ConstructorKind, Type};
 use crate::lang::{doc_lines, Scope};
 use askama::Template;
 use std::collections::BTreeMap;
@@ -45,25 +46,38 @@ pub struct Module {
     pub checksum: String,
     /// Library file names, as JS string literals.
     pub libraries: Vec<String>,
+    /// The load-time check: one entry per function and type.
+    pub manifest: Vec<ManifestEntry>,
     /// Classes, parents first.
     pub classes: Vec<Class>,
     /// Global functions.
     pub functions: Vec<Function>,
 }
 
+/// One item of the load-time metadata check.
+pub struct ManifestEntry {
+    /// `'fn <name>'` or `'type <key>'`, as a JS string literal.
+    pub key: String,
+    /// The hash of the item's line, as a JS string literal.
+    pub hash: String,
+}
+
 /// A parameter.
 pub struct Param {
     /// Identifier.
     pub ident: String,
-    /// TypeScript declaration (`a: number`, `b?: string`).
+    /// TypeScript declaration (`a: number`, `b?: string | null`).
     pub decl: String,
+    /// The expression passed to the native function (the identifier, or a coercion of it such
+    /// as `ffi.toTensor(t)`).
+    pub arg: String,
 }
 
 /// A global function.
 pub struct Function {
     /// Identifier.
     pub ident: String,
-    /// The lazily resolved handle's constant name (`__ffiFn_<ident>`).
+    /// The handle's constant name (`__ffiFn_<ident>`).
     pub handle: String,
     /// Registered name, as a JS string literal.
     pub ffi_name: String,
@@ -83,8 +97,14 @@ pub struct Field {
     pub ident: String,
     /// Registered name, as a JS string literal.
     pub ffi_name: String,
-    /// TypeScript type.
+    /// JSDoc lines.
+    pub doc: Vec<String>,
+    /// TypeScript type of the value read.
     pub ty: String,
+    /// TypeScript type of the value written (writable fields).
+    pub input_ty: String,
+    /// The value passed to `setField` (`value`, or a coercion of it).
+    pub set_arg: String,
     /// Has a setter.
     pub writable: bool,
 }
@@ -97,12 +117,12 @@ pub struct Method {
     pub ffi_name: String,
     /// Static.
     pub is_static: bool,
-    /// What `callMethod` dispatches on: `this`, or the type key literal.
-    pub target: String,
     /// JSDoc lines.
     pub doc: Vec<String>,
     /// Parameters.
     pub params: Vec<Param>,
+    /// The native call's arguments: `this` first for instance methods, then the parameters.
+    pub call_args: String,
     /// Packed.
     pub packed: bool,
     /// TypeScript return type.
@@ -117,12 +137,18 @@ pub struct Constructor {
     pub keyword: Vec<Param>,
     /// The options object may be left out (no required keyword parameter).
     pub options_optional: bool,
+    /// The coercions of the positional parameters, a JS array literal (`[null, ffi.toDevice]`).
+    pub coercions: String,
+    /// The options object's keys mapped to field names, a JS object literal (`null` if none).
+    pub keywords: String,
 }
 
 /// A class.
 pub struct Class {
     /// Class name.
     pub ident: String,
+    /// The constant holding the type's methods (`__ffi<Class>`).
+    pub binding: String,
     /// The base class expression (`ffi.Object` or a local class).
     pub base: String,
     /// Type key, as a JS string literal.
@@ -139,11 +165,21 @@ pub struct Class {
 
 /// A JS string literal (single quotes).
 pub fn literal(s: &str) -> String {
-    let escaped = s
-        .replace('\\', "\\\\")
-        .replace('\'', "\\'")
-        .replace('\n', "\\n");
-    format!("'{escaped}'")
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 fn jsdoc(doc: &str) -> Vec<String> {
@@ -153,70 +189,172 @@ fn jsdoc(doc: &str) -> Vec<String> {
         .collect()
 }
 
+/// 32-bit FNV-1a of `text`'s UTF-8 bytes, as 8 hex digits (the support package's `lineHash`).
+pub fn line_hash(text: &str) -> String {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in text.bytes() {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    format!("{h:08x}")
+}
+
+fn callable(sig: Option<&ir::Signature>) -> String {
+    sig.map_or_else(|| "packed".to_string(), ToString::to_string)
+}
+
+/// The manifest line of a function: what the support package's `functionLine` computes from
+/// the live metadata (bindings/node/lib/metadata.js).
+pub fn function_line(f: &ir::Function) -> String {
+    format!("fn {} {}", f.name, callable(f.signature.as_ref()))
+}
+
+/// The manifest line of a type (the support package's `typeLine`).
+pub fn type_line(t: &ir::ObjectType) -> String {
+    let fields: Vec<String> = t
+        .fields
+        .iter()
+        .map(|f| {
+            let w = if f.writable { " (writable)" } else { "" };
+            format!("{}: {}{w}", f.name, f.ty)
+        })
+        .collect();
+    let methods: Vec<String> = t
+        .methods
+        .iter()
+        .map(|m| {
+            let s = if m.is_static { "static " } else { "" };
+            format!("{s}{} {}", m.name, callable(m.signature.as_ref()))
+        })
+        .collect();
+    let ctor = match &t.constructor {
+        Some(c) if c.kind == ConstructorKind::InitMethod => {
+            let params: Vec<String> = c.params.iter().map(|p| p.param.ty.to_string()).collect();
+            format!("init({})", params.join(", "))
+        }
+        Some(_) => "init(auto)".to_string(),
+        None => String::new(),
+    };
+    format!(
+        "type {}: {} {{{}}} [{}] {ctor}",
+        t.key,
+        t.parent,
+        fields.join("; "),
+        methods.join("; ")
+    )
+    .trim_end()
+    .to_string()
+}
+
+/// The manifest of a library (computed before the capability filter: it describes the library).
+pub fn manifest(lib: &ir::Library) -> Vec<ManifestEntry> {
+    let functions = lib.functions.iter().map(|f| {
+        (format!("fn {}", f.name), function_line(f))
+    });
+    let types = lib
+        .types
+        .iter()
+        .map(|t| (format!("type {}", t.key), type_line(t)));
+    functions
+        .chain(types)
+        .map(|(key, line)| ManifestEntry {
+            key: literal(&key),
+            hash: literal(&line_hash(&line)),
+        })
+        .collect()
+}
+
+/// The support package's coercion function for a parameter type (generated code applies it to
+/// arguments, so that e.g. `"cuda:0"` reaches a `Device` parameter as a device).
+fn coercion(ty: &Type) -> Option<&'static str> {
+    match ty {
+        Type::Tensor => Some("ffi.toTensor"),
+        Type::Shape => Some("ffi.toShape"),
+        Type::Device => Some("ffi.toDevice"),
+        Type::DataType => Some("ffi.toDataType"),
+        Type::List(_) => Some("ffi.toList"),
+        Type::Dict(_, _) => Some("ffi.toDict"),
+        Type::Optional(t) => coercion(t),
+        _ => None,
+    }
+}
+
+fn paren_fn(ts: String) -> String {
+    if ts.contains("=>") && !(ts.starts_with('(') && ts.ends_with(')')) {
+        format!("({ts})")
+    } else {
+        ts
+    }
+}
+
 /// Maps local type keys to class names, and types to TypeScript.
 pub struct Types(pub BTreeMap<String, String>);
 
 impl Types {
-    /// The TypeScript type of `ty`: `input` for parameters (what converts in), else results.
+    /// The TypeScript type of `ty`: `input` for what JavaScript passes in (parameters, values
+    /// written to fields, callback results), else for what comes out.
     pub fn ts(&self, ty: &Type, input: bool) -> String {
-        let seq = |t: &Type| {
-            if input {
-                format!("ReadonlyArray<{}>", self.ts(t, true))
-            } else {
-                format!("ffi.Array<{}>", self.ts(t, false))
-            }
+        let join = |ts: &[Type], sep: &str| {
+            ts.iter()
+                .map(|t| paren_fn(self.ts(t, input)))
+                .collect::<Vec<_>>()
+                .join(sep)
         };
         match ty {
-            Type::None => {
-                if input {
-                    "null".into()
-                } else {
-                    "void".into()
-                }
-            }
+            Type::None => "null".into(),
             Type::Any => "unknown".into(),
             Type::Bool => "boolean".into(),
+            Type::Int if input => "number | bigint".into(),
+            Type::BigInt if input => "bigint | number".into(),
             Type::Int | Type::Float => "number".into(),
             Type::BigInt => "bigint".into(),
             Type::OpaquePtr => "ffi.OpaquePtr".into(),
+            Type::DataType if input => "ffi.DataTypeLike".into(),
             Type::DataType => "ffi.DataType".into(),
+            Type::Device if input => "ffi.DeviceLike".into(),
             Type::Device => "ffi.Device".into(),
             Type::String => "string".into(),
+            Type::Bytes if input => "ffi.BytesLike".into(),
             Type::Bytes => "Uint8Array".into(),
+            Type::Tensor if input => "ffi.TensorLike".into(),
             Type::Tensor => "ffi.Tensor".into(),
+            Type::Shape if input => "ffi.ShapeLike".into(),
             Type::Shape => "ffi.Shape".into(),
             Type::Object => "ffi.Object".into(),
             Type::Module => "ffi.Module".into(),
+            Type::Error if input => "Error".into(),
             Type::Error => "ffi.FFIError".into(),
-            Type::Array(t) => seq(t),
-            Type::List(t) if input => seq(t),
+            Type::Array(t) | Type::List(t) if input => {
+                format!("ffi.ArrayLike<{}>", self.ts(t, true))
+            }
+            Type::Array(t) => format!("ffi.Array<{}>", self.ts(t, false)),
             Type::List(t) => format!("ffi.List<{}>", self.ts(t, false)),
             Type::Map(k, v) | Type::Dict(k, v) if input => {
-                format!("ReadonlyMap<{}, {}>", self.ts(k, true), self.ts(v, true))
+                format!("ffi.MapLike<{}, {}>", self.ts(k, true), self.ts(v, true))
             }
             Type::Map(k, v) => format!("ffi.Map<{}, {}>", self.ts(k, false), self.ts(v, false)),
             Type::Dict(k, v) => format!("ffi.Dict<{}, {}>", self.ts(k, false), self.ts(v, false)),
-            Type::Optional(t) => format!("{} | null", self.ts(t, input)),
-            Type::Variant(ts) => ts
-                .iter()
-                .map(|t| self.ts(t, input))
-                .collect::<Vec<_>>()
-                .join(" | "),
-            Type::Tuple(ts) => format!(
-                "[{}]",
-                ts.iter()
-                    .map(|t| self.ts(t, input))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            Type::Function(None) => "(...args: unknown[]) => unknown".into(),
+            Type::Optional(t) if input => format!("{} | null | undefined", paren_fn(self.ts(t, true))),
+            Type::Optional(t) => format!("{} | null", paren_fn(self.ts(t, false))),
+            Type::Variant(ts) => join(ts, " | "),
+            Type::Tuple(ts) if input => format!("readonly [{}]", join(ts, ", ")),
+            Type::Tuple(ts) if ts.is_empty() => "ffi.Array<never>".into(),
+            Type::Tuple(ts) => format!("ffi.Array<{}>", join(ts, " | ")),
+            Type::Function(None) if input => "ffi.AnyFunction".into(),
+            Type::Function(None) => "ffi.Function".into(),
             Type::Function(Some(sig)) => {
+                // A callback JavaScript passes in receives values that come out and returns one
+                // that goes in; a function that comes out is the other way round.
                 let params: Vec<String> = sig
                     .params
                     .iter()
                     .map(|p| format!("{}: {}", names::value(&p.name), self.ts(&p.ty, !input)))
                     .collect();
-                format!("(({}) => {})", params.join(", "), self.ts(&sig.ret, input))
+                let arrow = format!("({}) => {}", params.join(", "), self.ret(&sig.ret, input));
+                if input {
+                    format!("({arrow})")
+                } else {
+                    format!("ffi.Function<{arrow}>")
+                }
             }
             Type::Class(key) => self
                 .0
@@ -226,30 +364,56 @@ impl Types {
         }
     }
 
+    /// A return type: `void` for None.
+    fn ret(&self, ty: &Type, input: bool) -> String {
+        match ty {
+            Type::None if !input => "void".into(),
+            Type::None => "void | null | undefined".into(),
+            t => self.ts(t, input),
+        }
+    }
+
     fn params(&self, params: &[ir::Param], item: &str, diags: &mut Diagnostics) -> Vec<Param> {
         let mut scope = Scope::with_reserved(&["args", "ffi"]);
+        // Trailing Optional parameters may be left out.
+        let optional_from = params
+            .iter()
+            .rposition(|p| !matches!(p.ty, Type::Optional(_)))
+            .map_or(0, |i| i + 1);
         params
             .iter()
-            .map(|p| {
+            .enumerate()
+            .map(|(i, p)| {
                 let ident = names::value(&p.name);
                 names::claim(&mut scope, &ident, &format!("{item}({})", p.name), diags);
+                let opt = if i >= optional_from { "?" } else { "" };
                 Param {
-                    decl: format!("{ident}: {}", self.ts(&p.ty, true)),
+                    decl: format!("{ident}{opt}: {}", self.ts(&p.ty, true)),
+                    arg: match coercion(&p.ty) {
+                        Some(f) => format!("{f}({ident})"),
+                        None => ident.clone(),
+                    },
                     ident,
                 }
             })
             .collect()
     }
 
+    fn signature(
+        &self,
+        sig: Option<&ir::Signature>,
+        item: &str,
+        diags: &mut Diagnostics,
+    ) -> (Vec<Param>, String) {
+        match sig {
+            Some(sig) => (self.params(&sig.params, item, diags), self.ret(&sig.ret, false)),
+            None => (Vec::new(), "unknown".into()),
+        }
+    }
+
     /// The model of a global function.
     pub fn function(&self, f: &ir::Function, ident: String, diags: &mut Diagnostics) -> Function {
-        let (params, ret) = match &f.signature {
-            Some(sig) => (
-                self.params(&sig.params, &f.name, diags),
-                self.ts(&sig.ret, false),
-            ),
-            None => (Vec::new(), "unknown".into()),
-        };
+        let (params, ret) = self.signature(f.signature.as_ref(), &f.name, diags);
         Function {
             handle: format!("{}Fn_{ident}", names::RESERVED_PREFIX),
             ffi_name: literal(&f.name),
@@ -264,8 +428,9 @@ impl Types {
     /// The model of a class.
     pub fn class(&self, t: &ir::ObjectType, diags: &mut Diagnostics) -> Class {
         let ident = self.0.get(&t.key).cloned().unwrap_or_default();
-        // Inherited accessors are reserved so an own member cannot shadow them.
-        let mut members = Scope::with_reserved(&["dispose"]);
+        // Inherited accessors and the base class's members are reserved so an own member
+        // cannot shadow them.
+        let mut members = Scope::with_reserved(&["dispose", "same", "typeKey", "typeIndex"]);
         for f in &t.inherited_fields {
             members.claim(
                 &names::member(&f.name),
@@ -289,7 +454,13 @@ impl Types {
                 Field {
                     ident,
                     ffi_name: literal(&f.name),
+                    doc: jsdoc(&f.doc),
                     ty: self.ts(&f.ty, false),
+                    input_ty: self.ts(&f.ty, true),
+                    set_arg: match coercion(&f.ty) {
+                        Some(c) => format!("{c}(value)"),
+                        None => "value".into(),
+                    },
                     writable: f.writable,
                 }
             })
@@ -310,59 +481,32 @@ impl Types {
                     names::claim(&mut members, &ident, &item, diags);
                     ident
                 };
-                let (params, ret) = match &m.signature {
-                    Some(sig) => (
-                        self.params(&sig.params, &item, diags),
-                        self.ts(&sig.ret, false),
-                    ),
-                    None => (Vec::new(), "unknown".into()),
-                };
+                let (params, ret) = self.signature(m.signature.as_ref(), &item, diags);
+                let packed = m.signature.is_none();
+                let mut call: Vec<String> = Vec::new();
+                if !m.is_static {
+                    call.push("this".into());
+                }
+                if packed {
+                    call.push("...args".into());
+                } else {
+                    call.extend(params.iter().map(|p| p.arg.clone()));
+                }
                 Method {
                     ident,
                     ffi_name: literal(&m.name),
                     is_static: m.is_static,
-                    target: if m.is_static {
-                        literal(&t.key)
-                    } else {
-                        "this".into()
-                    },
                     doc: jsdoc(&m.doc),
-                    packed: m.signature.is_none(),
+                    call_args: call.join(", "),
+                    packed,
                     params,
                     ret,
                 }
             })
             .collect();
-        let constructor = t.constructor.as_ref().map(|c| {
-            let mut scope = Scope::with_reserved(&["options"]);
-            let (mut positional, mut keyword) = (Vec::new(), Vec::new());
-            for p in &c.params {
-                let ident = names::value(&p.param.name);
-                names::claim(
-                    &mut scope,
-                    &ident,
-                    &format!("{}.__ffi_init__({})", t.key, p.param.name),
-                    diags,
-                );
-                let opt = if p.optional { "?" } else { "" };
-                let param = Param {
-                    decl: format!("{ident}{opt}: {}", self.ts(&p.param.ty, true)),
-                    ident,
-                };
-                if p.kw_only {
-                    keyword.push(param);
-                } else {
-                    positional.push(param);
-                }
-            }
-            let options_optional = c.params.iter().all(|p| !p.kw_only || p.optional);
-            Constructor {
-                positional,
-                keyword,
-                options_optional,
-            }
-        });
+        let constructor = t.constructor.as_ref().map(|c| self.constructor(t, c, diags));
         Class {
+            binding: format!("{}{ident}", names::RESERVED_PREFIX),
             base: match self.0.get(&t.parent) {
                 Some(parent) => parent.clone(),
                 None => "ffi.Object".into(),
@@ -373,6 +517,51 @@ impl Types {
             methods,
             constructor,
             ident,
+        }
+    }
+
+    fn constructor(
+        &self,
+        t: &ir::ObjectType,
+        c: &ir::Constructor,
+        diags: &mut Diagnostics,
+    ) -> Constructor {
+        let mut scope = Scope::with_reserved(&["options", "args"]);
+        let (mut positional, mut keyword) = (Vec::new(), Vec::new());
+        let mut coercions = Vec::new();
+        let mut keywords = Vec::new();
+        for p in &c.params {
+            let ident = names::value(&p.param.name);
+            names::claim(
+                &mut scope,
+                &ident,
+                &format!("{}.__ffi_init__({})", t.key, p.param.name),
+                diags,
+            );
+            let opt = if p.optional { "?" } else { "" };
+            let param = Param {
+                decl: format!("{ident}{opt}: {}", self.ts(&p.param.ty, true)),
+                arg: ident.clone(),
+                ident,
+            };
+            if p.kw_only {
+                keywords.push(format!("{}: {}", param.ident, literal(&p.param.name)));
+                keyword.push(param);
+            } else {
+                coercions.push(coercion(&p.param.ty).unwrap_or("null").to_string());
+                positional.push(param);
+            }
+        }
+        Constructor {
+            options_optional: c.params.iter().all(|p| !p.kw_only || p.optional),
+            coercions: format!("[{}]", coercions.join(", ")),
+            keywords: if keywords.is_empty() {
+                "null".into()
+            } else {
+                format!("{{ {} }}", keywords.join(", "))
+            },
+            positional,
+            keyword,
         }
     }
 }

@@ -120,13 +120,16 @@ _error_message(@nospecialize(e)) = sprint(showerror, e)
 _error_message(e::FFIError) = e.message
 
 # Julia frames in TVM-FFI's backtrace format (most recent call first), up to the frame of
-# `stop_at` (the callback trampoline) if it is found.
+# `stop_at` (the callback trampoline). Frames are symbolized one by one and the walk stops there:
+# symbolizing the whole stack (the caller's frames, C frames) costs tens of milliseconds.
 function _format_julia_backtrace(bt, stop_at::Symbol)
     io = IOBuffer()
-    for frame in stacktrace(bt)
-        frame.func === stop_at && break
-        frame.from_c && continue
-        print(io, "  File \"", frame.file, "\", line ", frame.line, ", in ", frame.func, "\n")
+    for ip in bt
+        for frame in Base.StackTraces.lookup(ip)
+            frame.func === stop_at && return String(take!(io))
+            frame.from_c && continue
+            print(io, "  File \"", frame.file, "\", line ", frame.line, ", in ", frame.func, "\n")
+        end
     end
     return String(take!(io))
 end

@@ -1,0 +1,97 @@
+// ffihub C++ support: loading libraries and modules (`ffi.Module`).
+#pragma once
+
+#include <dlfcn.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tensor.hpp"
+
+namespace ffihub {
+
+/**
+ * Loads a shared library that registers TVM-FFI global functions and types from its static
+ * initializers (dlopen with RTLD_NOW | RTLD_GLOBAL; never unloaded). It binds to the runtime
+ * this process already uses. Throws ffihub::RuntimeError with dlerror()'s message on failure.
+ * Linking the library (`-lname`) instead works too.
+ */
+inline void load_library(const std::string& path) {
+  if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+    const char* why = dlerror();
+    throw RuntimeError("cannot load " + path + ": " + (why != nullptr ? why : "unknown error"));
+  }
+}
+
+namespace detail {
+inline constexpr char kModuleLoadFromFile[] = "ffi.ModuleLoadFromFile";
+inline constexpr char kModuleGetFunction[] = "ffi.ModuleGetFunction";
+inline constexpr char kModuleGetKind[] = "ffi.ModuleGetKind";
+inline constexpr char kModuleImplementsFunction[] = "ffi.ModuleImplementsFunction";
+inline constexpr char kModuleImportModule[] = "ffi.ModuleImportModule";
+inline constexpr char kModuleGetFunctionDoc[] = "ffi.ModuleGetFunctionDoc";
+inline constexpr char kModuleGetFunctionMetadata[] = "ffi.ModuleGetFunctionMetadata";
+inline constexpr char kSystemLib[] = "ffi.SystemLib";
+}  // namespace detail
+
+/**
+ * A TVM-FFI module (`ffi.Module`): a loaded library's exported functions (`__tvm_ffi_<name>`),
+ * looked up by name.
+ *
+ *     auto mod = ffihub::Module::load("libffihub_demo.so");
+ *     double y = mod.call<double>("multiply", 3.0, 4.0);
+ */
+class Module : public ObjectRef {
+ public:
+  static constexpr const char* type_key = "ffi.Module";
+  explicit Module(detail::Owned owned) noexcept : ObjectRef(owned) {}
+
+  /// Loads a module from a shared library (`ffi.ModuleLoadFromFile`).
+  static Module load(const std::string& path) {
+    return detail::builtin<detail::kModuleLoadFromFile>().call<Module>(path);
+  }
+  /// The system library (functions registered with `TVMFFIEnvModRegisterSystemLibSymbol`).
+  static Module system_lib(const std::string& prefix = std::string()) {
+    return detail::builtin<detail::kSystemLib>().call<Module>(prefix);
+  }
+
+  /// The module's kind ("library", ...).
+  std::string kind() const { return detail::builtin<detail::kModuleGetKind>().call<std::string>(*this); }
+  /// The function `name`, or std::nullopt.
+  std::optional<Function> get_function(const std::string& name, bool query_imports = false) const {
+    return detail::builtin<detail::kModuleGetFunction>().call<std::optional<Function>>(
+        *this, name, query_imports);
+  }
+  /// The function `name`; throws ffihub::AttributeError if the module has none.
+  Function operator[](const std::string& name) const {
+    std::optional<Function> f = get_function(name, true);
+    if (!f) throw AttributeError("module has no function " + name);
+    return std::move(*f);
+  }
+  bool implements_function(const std::string& name, bool query_imports = true) const {
+    return detail::builtin<detail::kModuleImplementsFunction>().call<bool>(*this, name,
+                                                                           query_imports);
+  }
+  /// The doc string of function `name`, if the module records one.
+  std::optional<std::string> function_doc(const std::string& name) const {
+    return detail::builtin<detail::kModuleGetFunctionDoc>().call<std::optional<std::string>>(
+        *this, name, true);
+  }
+  /// The metadata JSON of function `name`, if the module records one.
+  std::optional<std::string> function_metadata(const std::string& name) const {
+    return detail::builtin<detail::kModuleGetFunctionMetadata>()
+        .call<std::optional<std::string>>(*this, name, true);
+  }
+  /// Makes `other`'s functions reachable through this module.
+  void import_module(const Module& other) const {
+    detail::builtin<detail::kModuleImportModule>().call<void>(*this, other);
+  }
+  /// Calls function `name` with a typed result.
+  template <typename R, typename... Args>
+  R call(const std::string& name, Args&&... args) const {
+    return (*this)[name].template call<R>(std::forward<Args>(args)...);
+  }
+};
+
+}  // namespace ffihub

@@ -1,0 +1,233 @@
+'use strict';
+// Loading libraries, and the load-time metadata check of generated packages.
+//
+// A generated package carries the checksum of the metadata it was generated from and, per item
+// (global function, object type), a short hash of a one-line description of that item
+// (signature, fields, methods, constructor). At load it recomputes the lines from the live
+// reflection of the runtime and compares: any difference fails with a message that names the
+// items and says how to regenerate. The line format and the type spelling are the ones of
+// bindgen/src/lang/node/model.rs (`manifest`), which spells types like the IR's Display.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const native = require('./addon');
+const { requireGlobal } = require('./object');
+
+const loaded = new Set();
+
+/** Loads a TVM-FFI library (a path, or a file name searched by the dynamic loader). Once per name. */
+function loadLibrary(file) {
+  const base = path.basename(file);
+  if (loaded.has(file) || loaded.has(base)) return;
+  native.loadLibrary(file);
+  loaded.add(file);
+  loaded.add(base);
+}
+
+/** Where a library of a generated package is: $FFIHUB_LIBRARY_PATH, the package, else the loader's search. */
+function findLibrary(name, packageDir) {
+  const dirs = (process.env.FFIHUB_LIBRARY_PATH || '').split(path.delimiter).filter(Boolean);
+  if (packageDir) dirs.push(packageDir, path.join(packageDir, 'lib'));
+  for (const dir of dirs) {
+    const candidate = path.resolve(dir, name);
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return name;
+}
+
+// --- the type spelling of the IR (bindgen/src/ir/types.rs, Type::from_schema + Display) -----
+
+const STRINGS = new Set(['ffi.String', 'ffi.SmallStr', 'const char*', 'std::string']);
+const SIMPLE = {
+  None: 'None',
+  Any: 'Any',
+  'ffi.OpaquePyObject': 'Any',
+  bool: 'bool',
+  int: 'int',
+  'ffi.BigInt': 'bigint',
+  float: 'float',
+  'void*': 'void*',
+  DataType: 'dtype',
+  Device: 'Device',
+  'ffi.Bytes': 'bytes',
+  'ffi.SmallBytes': 'bytes',
+  'TVMFFIByteArray*': 'bytes',
+  'ffi.Tensor': 'Tensor',
+  'DLTensor*': 'Tensor',
+  'ffi.Shape': 'Shape',
+  'ffi.Object': 'Object',
+  'ffi.Module': 'Module',
+  'ffi.Error': 'Error',
+};
+
+function list(name, items) {
+  return `${name}[${items.join(', ')}]`;
+}
+
+/** A function schema's signature, or null when packed. */
+function signatureOf(s) {
+  if (s.named_args) {
+    const ret = s.named_args.return;
+    if (!Array.isArray(ret) || ret.length !== 1) return null;
+    return { params: s.named_args.params || [], ret: ret[0] };
+  }
+  if (s.type === 'std::function' && Array.isArray(s.args) && s.args.length === 2 && Array.isArray(s.args[1])) {
+    return { params: s.args[1], ret: s.args[0] };
+  }
+  return null;
+}
+
+function spellSignature(sig, skipSelf) {
+  const params = sig.params.slice(skipSelf && sig.params.length > 0 ? 1 : 0);
+  return `(${params.map(spell).join(', ')}) -> ${spell(sig.ret)}`;
+}
+
+/** The IR spelling of a parsed type schema. */
+function spell(s) {
+  const args = (s.args || []).filter((a) => typeof a === 'object');
+  const arg = (i) => (args[i] ? spell(args[i]) : 'Any');
+  if (STRINGS.has(s.type)) return 'str';
+  if (s.type in SIMPLE) return SIMPLE[s.type];
+  switch (s.type) {
+    case 'ffi.Array':
+    case 'std::vector':
+    case 'std::array':
+      return list('Array', [arg(0)]);
+    case 'ffi.List':
+      return list('List', [arg(0)]);
+    case 'ffi.Map':
+    case 'std::map':
+    case 'std::unordered_map':
+      return list('Map', [arg(0), arg(1)]);
+    case 'ffi.Dict':
+      return list('Dict', [arg(0), arg(1)]);
+    case 'Optional':
+    case 'std::optional': {
+      const inner = arg(0);
+      return inner.startsWith('Optional[') || inner === 'Any' || inner === 'None' ? inner : list('Optional', [inner]);
+    }
+    case 'Variant':
+    case 'std::variant': {
+      const members = args.map(spell);
+      return members.length === 1 ? members[0] : list('Variant', members);
+    }
+    case 'Tuple':
+    case 'std::tuple':
+      return list('Tuple', args.map(spell));
+    case 'ffi.Function':
+    case 'std::function': {
+      const sig = signatureOf(s);
+      return sig ? `Callable[${spellSignature(sig, false)}]` : 'Callable[..., Any]';
+    }
+    case 'Expected':
+    case 'ObjectRValueRef':
+    case 'UnchangedOr':
+      return arg(0);
+    default:
+      return s.type;
+  }
+}
+
+/** The parsed `type_schema` of a metadata JSON text, or null. */
+function schemaOf(metadata) {
+  if (!metadata) return null;
+  try {
+    const meta = JSON.parse(metadata);
+    return typeof meta.type_schema === 'string' ? JSON.parse(meta.type_schema) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `(params) -> ret` of a function's metadata, or `packed`. */
+function callableLine(metadata, skipSelf) {
+  const s = schemaOf(metadata);
+  const sig = s && (s.type === 'ffi.Function' || s.type === 'std::function') ? signatureOf(s) : null;
+  return sig ? spellSignature(sig, skipSelf) : 'packed';
+}
+
+const WRITABLE = 1;
+const STATIC = 4;
+
+let functionMetadata = null;
+
+/** The manifest line of a global function, or null if it is not registered. */
+function functionLine(name) {
+  functionMetadata ??= requireGlobal('ffi.GetGlobalFuncMetadata');
+  let text;
+  try {
+    text = functionMetadata(name);
+  } catch {
+    return null;
+  }
+  return `fn ${name} ${callableLine(text, false)}`;
+}
+
+/** The manifest line of an object type, or null if it is not registered. */
+function typeLine(key) {
+  let info;
+  try {
+    info = native.typeInfo(key);
+  } catch {
+    return null;
+  }
+  const parent = info.ancestors.length > 0 ? info.ancestors[info.ancestors.length - 1] : 'ffi.Object';
+  const fields = info.fields.map((f) => {
+    const s = schemaOf(f.metadata);
+    return `${f.name}: ${s ? spell(s) : 'Any'}${f.flags & WRITABLE ? ' (writable)' : ''}`;
+  });
+  const methods = info.methods
+    .filter((m) => m.name !== '__ffi_init__')
+    .map((m) => ({ m, static: (m.flags & STATIC) !== 0 }))
+    .sort((a, b) => (a.m.name < b.m.name ? -1 : a.m.name > b.m.name ? 1 : 0))
+    .map(({ m, static: isStatic }) => `${isStatic ? 'static ' : ''}${m.name} ${callableLine(m.metadata, !isStatic)}`);
+  const init = info.methods.find((m) => m.name === '__ffi_init__' && (m.flags & STATIC) !== 0);
+  let ctor = '';
+  if (init) {
+    const s = schemaOf(init.metadata);
+    const sig = s ? signatureOf(s) : null;
+    ctor = `init(${sig ? sig.params.map(spell).join(', ') : ''})`;
+  } else if (info.autoInit) {
+    ctor = 'init(auto)';
+  }
+  return `type ${key}: ${parent} {${fields.join('; ')}} [${methods.join('; ')}] ${ctor}`.trimEnd();
+}
+
+/** 32-bit FNV-1a of a string's UTF-8 bytes, as 8 hex digits (model.rs `line_hash`). */
+function lineHash(text) {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
+}
+
+/**
+ * Loads the libraries of a generated package and checks that they still have what it was
+ * generated from. `manifest` maps `fn <name>` / `type <key>` to the hash of the item's line.
+ */
+function loadLibraries(packageDir, names, checksum, manifest) {
+  for (const name of names) loadLibrary(findLibrary(name, packageDir));
+  if (!manifest || process.env.FFIHUB_SKIP_METADATA_CHECK === '1') return;
+  const problems = [];
+  for (const [item, expected] of Object.entries(manifest)) {
+    const [kind, name] = item.split(' ', 2);
+    const line = kind === 'fn' ? functionLine(name) : typeLine(name);
+    if (line === null) {
+      problems.push(`  ${name}: not registered`);
+    } else if (lineHash(line) !== expected) {
+      problems.push(`  ${name}: changed (now: ${line.slice(line.indexOf(' ', 3) + 1)})`);
+    }
+  }
+  if (problems.length > 0) {
+    const where = packageDir ? ` at ${packageDir}` : '';
+    throw new Error(
+      `ffihub: the package${where} was generated from other metadata (${checksum}) than ` +
+        `${names.join(', ')} now has:\n${problems.join('\n')}\n` +
+        'Regenerate it with `ffihub generate --lang node --lib <library> --name <name> --out <dir>` ' +
+        '(or set FFIHUB_SKIP_METADATA_CHECK=1 to skip this check).',
+    );
+  }
+}
+
+module.exports = { loadLibrary, loadLibraries, findLibrary, functionLine, typeLine, lineHash, spell };

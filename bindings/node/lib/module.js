@@ -1,0 +1,61 @@
+'use strict';
+// Modules (`ffi.Module`): libraries loaded with `ffi.ModuleLoadFromFile`, whose exported
+// functions (`__tvm_ffi_<name>`) are looked up by name, and the system library.
+
+const { FFIObject, requireGlobal } = require('./object');
+
+const lazy = {};
+function global(name) {
+  return (lazy[name] ??= requireGlobal(name));
+}
+
+class Module extends FFIObject {
+  /** The module's kind (`library`, `system_lib`...). */
+  get kind() {
+    return global('ffi.ModuleGetKind')(this);
+  }
+
+  /** The function `name` (searching imported modules too unless `queryImports` is false), or `null`. */
+  getFunction(name, queryImports = true) {
+    return global('ffi.ModuleGetFunction')(this, name, queryImports);
+  }
+
+  /** The function `name`; throws an AttributeError-like Error when missing. */
+  get(name) {
+    const f = this.getFunction(name);
+    if (f === null) throw new Error(`the module has no function \`${name}\``);
+    return f;
+  }
+
+  /** Whether the module has the function `name`. */
+  implementsFunction(name, queryImports = true) {
+    return global('ffi.ModuleImplementsFunction')(this, name, queryImports);
+  }
+
+  /** The documentation of `name`, or `null`. */
+  getFunctionDoc(name, queryImports = true) {
+    return global('ffi.ModuleGetFunctionDoc')(this, name, queryImports);
+  }
+
+  /** The metadata JSON of `name`, or `null`. */
+  getFunctionMetadata(name, queryImports = true) {
+    return global('ffi.ModuleGetFunctionMetadata')(this, name, queryImports);
+  }
+
+  /** Makes `other`'s functions visible through this module. */
+  importModule(other) {
+    global('ffi.ModuleImportModule')(this, other);
+  }
+}
+
+/** Loads a module from a shared library (`ffi.ModuleLoadFromFile`). */
+function loadModule(path) {
+  return global('ffi.ModuleLoadFromFile')(path);
+}
+
+/** The system library (functions registered with a prefix by statically linked code). */
+function systemLib(prefix) {
+  return prefix === undefined ? global('ffi.SystemLib')() : global('ffi.SystemLib')(prefix);
+}
+
+module.exports = { Module, loadModule, systemLib };

@@ -1,0 +1,233 @@
+'use strict';
+// Objects, classes and functions.
+//
+// Every TVM-FFI object reaching JavaScript is an instance of the most derived registered class
+// of its type (`registerType`), made without running a constructor. The instance owns one
+// reference, released when it is garbage collected or by `dispose()` / `[Symbol.dispose]()`.
+// TVM-FFI functions are real JavaScript functions whose prototype is `Function.prototype` of
+// this module (so they have `dispose()` too).
+
+const native = require('./addon');
+
+const kKey = Symbol('ffihub.typeKey');
+
+/** The result of `construct`: a new object waiting for its wrapper (see `Object`). */
+class Token {
+  constructor(external) {
+    this.external = external;
+  }
+}
+
+const typeKeys = new Map();
+
+/** The type key of a type index. */
+function typeKeyOfIndex(index) {
+  let key = typeKeys.get(index);
+  if (key === undefined) {
+    key = native.typeInfo(index).key;
+    typeKeys.set(index, key);
+  }
+  return key;
+}
+
+let reprPrint = null;
+
+/** The base class of every TVM-FFI object. */
+class FFIObject {
+  /** @param {Token} token what `construct` returned (generated constructors pass it on). */
+  constructor(token) {
+    if (!(token instanceof Token)) {
+      throw new TypeError(`${new.target.name} has no constructor; TVM-FFI objects come from functions`);
+    }
+    native.adopt(this, token.external);
+  }
+
+  /** The registered type key of the object's type (`demo.Point`). */
+  get typeKey() {
+    return typeKeyOfIndex(native.typeIndexOf(this));
+  }
+
+  /** The runtime's index of the object's type. */
+  get typeIndex() {
+    return native.typeIndexOf(this);
+  }
+
+  /** Releases the object now (otherwise the garbage collector does). Idempotent. */
+  dispose() {
+    native.dispose(this);
+  }
+
+  [Symbol.dispose]() {
+    native.dispose(this);
+  }
+
+  /** Whether `other` wraps the same object. */
+  same(other) {
+    return native.same(this, other);
+  }
+
+  /** `ffi.ReprPrint` of the object. */
+  toString() {
+    if (native.typeIndexOf(this) < 0) return `<disposed ${this.constructor.name}>`;
+    reprPrint ??= native.getGlobal('ffi.ReprPrint');
+    return reprPrint ? reprPrint(this) : `<${this.typeKey}>`;
+  }
+
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return `${this.constructor.name} ${this.toString()}`;
+  }
+}
+Object.defineProperty(FFIObject, 'name', { value: 'Object' });
+
+/** A shell: instances get `Class.prototype` without running `Class`'s constructor. */
+function shellOf(Class) {
+  const shell = function () {};
+  shell.prototype = Class.prototype;
+  return shell;
+}
+
+/**
+ * Registers `Class` for the type `key` (and its unregistered subtypes) and returns the type's
+ * own methods as callables keyed by registered name.
+ */
+function registerType(key, Class) {
+  const index = native.typeIndex(key);
+  native.setClass(index, shellOf(Class));
+  Object.defineProperty(Class, kKey, { value: key });
+  return native.typeMethods(index);
+}
+
+/** Registers a builtin class for a fixed type index. */
+function registerBuiltin(index, Class) {
+  native.setClass(index, shellOf(Class));
+}
+
+/**
+ * Creates an object of type `key` with its `__ffi_init__` (called by generated constructors).
+ * `args` are the constructor's arguments: one per entry of `coercions` (a coercion such as
+ * `toDevice`, or null), then an options object whose keys `keywords` maps to field names.
+ * Trailing `undefined` positional arguments are left out, so parameters with defaults get them.
+ * The token of a subclass's construction passes through.
+ */
+function construct(key, args, coercions, keywords) {
+  if (args.length > 0 && args[0] instanceof Token) return args[0];
+  let n = Math.min(args.length, coercions.length);
+  while (n > 0 && args[n - 1] === undefined) n--;
+  const values = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const coerce = coercions[i];
+    values[i] = coerce ? coerce(args[i]) : args[i];
+  }
+  let kwargs = null;
+  const options = args[coercions.length];
+  if (keywords && options !== undefined && options !== null) {
+    if (typeof options !== 'object') throw new TypeError(`the options of ${key} must be an object`);
+    for (const [js, field] of Object.entries(keywords)) {
+      if (options[js] !== undefined) (kwargs ??= []).push(field, options[js]);
+    }
+  }
+  return new Token(native.construct(key, values, kwargs));
+}
+
+/** Reads a field (by its registered name). */
+function getField(object, name) {
+  return native.getField(object, name);
+}
+
+/** Writes a writable field (by its registered name). */
+function setField(object, name, value) {
+  native.setField(object, name, value);
+}
+
+// --- functions ---------------------------------------------------------------------------
+
+const FunctionPrototype = Object.create(globalThis.Function.prototype, {
+  dispose: {
+    value: function dispose() {
+      native.dispose(this);
+    },
+  },
+  [Symbol.dispose]: {
+    value: function () {
+      native.dispose(this);
+    },
+  },
+  typeKey: {
+    get() {
+      return 'ffi.Function';
+    },
+  },
+  same: {
+    value: function same(other) {
+      return native.same(this, other);
+    },
+  },
+});
+
+/**
+ * `ffi.Function(fn)`: the TVM-FFI function of a JavaScript function, made once (to pass it
+ * many times, register it, or dispose it). TVM-FFI functions pass through.
+ */
+function FFIFunction(fn) {
+  return native.toFunction(fn);
+}
+FFIFunction.prototype = FunctionPrototype;
+Object.defineProperty(FunctionPrototype, 'constructor', { value: FFIFunction });
+
+/** The global function `name`, or `null`. */
+function getGlobal(name) {
+  return native.getGlobal(name);
+}
+
+/** The global function `name`; throws if it is not registered. */
+function requireGlobal(name) {
+  const f = native.getGlobal(name);
+  if (f === null) {
+    throw new Error(`the global function \`${name}\` is not registered (is its library loaded?)`);
+  }
+  return f;
+}
+
+/** Registers a JavaScript (or TVM-FFI) function as the global `name`. */
+function registerGlobal(name, fn, options) {
+  native.registerGlobal(name, fn, Boolean(options && options.override));
+}
+
+let listNames = null;
+
+/** The names of every registered global function. */
+function listGlobals() {
+  listNames ??= requireGlobal('ffi.FunctionListGlobalNamesFunctor');
+  const functor = listNames();
+  try {
+    const n = functor(-1);
+    const out = [];
+    for (let i = 0; i < n; i++) out.push(functor(i));
+    return out;
+  } finally {
+    functor.dispose();
+  }
+}
+
+/** Runs a TVM-FFI function on a pool thread; resolves with its result. */
+function callAsync(fn, ...args) {
+  return native.callAsync(fn, ...args);
+}
+
+module.exports = {
+  Token,
+  FFIObject,
+  FunctionPrototype,
+  FFIFunction,
+  registerType,
+  registerBuiltin,
+  construct,
+  getField,
+  setField,
+  getGlobal,
+  requireGlobal,
+  registerGlobal,
+  listGlobals,
+  callAsync,
+  typeKeyOfIndex,
+};

@@ -1,0 +1,112 @@
+'use strict';
+// Tensors: zero-copy both ways.
+//
+// In: `ffi.tensor(typedArray, { shape, strides })` (and any TypedArray other than Uint8Array
+// passed as an argument) makes an `ffi.Tensor` over the array's memory; the tensor keeps the
+// array alive. Out: `t.data` is a TypedArray over the tensor's memory (an external ArrayBuffer
+// that keeps the tensor alive); where external buffers are not allowed it is a copy
+// (`t.dataIsCopy`).
+
+const native = require('./addon');
+const { FFIObject } = require('./object');
+const { DataType, Device } = require('./values');
+
+const kInfo = Symbol('ffihub.tensorInfo');
+const kData = Symbol('ffihub.tensorData');
+
+class FFITensor extends FFIObject {
+  /** Shape, strides, dtype, device, byte offset and contiguity, read from the tensor. */
+  get [kInfo]() {
+    return native.tensorInfo(this);
+  }
+
+  /** The extents. */
+  get shape() {
+    return this[kInfo].shape;
+  }
+
+  /** The strides, in elements. */
+  get strides() {
+    return this[kInfo].strides;
+  }
+
+  /** Number of dimensions. */
+  get ndim() {
+    return this[kInfo].shape.length;
+  }
+
+  /** Number of elements. */
+  get numel() {
+    return this[kInfo].shape.reduce((a, b) => a * b, 1);
+  }
+
+  /** The element type. */
+  get dtype() {
+    const [code, bits, lanes] = this[kInfo].dtype;
+    return new DataType(code, bits, lanes);
+  }
+
+  /** Where the data lives. */
+  get device() {
+    const [type, id] = this[kInfo].device;
+    return new Device(type, id);
+  }
+
+  /** Offset of the first element in the data, in bytes. */
+  get byteOffset() {
+    return this[kInfo].byteOffset;
+  }
+
+  /** Whether the elements are laid out contiguously in row-major order. */
+  get isContiguous() {
+    return this[kInfo].contiguous;
+  }
+
+  /**
+   * The elements as a TypedArray over the tensor's memory (host memory, contiguous tensors);
+   * writes are visible to native code. Float16/BFloat16 come as Uint16Array bit patterns.
+   */
+  get data() {
+    const cached = this[kData];
+    if (cached !== undefined) return cached[0];
+    const made = native.tensorData(this);
+    Object.defineProperty(this, kData, { value: made });
+    return made[0];
+  }
+
+  /** Whether `data` is a copy (the host does not allow external buffers). */
+  get dataIsCopy() {
+    void this.data;
+    return this[kData][1];
+  }
+
+  /** Same as `data`. */
+  toTypedArray() {
+    return this.data;
+  }
+
+  toJSON() {
+    return { shape: this.shape, dtype: this.dtype.toString(), device: this.device.toString() };
+  }
+}
+Object.defineProperty(FFITensor, 'name', { value: 'Tensor' });
+
+/**
+ * `ffi.tensor(array, { shape, strides })`: a tensor over a TypedArray's memory (no copy).
+ * Tensors pass through.
+ */
+function tensor(array, options) {
+  if (array instanceof FFITensor) return array;
+  if (!ArrayBuffer.isView(array) || array instanceof DataView) {
+    throw new TypeError('ffi.tensor needs a TypedArray (or an ffi.Tensor)');
+  }
+  return native.tensorFromArray(array, (options && options.shape) || null, (options && options.strides) || null);
+}
+
+/** Coercion used by generated code for Tensor parameters (null and undefined pass through). */
+function toTensor(x) {
+  if (x === null || x === undefined || x instanceof FFITensor) return x;
+  return tensor(x);
+}
+
+module.exports = { Tensor: FFITensor, tensor, toTensor };

@@ -1,0 +1,393 @@
+//! Per-environment state. Node can load the addon in several environments (the main thread and
+//! each `worker_thread`); each gets its own [`EnvData`] (Node-API instance data), and an
+//! [`EnvShared`] that other threads may hold.
+//!
+//! Threads: JavaScript values of an environment are only touched on its thread. Other threads
+//! reach it through one thread-safe function per environment, which is unref'd (it never keeps
+//! the process alive) and carries two kinds of jobs: calls of JavaScript callbacks made by native
+//! code on other threads (the calling thread waits for the result), and the release of
+//! references dropped on other threads.
+
+use crate::ffi;
+use crate::napi::{Env, Result};
+use ffihub_abi::abi::{TVMFFIAny, TVMFFIObjectHandle};
+use napi_sys::*;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::ThreadId;
+
+/// The part of an environment's state that other threads may hold.
+pub struct EnvShared {
+    /// The environment's JavaScript thread.
+    pub thread: ThreadId,
+    state: Mutex<SharedState>,
+}
+
+struct SharedState {
+    /// False once the environment is being torn down.
+    alive: bool,
+    env: napi_env,
+    /// The environment's thread-safe function (None once closed).
+    tsfn: Option<TsfnPtr>,
+    /// References dropped on other threads, deleted on the next drain.
+    dropped: Vec<RefPtr>,
+}
+
+#[derive(Clone, Copy)]
+struct TsfnPtr(napi_threadsafe_function);
+#[derive(Clone, Copy)]
+struct RefPtr(napi_ref);
+
+// SAFETY: the raw pointers are only dereferenced by Node-API on the environment's thread, except
+// for the thread-safe function, whose call/release functions may be called from any thread; the
+// mutex serializes access to the containers.
+unsafe impl Send for SharedState {}
+
+/// A job for the environment's thread.
+enum Job {
+    /// Delete the references dropped on other threads.
+    Drain,
+    /// Run a JavaScript callback for a native caller waiting on another thread.
+    Call(*const CrossCall),
+}
+
+/// A JavaScript callback invoked on another thread, waiting for its result.
+pub struct CrossCall {
+    /// The callback (kept alive by the caller for the duration of the call).
+    pub callback: *const crate::function::JsCallback,
+    /// The borrowed arguments.
+    pub args: *const TVMFFIAny,
+    /// Number of arguments.
+    pub num_args: usize,
+    /// Ok(owned result) or Err(owned error object), once the call ran.
+    pub outcome: Mutex<Option<std::result::Result<SendAny, SendHandle>>>,
+    /// Signalled when `outcome` is set.
+    pub done: Condvar,
+}
+
+// SAFETY: a CrossCall lives on the stack of the waiting thread until `done` is signalled; the
+// environment's thread reads the arguments and writes the outcome while the waiter is blocked.
+unsafe impl Sync for CrossCall {}
+
+/// An owned Any moved between threads.
+pub struct SendAny(pub TVMFFIAny);
+// SAFETY: owned TVM-FFI values may be used from any thread (atomic reference counts).
+unsafe impl Send for SendAny {}
+
+/// An owned object handle moved between threads.
+pub struct SendHandle(pub TVMFFIObjectHandle);
+// SAFETY: as above.
+unsafe impl Send for SendHandle {}
+
+impl EnvShared {
+    /// Whether the caller runs on the environment's thread.
+    pub fn on_thread(&self) -> bool {
+        std::thread::current().id() == self.thread
+    }
+
+    /// Whether the environment is still alive.
+    pub fn alive(&self) -> bool {
+        self.lock().alive
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, SharedState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Deletes a reference created in this environment, from any thread: directly on the
+    /// environment's thread, else on its next turn. A reference of a dead environment is
+    /// dropped (the environment freed it).
+    pub fn release_ref(&self, r: napi_ref) {
+        let mut state = self.lock();
+        if !state.alive {
+            return;
+        }
+        if self.on_thread() {
+            let env = state.env;
+            drop(state);
+            Env(env).delete_reference(r);
+            return;
+        }
+        state.dropped.push(RefPtr(r));
+        if state.dropped.len() == 1 {
+            if let Some(tsfn) = state.tsfn {
+                let job = Box::into_raw(Box::new(Job::Drain));
+                // SAFETY: the thread-safe function may be called from any thread; on failure
+                // (closing) the job is ours to free.
+                let status = unsafe {
+                    napi_call_threadsafe_function(
+                        tsfn.0,
+                        job.cast(),
+                        ThreadsafeFunctionCallMode::nonblocking,
+                    )
+                };
+                if status != Status::napi_ok {
+                    // SAFETY: not queued, so still owned here.
+                    drop(unsafe { Box::from_raw(job) });
+                }
+            }
+        }
+    }
+
+    /// Runs `call` on the environment's thread and waits for its outcome. Fails when the
+    /// environment is gone or closing.
+    pub fn call_on_thread(&self, call: &CrossCall) -> std::result::Result<(), String> {
+        {
+            let state = self.lock();
+            let Some(tsfn) = state.tsfn.filter(|_| state.alive) else {
+                return Err(
+                    "the JavaScript environment of this callback has exited".to_string(),
+                );
+            };
+            let job = Box::into_raw(Box::new(Job::Call(call)));
+            // SAFETY: as in release_ref.
+            let status = unsafe {
+                napi_call_threadsafe_function(
+                    tsfn.0,
+                    job.cast(),
+                    ThreadsafeFunctionCallMode::nonblocking,
+                )
+            };
+            if status != Status::napi_ok {
+                // SAFETY: not queued.
+                drop(unsafe { Box::from_raw(job) });
+                return Err(
+                    "the JavaScript environment of this callback is shutting down".to_string(),
+                );
+            }
+        }
+        let mut outcome = call.outcome.lock().unwrap_or_else(|e| e.into_inner());
+        while outcome.is_none() {
+            outcome = call.done.wait(outcome).unwrap_or_else(|e| e.into_inner());
+        }
+        Ok(())
+    }
+}
+
+/// References to JavaScript values that index.js hands to the addon at start-up.
+#[derive(Default)]
+pub struct Hooks {
+    /// `(kind, message, backtrace) => Error`: builds the error object of a kind.
+    pub make_error: Option<napi_ref>,
+    /// `(error) => [kind, message, backtrace]`: describes a JavaScript exception.
+    pub error_parts: Option<napi_ref>,
+    /// The prototype of the functions that wrap TVM-FFI functions.
+    pub function_proto: Option<napi_ref>,
+    /// `Object.setPrototypeOf`.
+    pub set_prototype_of: Option<napi_ref>,
+    /// The `DataType` class.
+    pub data_type: Option<napi_ref>,
+    /// The `Device` class.
+    pub device: Option<napi_ref>,
+    /// The `OpaquePtr` class.
+    pub opaque_ptr: Option<napi_ref>,
+    /// The global `Map` class.
+    pub map: Option<napi_ref>,
+    /// `(map) => [k0, v0, k1, v1, ...]`.
+    pub flatten_map: Option<napi_ref>,
+    /// `Object.prototype` (plain objects convert to maps).
+    pub object_proto: Option<napi_ref>,
+    /// The `ffi.Object` base class (for messages about disposed objects).
+    pub object_base: Option<napi_ref>,
+}
+
+/// How a field is read and written (copied from its reflection record).
+#[derive(Clone, Copy)]
+pub struct FieldAccess {
+    /// Offset from the object header.
+    pub offset: i64,
+    /// Reflection flags.
+    pub flags: i64,
+    /// The getter.
+    pub getter: ffihub_abi::abi::TVMFFIFieldGetter,
+    /// The setter (a C function, or a Function object with `SetterIsFunctionObj`).
+    pub setter: *mut c_void,
+}
+
+/// The state of one environment, owned by Node-API's instance data.
+pub struct EnvData {
+    /// The environment.
+    pub env: Env,
+    /// What other threads hold.
+    pub shared: Arc<EnvShared>,
+    /// Start-up hooks.
+    pub hooks: RefCell<Hooks>,
+    /// Registered classes: type index -> shell constructor (a function whose prototype is the
+    /// class's prototype, so instances are made without running the class constructor).
+    pub registered: RefCell<HashMap<i32, napi_ref>>,
+    /// Resolved classes: type index -> shell of the most derived registered class.
+    pub resolved: RefCell<HashMap<i32, napi_ref>>,
+    /// Field accessors by (type index, name).
+    pub fields: RefCell<HashMap<(i32, Vec<u8>), FieldAccess>>,
+    /// The `ffi.GetKwargsObject()` marker (owned), once fetched.
+    pub kwargs_marker: Cell<TVMFFIObjectHandle>,
+    /// The thread-safe function (also stored in `shared`).
+    tsfn: Cell<napi_threadsafe_function>,
+}
+
+impl EnvData {
+    /// Creates the state of `env` and registers it as the environment's instance data.
+    pub fn install(env: Env) -> Result<&'static EnvData> {
+        let shared = Arc::new(EnvShared {
+            thread: std::thread::current().id(),
+            state: Mutex::new(SharedState {
+                alive: true,
+                env: env.0,
+                tsfn: None,
+                dropped: Vec::new(),
+            }),
+        });
+        let data = Box::new(EnvData {
+            env,
+            shared: shared.clone(),
+            hooks: RefCell::default(),
+            registered: RefCell::default(),
+            resolved: RefCell::default(),
+            fields: RefCell::default(),
+            kwargs_marker: Cell::new(ptr::null_mut()),
+            tsfn: Cell::new(ptr::null_mut()),
+        });
+        let data = Box::into_raw(data);
+        // SAFETY: `data` is a fresh allocation owned by the environment from now on; the
+        // finalizer frees it at teardown.
+        env.check(unsafe {
+            napi_set_instance_data(env.0, data.cast(), Some(finalize_env), ptr::null_mut())
+        })?;
+        // SAFETY: just allocated; lives until the environment is torn down.
+        let data: &'static EnvData = unsafe { &*data };
+
+        let name = env.string(b"ffihub")?;
+        let mut tsfn = ptr::null_mut();
+        let context = Arc::into_raw(shared.clone()) as *mut c_void;
+        // SAFETY: `context` is an Arc reference released by `finalize_tsfn`; no JS function is
+        // attached (`call_js` does the work).
+        env.check(unsafe {
+            napi_create_threadsafe_function(
+                env.0,
+                ptr::null_mut(),
+                ptr::null_mut(),
+                name,
+                0,
+                1,
+                context,
+                Some(finalize_tsfn),
+                context,
+                Some(call_js),
+                &mut tsfn,
+            )
+        })?;
+        // SAFETY: `tsfn` was just created on this env; unref'd, it does not keep the loop alive.
+        env.check(unsafe { napi_unref_threadsafe_function(env.0, tsfn) })?;
+        data.tsfn.set(tsfn);
+        shared.lock().tsfn = Some(TsfnPtr(tsfn));
+        Ok(data)
+    }
+
+    /// The environment state behind a native function's data pointer.
+    ///
+    /// # Safety
+    /// `data` must be the pointer registered with the function (an `EnvData` of a live env).
+    pub unsafe fn from_data<'a>(data: *mut c_void) -> &'a EnvData {
+        // SAFETY: guaranteed by the caller.
+        unsafe { &*(data as *const EnvData) }
+    }
+
+    /// The value of a start-up hook.
+    pub fn hook(&self, pick: impl Fn(&Hooks) -> Option<napi_ref>) -> Result<napi_value> {
+        let r = pick(&self.hooks.borrow());
+        match r {
+            Some(r) => self.env.deref(r),
+            None => crate::napi::error("the ffihub addon was not initialized by index.js"),
+        }
+    }
+
+    /// The `ffi.GetKwargsObject()` marker (borrowed; owned by this state).
+    pub fn kwargs_marker(&self) -> Result<TVMFFIObjectHandle> {
+        let cached = self.kwargs_marker.get();
+        if !cached.is_null() {
+            return Ok(cached);
+        }
+        let marker = crate::function::call_global_for_object(b"ffi.GetKwargsObject")?;
+        self.kwargs_marker.set(marker);
+        Ok(marker)
+    }
+}
+
+unsafe extern "C" fn finalize_env(_env: napi_env, data: *mut c_void, _hint: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: `data` is the EnvData installed by `install`, finalized once.
+        let data = unsafe { Box::from_raw(data as *mut EnvData) };
+        {
+            let mut state = data.shared.lock();
+            state.alive = false;
+            state.dropped.clear();
+            if let Some(tsfn) = state.tsfn.take() {
+                // SAFETY: aborting makes further calls fail with napi_closing; queued jobs are
+                // delivered with a NULL env (see call_js).
+                unsafe { napi_release_threadsafe_function(tsfn.0, ThreadsafeFunctionReleaseMode::abort) };
+            }
+        }
+        let marker = data.kwargs_marker.get();
+        if !marker.is_null() {
+            // SAFETY: the marker is an owned reference of this state.
+            unsafe { ffi::TVMFFIObjectDecRef(marker) };
+        }
+        // The environment frees its references itself at teardown.
+    });
+}
+
+unsafe extern "C" fn finalize_tsfn(_env: napi_env, data: *mut c_void, _hint: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: `data` is the Arc reference handed over in `install`.
+        let shared = unsafe { Arc::from_raw(data as *const EnvShared) };
+        shared.lock().tsfn = None;
+    });
+}
+
+unsafe extern "C" fn call_js(
+    env: napi_env,
+    _js_callback: napi_value,
+    context: *mut c_void,
+    data: *mut c_void,
+) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: `data` is a Job boxed by `release_ref` or `call_on_thread`.
+        let job = unsafe { Box::from_raw(data as *mut Job) };
+        // SAFETY: `context` is the Arc reference owned by the thread-safe function, alive until
+        // `finalize_tsfn`, which runs after the last job.
+        let shared = unsafe { &*(context as *const EnvShared) };
+        match *job {
+            Job::Drain => {
+                let dropped = std::mem::take(&mut shared.lock().dropped);
+                if !env.is_null() && shared.alive() {
+                    for r in dropped {
+                        Env(env).delete_reference(r.0);
+                    }
+                }
+            }
+            Job::Call(call) => {
+                // SAFETY: the waiting thread keeps `call` alive until `done` is signalled.
+                let call = unsafe { &*call };
+                let outcome = if env.is_null() || !shared.alive() {
+                    Err(SendHandle(ffi::make_error(
+                        "RuntimeError",
+                        "the JavaScript environment of this callback has exited",
+                        "",
+                    )))
+                } else {
+                    // SAFETY: the callback object outlives the call (the caller holds it), and
+                    // we are on its environment's thread.
+                    let callback = unsafe { &*call.callback };
+                    // SAFETY: the waiting thread keeps the arguments alive.
+                    let args = unsafe { std::slice::from_raw_parts(call.args, call.num_args) };
+                    callback.invoke(Env(env), args).map(SendAny).map_err(SendHandle)
+                };
+                *call.outcome.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+                call.done.notify_all();
+            }
+        }
+    });
+}

@@ -1,0 +1,574 @@
+//! Functions both ways.
+//!
+//! TVM-FFI functions appear in JavaScript as real functions (`typeof f === 'function'`) whose
+//! prototype is `ffi.Function.prototype`. Each is a native function whose data is a
+//! [`FnCell`] holding the function's reference; calling it is the hot path ([`call`]).
+//!
+//! JavaScript functions passed to native code become TVM-FFI functions ([`js_callback`]) that
+//! hold a strong reference to the JavaScript function until the TVM-FFI function dies. Called on
+//! the environment's thread they run directly; called from another thread they are queued to the
+//! environment's thread and the caller waits (see `env.rs`).
+
+use crate::convert::{self, ArgBuf};
+use crate::env::{CrossCall, EnvData, EnvShared};
+use crate::ffi;
+use crate::napi::{self, napi_value, Args, Env, Error, Result};
+use ffihub_abi::abi::{TVMFFIAny, TVMFFIObjectHandle};
+use ffihub_abi::tindex;
+use napi_sys::{napi_callback_info, napi_env, napi_ref};
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+/// What a JavaScript function wrapping a TVM-FFI function points at.
+pub struct FnCell {
+    /// The function's reference (NULL once disposed).
+    handle: Cell<TVMFFIObjectHandle>,
+    /// The environment the wrapper lives in.
+    data: *const EnvData,
+}
+
+/// Wraps an owned Function handle in a JavaScript function (the wrapper takes the reference,
+/// also on failure). `name` becomes the function's `name`.
+pub fn wrap_function(
+    data: &EnvData,
+    handle: TVMFFIObjectHandle,
+    name: &str,
+) -> Result<napi_value> {
+    let env = data.env;
+    let cell = Box::into_raw(Box::new(FnCell {
+        handle: Cell::new(handle),
+        data,
+    }));
+    let made = env
+        .function(name, Some(call), cell.cast())
+        .and_then(|f| {
+            env.wrap(f, cell.cast(), Some(finalize_cell), ptr::null_mut())
+                .map(|()| f)
+        });
+    let f = match made {
+        Ok(f) => f,
+        Err(e) => {
+            // SAFETY: the cell was not attached; we still own it and its reference.
+            drop(unsafe { Box::from_raw(cell) });
+            // SAFETY: as above.
+            unsafe { ffi::TVMFFIObjectDecRef(handle) };
+            return Err(e);
+        }
+    };
+    // `Object.setPrototypeOf(f, ffi.Function.prototype)`: `instanceof`, `dispose()`.
+    let proto = data.hook(|h| h.function_proto)?;
+    let set_proto = data.hook(|h| h.set_prototype_of)?;
+    env.call_function(env.undefined(), set_proto, &[f, proto])?;
+    Ok(f)
+}
+
+unsafe extern "C" fn finalize_cell(_env: napi_env, data: *mut c_void, _: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: the cell attached by `wrap_function`, finalized once after the function (and
+        // so every call through it) is gone.
+        let cell = unsafe { Box::from_raw(data as *mut FnCell) };
+        let handle = cell.handle.get();
+        if !handle.is_null() {
+            // SAFETY: the cell's reference.
+            unsafe { ffi::TVMFFIObjectDecRef(handle) };
+        }
+    });
+}
+
+/// The handle of a wrapped TVM-FFI function (None for other functions; an error if disposed).
+pub fn unwrap_function(env: Env, value: napi_value) -> Result<Option<TVMFFIObjectHandle>> {
+    let Some(cell) = env.unwrap(value) else {
+        return Ok(None);
+    };
+    // SAFETY: only `wrap_function` wraps functions, with a FnCell.
+    let handle = unsafe { &*(cell as *const FnCell) }.handle.get();
+    if handle.is_null() {
+        return napi::type_error("this TVM-FFI function was disposed");
+    }
+    Ok(Some(handle))
+}
+
+/// Releases a function wrapper's reference now.
+pub fn dispose_function(env: Env, value: napi_value) -> Result<()> {
+    if let Some(cell) = env.unwrap(value) {
+        // SAFETY: a FnCell (see unwrap_function).
+        let handle = unsafe { &*(cell as *const FnCell) }.handle.replace(ptr::null_mut());
+        if !handle.is_null() {
+            // SAFETY: the cell's reference.
+            unsafe { ffi::TVMFFIObjectDecRef(handle) };
+        }
+    }
+    Ok(())
+}
+
+/// Calls a function with owned arguments (still owned by `args` afterwards); returns the owned
+/// result.
+pub fn call_raw(func: TVMFFIObjectHandle, args: &mut ArgBuf) -> Result<TVMFFIAny> {
+    let args = args.as_mut_slice();
+    let mut result = ffi::none();
+    // SAFETY: `func` is a live Function; the arguments are valid Anys; the result is owned.
+    let rc = unsafe {
+        ffi::TVMFFIFunctionCall(func, args.as_mut_ptr(), args.len() as i32, &mut result)
+    };
+    if rc != 0 {
+        return Err(Error::Ffi(ffi::take_raised_error()));
+    }
+    Ok(result)
+}
+
+/// The native function behind every wrapped TVM-FFI function: the hot path.
+unsafe extern "C" fn call(env: napi_env, info: napi_callback_info) -> napi_value {
+    const CAP: usize = 4;
+    let mut argc = CAP;
+    let mut argv = [ptr::null_mut(); CAP];
+    let mut cell: *mut c_void = ptr::null_mut();
+    // SAFETY: `env` and `info` come from Node for this call; `argv` has room for CAP values.
+    let status = unsafe {
+        napi_sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut cell)
+    };
+    crate::entry(env, info, |env, info| {
+        env.check(status)?;
+        // SAFETY: the data of this native function is its FnCell, alive while it can be called.
+        let cell = unsafe { &*(cell as *const FnCell) };
+        let handle = cell.handle.get();
+        if handle.is_null() {
+            return napi::type_error("this TVM-FFI function was disposed");
+        }
+        // SAFETY: the wrapper's environment outlives its functions.
+        let data = unsafe { &*cell.data };
+        let mut buf = ArgBuf::new();
+        if argc <= CAP {
+            for v in &argv[..argc] {
+                buf.push_js(data, *v)?;
+            }
+        } else {
+            for v in Args::<CAP>::get(env, info)?.all(env, info)? {
+                buf.push_js(data, v)?;
+            }
+        }
+        let result = call_raw(handle, &mut buf)?;
+        drop(buf);
+        convert::from_any(data, result)
+    })
+}
+
+/// Functions of the runtime that the addon calls itself, looked up once per process.
+#[derive(Clone, Copy)]
+pub enum Builtin {
+    /// `ffi.Array(*items)`.
+    Array,
+    /// `ffi.Map(k0, v0, ...)`.
+    Map,
+}
+
+static BUILTINS: [AtomicPtr<c_void>; 2] = [AtomicPtr::new(ptr::null_mut()), AtomicPtr::new(ptr::null_mut())];
+
+/// Calls a builtin with owned arguments.
+pub fn call_builtin(which: Builtin, args: &mut ArgBuf) -> Result<TVMFFIAny> {
+    let (slot, name): (_, &[u8]) = match which {
+        Builtin::Array => (&BUILTINS[0], b"ffi.Array"),
+        Builtin::Map => (&BUILTINS[1], b"ffi.Map"),
+    };
+    let mut f = slot.load(Ordering::Acquire);
+    if f.is_null() {
+        f = ffi::get_global(name).map_err(Error::Ffi)?;
+        if f.is_null() {
+            return napi::error(format!(
+                "the runtime has no global `{}`",
+                String::from_utf8_lossy(name)
+            ));
+        }
+        // Keep one reference for the life of the process (globals are never unloaded).
+        if let Err(other) = slot.compare_exchange(ptr::null_mut(), f, Ordering::AcqRel, Ordering::Acquire) {
+            // SAFETY: another thread stored first; release our extra reference.
+            unsafe { ffi::TVMFFIObjectDecRef(f) };
+            f = other;
+        }
+    }
+    call_raw(f, args)
+}
+
+/// Calls the global `name` with no arguments and returns its object result (owned).
+pub fn call_global_for_object(name: &[u8]) -> Result<TVMFFIObjectHandle> {
+    let f = ffi::get_global(name).map_err(Error::Ffi)?;
+    if f.is_null() {
+        return napi::error(format!(
+            "the runtime has no global `{}`",
+            String::from_utf8_lossy(name)
+        ));
+    }
+    let result = call_raw(f, &mut ArgBuf::new());
+    // SAFETY: our reference from get_global.
+    unsafe { ffi::TVMFFIObjectDecRef(f) };
+    let result = result?;
+    if result.type_index < tindex::OBJECT {
+        return napi::error("expected an object");
+    }
+    // SAFETY: an object Any.
+    Ok(unsafe { result.value.v_obj.cast() })
+}
+
+/// `getGlobal(name)`: the global function `name`, or `null`.
+pub fn get_global(data: &EnvData, name: napi_value) -> Result<napi_value> {
+    let env = data.env;
+    let name = env.get_string(name)?;
+    let handle = ffi::get_global(&name).map_err(Error::Ffi)?;
+    if handle.is_null() {
+        return Ok(env.null());
+    }
+    wrap_function(data, handle, &String::from_utf8_lossy(&name))
+}
+
+/// `registerGlobal(name, fn, override)`.
+pub fn register_global(
+    data: &EnvData,
+    name: napi_value,
+    func: napi_value,
+    allow_override: bool,
+) -> Result<()> {
+    let env = data.env;
+    let name = env.get_string(name)?;
+    let mut value = ffi::none();
+    convert::to_any(data, func, &mut value)?;
+    let value = convert::OwnedAny(value);
+    if value.0.type_index != tindex::FUNCTION {
+        return napi::type_error("registerGlobal needs a function");
+    }
+    let array = ffi::byte_array(&name);
+    // SAFETY: the name views live bytes; the function is live (the registry takes its own
+    // reference).
+    let rc = unsafe {
+        ffi::TVMFFIFunctionSetGlobal(
+            &array,
+            value.0.value.v_obj.cast(),
+            i32::from(allow_override),
+        )
+    };
+    if rc != 0 {
+        return Err(Error::Ffi(ffi::take_raised_error()));
+    }
+    Ok(())
+}
+
+/// A JavaScript function called by native code.
+pub struct JsCallback {
+    shared: Arc<EnvShared>,
+    data: *const EnvData,
+    func: napi_ref,
+}
+
+/// A new TVM-FFI function (owned) calling the JavaScript function `func`.
+pub fn js_callback(data: &EnvData, func: napi_value) -> Result<TVMFFIObjectHandle> {
+    let r = data.env.reference(func, 1)?;
+    let callback = Box::into_raw(Box::new(JsCallback {
+        shared: data.shared.clone(),
+        data,
+        func: r,
+    }));
+    let mut out: TVMFFIObjectHandle = ptr::null_mut();
+    // SAFETY: `callback` is handed to the function, which frees it through `delete_callback`.
+    let rc = unsafe {
+        ffi::TVMFFIFunctionCreate(
+            callback.cast(),
+            Some(safe_call),
+            Some(delete_callback),
+            &mut out,
+        )
+    };
+    if rc != 0 {
+        // SAFETY: not taken by the runtime.
+        let callback = unsafe { Box::from_raw(callback) };
+        data.env.delete_reference(callback.func);
+        return Err(Error::Ffi(ffi::take_raised_error()));
+    }
+    Ok(out)
+}
+
+/// The TVM-FFI side of a JavaScript callback.
+unsafe extern "C" fn safe_call(
+    handle: *mut c_void,
+    args: *const TVMFFIAny,
+    num_args: i32,
+    result: *mut TVMFFIAny,
+) -> i32 {
+    let outcome = std::panic::catch_unwind(|| {
+        // SAFETY: `handle` is the JsCallback given to TVMFFIFunctionCreate, alive while the
+        // function is (and the caller holds the function during the call).
+        let callback = unsafe { &*(handle as *const JsCallback) };
+        let args: &[TVMFFIAny] = if num_args <= 0 || args.is_null() {
+            &[]
+        } else {
+            // SAFETY: the caller passes `num_args` valid arguments.
+            unsafe { std::slice::from_raw_parts(args, num_args as usize) }
+        };
+        if callback.shared.on_thread() {
+            if !callback.shared.alive() {
+                return Err(ffi::make_error(
+                    "RuntimeError",
+                    "the JavaScript environment of this callback has exited",
+                    "",
+                ));
+            }
+            // SAFETY: alive, and on its thread.
+            let env = unsafe { &*callback.data }.env;
+            callback.invoke(env, args)
+        } else {
+            let call = CrossCall {
+                callback,
+                args: args.as_ptr(),
+                num_args: args.len(),
+                outcome: Mutex::new(None),
+                done: Condvar::new(),
+            };
+            if let Err(message) = callback.shared.call_on_thread(&call) {
+                return Err(ffi::make_error("RuntimeError", &message, ""));
+            }
+            let outcome = call.outcome.lock().unwrap_or_else(|e| e.into_inner()).take();
+            match outcome {
+                Some(Ok(v)) => Ok(v.0),
+                Some(Err(e)) => Err(e.0),
+                None => Err(ffi::make_error("RuntimeError", "the callback did not run", "")),
+            }
+        }
+    });
+    let outcome = outcome.unwrap_or_else(|panic| {
+        Err(ffi::make_error(
+            "InternalError",
+            &format!("panic in the Node addon: {}", napi::panic_message(&*panic)),
+            "",
+        ))
+    });
+    match outcome {
+        Ok(v) => {
+            // SAFETY: the caller provides a result slot holding no owned value.
+            unsafe { *result = v };
+            0
+        }
+        Err(error) => {
+            // SAFETY: `error` is an owned error object; the runtime takes its own reference.
+            unsafe {
+                ffi::TVMFFIErrorSetRaised(error);
+                ffi::TVMFFIObjectDecRef(error);
+            }
+            -1
+        }
+    }
+}
+
+unsafe extern "C" fn delete_callback(handle: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: the JsCallback boxed by `js_callback`, deleted once by the runtime.
+        let callback = unsafe { Box::from_raw(handle as *mut JsCallback) };
+        callback.shared.release_ref(callback.func);
+    });
+}
+
+impl JsCallback {
+    /// Runs the JavaScript function on its environment's thread: converts the borrowed
+    /// arguments, calls, and converts the result (owned) or the exception (an owned error).
+    pub fn invoke(
+        &self,
+        env: Env,
+        args: &[TVMFFIAny],
+    ) -> std::result::Result<TVMFFIAny, TVMFFIObjectHandle> {
+        let scope = match env.open_scope() {
+            Ok(s) => s,
+            Err(_) => return Err(ffi::make_error("RuntimeError", "cannot open a handle scope", "")),
+        };
+        // SAFETY: alive on this thread (checked by the callers).
+        let data = unsafe { &*self.data };
+        let outcome = self.invoke_in_scope(data, args);
+        let outcome = match outcome {
+            Ok(v) => Ok(v),
+            Err(Error::Ffi(e)) => Err(e),
+            Err(Error::Pending) => {
+                let exception = env.take_exception();
+                Err(crate::error::error_from_js(data, exception)
+                    .unwrap_or_else(|_| ffi::make_error("RuntimeError", "JavaScript exception", "")))
+            }
+            Err(Error::Js { type_error, message }) => Err(ffi::make_error(
+                if type_error { "TypeError" } else { "RuntimeError" },
+                &message,
+                "",
+            )),
+        };
+        env.close_scope(scope);
+        outcome
+    }
+
+    fn invoke_in_scope(&self, data: &EnvData, args: &[TVMFFIAny]) -> Result<TVMFFIAny> {
+        let env = data.env;
+        let func = env.deref(self.func)?;
+        let mut js_args = Vec::with_capacity(args.len());
+        for a in args {
+            js_args.push(convert::from_view(data, a)?);
+        }
+        let result = env.call_function(env.undefined(), func, &js_args)?;
+        let mut out = ffi::none();
+        convert::to_any(data, result, &mut out)?;
+        Ok(out)
+    }
+}
+
+/// `toFunction(fn)`: the TVM-FFI function of a JavaScript function, wrapped (so that it can be
+/// passed many times, registered, or disposed).
+pub fn to_function(data: &EnvData, func: napi_value) -> Result<napi_value> {
+    if function_handle_exists(data.env, func)? {
+        return Ok(func);
+    }
+    let handle = js_callback(data, func)?;
+    wrap_function(data, handle, "")
+}
+
+fn function_handle_exists(env: Env, func: napi_value) -> Result<bool> {
+    Ok(unwrap_function(env, func)?.is_some())
+}
+
+/// `benchNoop()`: a bare Node-API function that does nothing (the benchmark's floor).
+pub unsafe extern "C" fn bench_noop(env: napi_env, _info: napi_callback_info) -> napi_value {
+    Env(env).undefined()
+}
+
+/// One `callAsync` in flight.
+struct AsyncCall {
+    func: TVMFFIObjectHandle,
+    args: ArgBuf,
+    outcome: Option<std::result::Result<TVMFFIAny, TVMFFIObjectHandle>>,
+    deferred: napi_sys::napi_deferred,
+    work: napi_sys::napi_async_work,
+    data: *const EnvData,
+}
+
+/// `callAsync(fn, ...args)`: calls a TVM-FFI function on a worker thread of Node's pool and
+/// returns a promise of its result. JavaScript callbacks that it calls run on this thread
+/// while it waits.
+pub fn call_async(data: &EnvData, func: napi_value, rest: &[napi_value]) -> Result<napi_value> {
+    let env = data.env;
+    let mut f = ffi::none();
+    convert::to_any(data, func, &mut f)?;
+    let f = convert::OwnedAny(f);
+    if f.0.type_index != tindex::FUNCTION {
+        return napi::type_error("callAsync needs a function");
+    }
+    let mut args = ArgBuf::new();
+    for v in rest {
+        args.push_js(data, *v)?;
+    }
+    let (deferred, promise) = env.promise()?;
+    let call = Box::into_raw(Box::new(AsyncCall {
+        // SAFETY: an object Any; ownership moves into the call.
+        func: unsafe { f.take().value.v_obj.cast() },
+        args,
+        outcome: None,
+        deferred,
+        work: ptr::null_mut(),
+        data,
+    }));
+    let name = env.string(b"ffihub.callAsync")?;
+    let mut work = ptr::null_mut();
+    // SAFETY: `call` is freed by `complete_async` (which Node always runs once).
+    let status = unsafe {
+        napi_sys::napi_create_async_work(
+            env.0,
+            ptr::null_mut(),
+            name,
+            Some(execute_async),
+            Some(complete_async),
+            call.cast(),
+            &mut work,
+        )
+    };
+    if let Err(e) = env.check(status) {
+        // SAFETY: not handed to Node.
+        drop(unsafe { Box::from_raw(call) });
+        return Err(e);
+    }
+    // SAFETY: `call` is ours until queued.
+    unsafe { (*call).work = work };
+    // SAFETY: `work` was just created on this env.
+    env.check(unsafe { napi_sys::napi_queue_async_work(env.0, work) })?;
+    Ok(promise)
+}
+
+impl Drop for AsyncCall {
+    fn drop(&mut self) {
+        if !self.func.is_null() {
+            // SAFETY: the call's reference.
+            unsafe { ffi::TVMFFIObjectDecRef(self.func) };
+        }
+        match self.outcome.take() {
+            Some(Ok(mut v)) => ffi::release(&mut v),
+            // SAFETY: an owned error.
+            Some(Err(e)) => unsafe {
+                ffi::TVMFFIObjectDecRef(e);
+            },
+            None => {}
+        }
+    }
+}
+
+unsafe extern "C" fn execute_async(_env: napi_env, data: *mut c_void) {
+    // Runs on a pool thread: no JavaScript here.
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: the AsyncCall of this work, touched only by this thread until completion.
+        let call = unsafe { &mut *(data as *mut AsyncCall) };
+        call.outcome = Some(match call_raw(call.func, &mut call.args) {
+            Ok(v) => Ok(v),
+            Err(Error::Ffi(e)) => Err(e),
+            Err(_) => Err(ffi::make_error("RuntimeError", "call failed", "")),
+        });
+        // Release the arguments here, off the JavaScript thread.
+        call.args = ArgBuf::new();
+    });
+}
+
+unsafe extern "C" fn complete_async(env: napi_env, status: napi_sys::napi_status, data: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: the AsyncCall boxed by `call_async`, completed once.
+        let mut call = unsafe { Box::from_raw(data as *mut AsyncCall) };
+        let env = Env(env);
+        // SAFETY: the work belongs to this env.
+        unsafe { napi_sys::napi_delete_async_work(env.0, call.work) };
+        if env.0.is_null() {
+            return;
+        }
+        // SAFETY: completion runs on the environment's thread while it is alive.
+        let data = unsafe { &*call.data };
+        let settled = (|| -> Result<()> {
+            let outcome = if status == napi_sys::Status::napi_cancelled {
+                Err(ffi::make_error("RuntimeError", "the call was cancelled", ""))
+            } else {
+                call.outcome
+                    .take()
+                    .unwrap_or_else(|| Err(ffi::make_error("InternalError", "no result", "")))
+            };
+            match outcome {
+                Ok(v) => {
+                    let value = convert::from_any(data, v);
+                    match value {
+                        Ok(v) => env.settle(call.deferred, true, v),
+                        Err(Error::Pending) => {
+                            let e = env.take_exception();
+                            env.settle(call.deferred, false, e)
+                        }
+                        Err(e) => {
+                            let e = crate::error::to_js(data, e)?;
+                            env.settle(call.deferred, false, e)
+                        }
+                    }
+                }
+                Err(e) => {
+                    let e = crate::error::error_value(data, e)?;
+                    env.settle(call.deferred, false, e)
+                }
+            }
+        })();
+        if settled.is_err() {
+            let e = env.take_exception();
+            let _ = env.settle(call.deferred, false, e);
+        }
+    });
+}

@@ -1,0 +1,507 @@
+//! Wrapped object handles, classes, reflection (fields, methods, constructors) and containers.
+//!
+//! Ownership: a JavaScript wrapper owns one strong reference to its object, attached with
+//! `napi_wrap`; the finalizer (run after the wrapper is collected) or `dispose()` releases it.
+//! Wrappers are made from "shells": functions whose `prototype` is the registered class's
+//! prototype, so that results get the most derived registered class without running a
+//! constructor.
+
+use crate::convert::{self, ArgBuf};
+use crate::env::{EnvData, FieldAccess};
+use crate::ffi::{self, bytes_of};
+use crate::function;
+use crate::napi::{self, napi_value, Env, Error, Result, Type};
+use ffihub_abi::abi::{
+    TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIObjectHandle, TVMFFISeqCell,
+    TVMFFIShapeCell, TVMFFITypeInfo,
+};
+use ffihub_abi::tindex;
+use std::ffi::c_void;
+use std::ptr;
+
+/// Wraps an owned handle in the JavaScript value of its kind (a function for functions, an
+/// error for errors, otherwise an instance of the most derived registered class). The wrapper
+/// takes the reference, also on failure.
+pub fn wrap_object(data: &EnvData, handle: TVMFFIObjectHandle) -> Result<napi_value> {
+    // SAFETY: the caller hands over a live, owned handle.
+    let type_index = unsafe { ffi::type_index_of(handle) };
+    match type_index {
+        tindex::FUNCTION => function::wrap_function(data, handle, ""),
+        tindex::ERROR => crate::error::error_value(data, handle),
+        _ => {
+            let made = resolve_class(data, type_index)
+                .and_then(|shell| data.env.new_instance(shell, &[]));
+            match made {
+                Ok(object) => {
+                    attach(data.env, object, handle)?;
+                    Ok(object)
+                }
+                Err(e) => {
+                    // SAFETY: the reference is ours to release.
+                    unsafe { ffi::TVMFFIObjectDecRef(handle) };
+                    Err(e)
+                }
+            }
+        }
+    }
+}
+
+/// Attaches an owned handle to a JavaScript object (released on failure).
+pub fn attach(env: Env, object: napi_value, handle: TVMFFIObjectHandle) -> Result<()> {
+    if let Err(e) = env.wrap(object, handle, Some(finalize_object), ptr::null_mut()) {
+        // SAFETY: not attached, so still ours.
+        unsafe { ffi::TVMFFIObjectDecRef(handle) };
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// Releases the reference of a collected wrapper.
+unsafe extern "C" fn finalize_object(_env: napi_sys::napi_env, data: *mut c_void, _: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: `data` is the handle attached by `attach`, released once.
+        unsafe { ffi::TVMFFIObjectDecRef(data) };
+    });
+}
+
+/// The shell of the most derived registered class of a type.
+fn resolve_class(data: &EnvData, type_index: i32) -> Result<napi_value> {
+    let cached = data.resolved.borrow().get(&type_index).copied();
+    if let Some(shell) = cached {
+        return data.env.deref(shell);
+    }
+    let found = {
+        let registered = data.registered.borrow();
+        ffi::self_and_ancestors(type_index)
+            .iter()
+            .find_map(|info| registered.get(&info.type_index).copied())
+            .or_else(|| registered.get(&tindex::OBJECT).copied())
+    };
+    match found {
+        Some(shell) => {
+            data.resolved.borrow_mut().insert(type_index, shell);
+            data.env.deref(shell)
+        }
+        None => napi::error("the ffihub addon was not initialized by index.js"),
+    }
+}
+
+/// The handle held by a wrapper (an object or a function), if `value` is one.
+pub fn handle_of(env: Env, value: napi_value) -> Result<Option<TVMFFIObjectHandle>> {
+    match env.type_of(value)? {
+        Type::napi_object => Ok(env.unwrap(value)),
+        Type::napi_function => function::unwrap_function(env, value),
+        _ => Ok(None),
+    }
+}
+
+/// The handle held by a wrapper, or a TypeError naming `what`.
+pub fn require_handle(env: Env, value: napi_value, what: &str) -> Result<TVMFFIObjectHandle> {
+    match handle_of(env, value)? {
+        Some(h) => Ok(h),
+        None => napi::type_error(format!(
+            "{what} is not a TVM-FFI object (or it was disposed)"
+        )),
+    }
+}
+
+/// `setClass(typeIndex, shell)`: the class of a type (and of its unregistered subtypes).
+pub fn set_class(data: &EnvData, type_index: i32, shell: napi_value) -> Result<()> {
+    let r = data.env.reference(shell, 1)?;
+    if let Some(old) = data.registered.borrow_mut().insert(type_index, r) {
+        data.env.delete_reference(old);
+    }
+    // Subtypes may now resolve to this class.
+    data.resolved.borrow_mut().clear();
+    Ok(())
+}
+
+/// The index of a type key, or an error saying the type is not registered.
+pub fn type_index(key: &[u8]) -> Result<i32> {
+    match ffi::type_key_to_index(key) {
+        Some(i) => Ok(i),
+        None => napi::error(format!(
+            "the type `{}` is not registered (is its library loaded?)",
+            String::from_utf8_lossy(key)
+        )),
+    }
+}
+
+/// `typeInfo(indexOrKey)`: the reflection record of a type, as a plain object.
+pub fn type_info_value(data: &EnvData, type_index: i32) -> Result<napi_value> {
+    let env = data.env;
+    let Some(info) = ffi::type_info(type_index) else {
+        return napi::error(format!("no type with index {type_index}"));
+    };
+    let out = env.object()?;
+    env.set_named(out, b"index\0", env.double(f64::from(type_index))?)?;
+    env.set_named(out, b"key\0", env.string(unsafe_bytes(&info.type_key))?)?;
+    let chain = ffi::self_and_ancestors(type_index);
+    let ancestors = env.array(chain.len().saturating_sub(1))?;
+    for (i, a) in chain.iter().skip(1).rev().enumerate() {
+        env.set_element(ancestors, i as u32, env.string(unsafe_bytes(&a.type_key))?)?;
+    }
+    env.set_named(out, b"ancestors\0", ancestors)?;
+    let fields = env.array(info.num_fields.max(0) as usize)?;
+    for i in 0..info.num_fields.max(0) as usize {
+        // SAFETY: `fields` has `num_fields` records (re-read from the live type record).
+        let f = unsafe { &*info.fields.add(i) };
+        let item = env.object()?;
+        env.set_named(item, b"name\0", env.string(unsafe_bytes(&f.name))?)?;
+        env.set_named(item, b"doc\0", env.string(unsafe_bytes(&f.doc))?)?;
+        env.set_named(item, b"metadata\0", env.string(unsafe_bytes(&f.metadata))?)?;
+        env.set_named(item, b"flags\0", env.double(f.flags as f64)?)?;
+        env.set_element(fields, i as u32, item)?;
+    }
+    env.set_named(out, b"fields\0", fields)?;
+    let methods = env.array(info.num_methods.max(0) as usize)?;
+    for i in 0..info.num_methods.max(0) as usize {
+        // SAFETY: as for fields.
+        let m = unsafe { &*info.methods.add(i) };
+        let item = env.object()?;
+        env.set_named(item, b"name\0", env.string(unsafe_bytes(&m.name))?)?;
+        env.set_named(item, b"doc\0", env.string(unsafe_bytes(&m.doc))?)?;
+        env.set_named(item, b"metadata\0", env.string(unsafe_bytes(&m.metadata))?)?;
+        env.set_named(item, b"flags\0", env.double(m.flags as f64)?)?;
+        env.set_element(methods, i as u32, item)?;
+    }
+    env.set_named(out, b"methods\0", methods)?;
+    env.set_named(out, b"autoInit\0", env.boolean(init_attr(type_index).is_some()))?;
+    // SAFETY: metadata, when present, lives as long as the type record.
+    if let Some(meta) = unsafe { info.metadata.as_ref() } {
+        env.set_named(out, b"doc\0", env.string(unsafe_bytes(&meta.doc))?)?;
+    }
+    Ok(out)
+}
+
+fn unsafe_bytes(array: &ffihub_abi::abi::TVMFFIByteArray) -> &'static [u8] {
+    // SAFETY: reflection strings are runtime-owned and live for the process.
+    unsafe { bytes_of(array) }
+}
+
+/// `typeMethods(typeIndex)`: the type's own methods as callables, keyed by registered name
+/// (the first overload of a name).
+pub fn type_methods(data: &EnvData, type_index: i32) -> Result<napi_value> {
+    let env = data.env;
+    let Some(info) = ffi::type_info(type_index) else {
+        return napi::error(format!("no type with index {type_index}"));
+    };
+    let out = env.object()?;
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..info.num_methods.max(0) as usize {
+        // SAFETY: `methods` has `num_methods` records.
+        let m = unsafe { &*info.methods.add(i) };
+        let name = unsafe_bytes(&m.name);
+        if !seen.insert(name) || m.method.type_index != tindex::FUNCTION {
+            continue;
+        }
+        // SAFETY: the record holds a Function; the wrapper gets its own reference.
+        let handle: TVMFFIObjectHandle = unsafe { m.method.value.v_obj.cast() };
+        // SAFETY: as above.
+        unsafe { ffi::TVMFFIObjectIncRef(handle) };
+        let label = format!("{}.{}", String::from_utf8_lossy(unsafe_bytes(&info.type_key)), String::from_utf8_lossy(name));
+        let f = function::wrap_function(data, handle, &label)?;
+        let mut key = name.to_vec();
+        key.push(0);
+        env.set_named(out, &key, f)?;
+    }
+    Ok(out)
+}
+
+/// A method (or static method) Function of a type, borrowed from its record.
+fn find_method(info: &TVMFFITypeInfo, name: &[u8], want_static: Option<bool>) -> Option<TVMFFIObjectHandle> {
+    (0..info.num_methods.max(0) as usize).find_map(|i| {
+        // SAFETY: `methods` has `num_methods` records.
+        let m = unsafe { &*info.methods.add(i) };
+        let is_static = m.flags & Flag::kTVMFFIFieldFlagBitMaskIsStaticMethod as i64 != 0;
+        let ok = unsafe_bytes(&m.name) == name
+            && want_static.is_none_or(|s| s == is_static)
+            && m.method.type_index == tindex::FUNCTION;
+        // SAFETY: the type index says it holds a Function.
+        ok.then(|| unsafe { m.method.value.v_obj.cast() })
+    })
+}
+
+/// `construct(key, positional, kwargs)`: creates an object with its `__ffi_init__` (the static
+/// method, else the type attribute with keyword arguments after the kwargs marker). Returns the
+/// new object as an external token for `adopt`.
+pub fn construct(
+    data: &EnvData,
+    key: &[u8],
+    positional: napi_value,
+    kwargs: napi_value,
+) -> Result<napi_value> {
+    let env = data.env;
+    let type_index = type_index(key)?;
+    let Some(info) = ffi::type_info(type_index) else {
+        return napi::error("unknown type");
+    };
+    let mut args = ArgBuf::new();
+    let n = env.array_len(positional)?;
+    for i in 0..n {
+        args.push_js(data, env.get_element(positional, i)?)?;
+    }
+    let func = if let Some(f) = find_method(info, b"__ffi_init__", Some(true)) {
+        f
+    } else {
+        let f = init_attr(type_index).ok_or_else(|| Error::Js {
+            type_error: true,
+            message: format!(
+                "`{}` has no constructor (__ffi_init__)",
+                String::from_utf8_lossy(key)
+            ),
+        })?;
+        if env.type_of(kwargs)? == Type::napi_object && env.array_len(kwargs)? > 0 {
+            let marker = data.kwargs_marker()?;
+            // SAFETY: the marker is a live object; the Any gets its own reference.
+            unsafe { ffi::TVMFFIObjectIncRef(marker) };
+            args.push(ffi::object_any(marker));
+            for i in 0..env.array_len(kwargs)? {
+                args.push_js(data, env.get_element(kwargs, i)?)?;
+            }
+        }
+        f
+    };
+    let result = function::call_raw(func, &mut args)?;
+    drop(args);
+    if result.type_index < tindex::OBJECT {
+        let mut r = result;
+        ffi::release(&mut r);
+        return napi::error("__ffi_init__ did not return an object");
+    }
+    // SAFETY: an object Any.
+    let handle: TVMFFIObjectHandle = unsafe { result.value.v_obj.cast() };
+    let cell = Box::into_raw(Box::new(handle));
+    match env.external(cell.cast(), Some(finalize_token)) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            // SAFETY: not handed to JavaScript.
+            drop(unsafe { Box::from_raw(cell) });
+            // SAFETY: the new object is ours.
+            unsafe { ffi::TVMFFIObjectDecRef(handle) };
+            Err(e)
+        }
+    }
+}
+
+unsafe extern "C" fn finalize_token(_env: napi_sys::napi_env, data: *mut c_void, _: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: `data` is the box made by `construct`.
+        let cell = unsafe { Box::from_raw(data as *mut TVMFFIObjectHandle) };
+        if !cell.is_null() {
+            // SAFETY: a token that was never adopted still owns its object.
+            unsafe { ffi::TVMFFIObjectDecRef(*cell) };
+        }
+    });
+}
+
+/// `adopt(object, token)`: attaches the object of a construction token to `object`.
+pub fn adopt(env: Env, object: napi_value, token: napi_value) -> Result<()> {
+    if env.type_of(token)? != Type::napi_external {
+        return napi::type_error("not a construction token");
+    }
+    let cell = env.external_data(token)? as *mut TVMFFIObjectHandle;
+    // SAFETY: tokens hold the box made by `construct`, alive while the token is.
+    let handle = unsafe { std::mem::replace(&mut *cell, ptr::null_mut()) };
+    if handle.is_null() {
+        return napi::type_error("this construction token was already used");
+    }
+    attach(env, object, handle)
+}
+
+/// The `__ffi_init__` type attribute of a type (a borrowed Function), if any.
+fn init_attr(type_index: i32) -> Option<TVMFFIObjectHandle> {
+    let name = ffi::byte_array(b"__ffi_init__");
+    // SAFETY: the name views live bytes; columns are stable for the process.
+    let column = unsafe { ffi::TVMFFIGetTypeAttrColumn(&name).as_ref() }?;
+    let i = type_index - column.begin_index;
+    if i < 0 || i >= column.size {
+        return None;
+    }
+    // SAFETY: `data` has `size` entries.
+    let entry: &TVMFFIAny = unsafe { &*column.data.add(i as usize) };
+    // SAFETY: the type index says it holds a Function.
+    (entry.type_index == tindex::FUNCTION).then(|| unsafe { entry.value.v_obj.cast() })
+}
+
+/// The accessor of a field, found on the object's type or its ancestors.
+fn field_access(data: &EnvData, type_index: i32, name: &[u8]) -> Result<FieldAccess> {
+    let key = (type_index, name.to_vec());
+    if let Some(f) = data.fields.borrow().get(&key) {
+        return Ok(*f);
+    }
+    for info in ffi::self_and_ancestors(type_index) {
+        for i in 0..info.num_fields.max(0) as usize {
+            // SAFETY: `fields` has `num_fields` records.
+            let f = unsafe { &*info.fields.add(i) };
+            if unsafe_bytes(&f.name) == name {
+                let access = FieldAccess {
+                    offset: f.offset,
+                    flags: f.flags,
+                    getter: f.getter,
+                    setter: f.setter,
+                };
+                data.fields.borrow_mut().insert(key, access);
+                return Ok(access);
+            }
+        }
+    }
+    napi::type_error(format!(
+        "`{}` has no field `{}`",
+        ffi::type_key(type_index),
+        String::from_utf8_lossy(name)
+    ))
+}
+
+/// `getField(object, name)`.
+pub fn get_field(data: &EnvData, object: napi_value, name: napi_value) -> Result<napi_value> {
+    let env = data.env;
+    let handle = require_handle(env, object, "the receiver")?;
+    let name = env.get_string(name)?;
+    // SAFETY: live handle.
+    let access = field_access(data, unsafe { ffi::type_index_of(handle) }, &name)?;
+    let Some(getter) = access.getter else {
+        return napi::type_error("this field has no getter");
+    };
+    let mut out = ffi::none();
+    // SAFETY: the field lives at `offset` from the header of a live object of this type.
+    let rc = unsafe { getter((handle as *mut u8).offset(access.offset as isize).cast(), &mut out) };
+    if rc != 0 {
+        return Err(Error::Ffi(ffi::take_raised_error()));
+    }
+    convert::from_any(data, out)
+}
+
+/// `setField(object, name, value)`.
+pub fn set_field(
+    data: &EnvData,
+    object: napi_value,
+    name: napi_value,
+    value: napi_value,
+) -> Result<()> {
+    let env = data.env;
+    let handle = require_handle(env, object, "the receiver")?;
+    let name = env.get_string(name)?;
+    // SAFETY: live handle.
+    let access = field_access(data, unsafe { ffi::type_index_of(handle) }, &name)?;
+    if access.flags & Flag::kTVMFFIFieldFlagBitMaskWritable as i64 == 0 || access.setter.is_null() {
+        return napi::type_error(format!(
+            "the field `{}` is read-only",
+            String::from_utf8_lossy(&name)
+        ));
+    }
+    let mut args = ArgBuf::new();
+    // SAFETY: the field lives at `offset` from the header of a live object.
+    let addr = unsafe { (handle as *mut u8).offset(access.offset as isize) };
+    if access.flags & Flag::kTVMFFIFieldFlagBitSetterIsFunctionObj as i64 != 0 {
+        args.push(TVMFFIAny {
+            type_index: tindex::OPAQUE_PTR,
+            small_str_len: 0,
+            value: ffihub_abi::abi::TVMFFIAnyValue { v_ptr: addr.cast() },
+        });
+        args.push_js(data, value)?;
+        let mut r = function::call_raw(access.setter, &mut args)?;
+        ffi::release(&mut r);
+    } else {
+        args.push_js(data, value)?;
+        // SAFETY: without the function-object flag, the setter is a C function pointer.
+        let setter: unsafe extern "C" fn(*mut c_void, *const TVMFFIAny) -> i32 =
+            unsafe { std::mem::transmute(access.setter) };
+        // SAFETY: the field address and the value are valid for the call.
+        if unsafe { setter(addr.cast(), &args.as_mut_slice()[0]) } != 0 {
+            return Err(Error::Ffi(ffi::take_raised_error()));
+        }
+    }
+    Ok(())
+}
+
+/// `dispose(value)`: releases a wrapper's reference now (idempotent).
+pub fn dispose(env: Env, value: napi_value) -> Result<()> {
+    match env.type_of(value)? {
+        Type::napi_object => {
+            if let Some(handle) = env.remove_wrap(value) {
+                // SAFETY: the wrapper's reference, detached from it.
+                unsafe { ffi::TVMFFIObjectDecRef(handle) };
+            }
+        }
+        Type::napi_function => function::dispose_function(env, value)?,
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `seqSize(array)`: the length of an Array or List.
+pub fn seq_cell(env: Env, value: napi_value) -> Result<(TVMFFIObjectHandle, TVMFFISeqCell)> {
+    let handle = require_handle(env, value, "the receiver")?;
+    // SAFETY: live handle.
+    let t = unsafe { ffi::type_index_of(handle) };
+    if t != tindex::ARRAY && t != tindex::LIST {
+        return napi::type_error("not an ffi.Array or ffi.List");
+    }
+    // SAFETY: Arrays and Lists hold a TVMFFISeqCell after the header.
+    Ok((handle, unsafe { *ffi::cell::<TVMFFISeqCell>(handle) }))
+}
+
+/// `seqGet(array, index)`: an element (negative indices count from the end; `undefined` out
+/// of range).
+pub fn seq_get(data: &EnvData, value: napi_value, index: napi_value) -> Result<napi_value> {
+    let env = data.env;
+    let (_, cell) = seq_cell(env, value)?;
+    let mut i = env.get_f64(index)?;
+    if i.trunc() != i {
+        return Ok(env.undefined());
+    }
+    if i < 0.0 {
+        i += cell.size as f64;
+    }
+    if i < 0.0 || i >= cell.size as f64 {
+        return Ok(env.undefined());
+    }
+    // SAFETY: `data` holds `size` Anys.
+    let item = unsafe { &*(cell.data as *const TVMFFIAny).add(i as usize) };
+    convert::from_view(data, item)
+}
+
+/// `seqToArray(array)`: every element, in a JavaScript array.
+pub fn seq_to_array(data: &EnvData, value: napi_value) -> Result<napi_value> {
+    let env = data.env;
+    let (handle, cell) = seq_cell(env, value)?;
+    // Keep the container alive even if a conversion runs JavaScript that disposes it.
+    // SAFETY: live handle.
+    unsafe { ffi::TVMFFIObjectIncRef(handle) };
+    let _guard = convert::OwnedAny(ffi::object_any(handle));
+    let out = env.array(cell.size as usize)?;
+    for i in 0..cell.size.max(0) as usize {
+        // SAFETY: `data` holds `size` Anys (a live List is not resized by conversions).
+        let item = unsafe { &*(cell.data as *const TVMFFIAny).add(i) };
+        env.set_element(out, i as u32, convert::from_view(data, item)?)?;
+    }
+    Ok(out)
+}
+
+/// `shapeToArray(shape)`: the extents of a Shape.
+pub fn shape_to_array(env: Env, value: napi_value) -> Result<napi_value> {
+    let handle = require_handle(env, value, "the receiver")?;
+    // SAFETY: live handle.
+    if unsafe { ffi::type_index_of(handle) } != tindex::SHAPE {
+        return napi::type_error("not an ffi.Shape");
+    }
+    // SAFETY: Shapes hold a TVMFFIShapeCell after the header.
+    let cell = unsafe { *ffi::cell::<TVMFFIShapeCell>(handle) };
+    let dims: &[i64] = if cell.size == 0 {
+        &[]
+    } else {
+        // SAFETY: `data` holds `size` extents.
+        unsafe { std::slice::from_raw_parts(cell.data, cell.size) }
+    };
+    int_array(env, dims)
+}
+
+/// A JavaScript array of integers.
+pub fn int_array(env: Env, values: &[i64]) -> Result<napi_value> {
+    let out = env.array(values.len())?;
+    for (i, v) in values.iter().enumerate() {
+        env.set_element(out, i as u32, convert::int_value(env, *v)?)?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,375 @@
+//! Tensors without copies, both ways (DLPack).
+//!
+//! In: a TypedArray becomes an `ffi.Tensor` whose data is the array's memory. The tensor holds a
+//! strong reference to the TypedArray (so its buffer stays alive while native code keeps the
+//! tensor); the reference is released when the tensor dies, from any thread (see
+//! `EnvShared::release_ref`).
+//!
+//! Out: `tensorData(t)` gives a TypedArray over an external ArrayBuffer that points at the
+//! tensor's memory and holds a reference to the tensor, released when the buffer is collected.
+//! Where the host forbids external buffers (`napi_no_external_buffers_allowed`, e.g. Electron),
+//! it falls back to a copy.
+
+use crate::env::{EnvData, EnvShared};
+use crate::ffi;
+use crate::napi::{self, napi_value, Env, Error, Result};
+use crate::object;
+use ffihub_abi::abi::TVMFFIObjectHandle;
+use ffihub_abi::dlpack::{
+    DLDataType, DLDataTypeCode as Code, DLDevice, DLDeviceType, DLManagedTensorVersioned,
+    DLPackVersion, DLTensor, DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION,
+};
+use ffihub_abi::tindex;
+use napi_sys::{napi_env, napi_ref, TypedarrayType as TA};
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::Arc;
+
+/// What a tensor made from JavaScript memory (or from a borrowed DLTensor) owns.
+struct Ctx {
+    managed: DLManagedTensorVersioned,
+    shape: Vec<i64>,
+    strides: Vec<i64>,
+    /// The TypedArray kept alive, with its environment (None for borrowed views).
+    keep: Option<(napi_ref, Arc<EnvShared>)>,
+}
+
+/// The DLPack element type of a TypedArray kind.
+fn dtype_of_kind(kind: i32) -> Option<(DLDataType, usize)> {
+    let (code, bits) = match kind {
+        TA::int8_array => (Code::kDLInt, 8),
+        TA::uint8_array | TA::uint8_clamped_array => (Code::kDLUInt, 8),
+        TA::int16_array => (Code::kDLInt, 16),
+        TA::uint16_array => (Code::kDLUInt, 16),
+        TA::int32_array => (Code::kDLInt, 32),
+        TA::uint32_array => (Code::kDLUInt, 32),
+        TA::float32_array => (Code::kDLFloat, 32),
+        TA::float64_array => (Code::kDLFloat, 64),
+        TA::bigint64_array => (Code::kDLInt, 64),
+        TA::biguint64_array => (Code::kDLUInt, 64),
+        _ => return None,
+    };
+    Some((
+        DLDataType {
+            code: code as u8,
+            bits,
+            lanes: 1,
+        },
+        usize::from(bits / 8),
+    ))
+}
+
+/// The TypedArray kind for a DLPack element type.
+fn kind_of_dtype(d: DLDataType) -> Option<i32> {
+    if d.lanes != 1 {
+        return None;
+    }
+    let kind = match (d.code, d.bits) {
+        (c, 8) if c == Code::kDLInt as u8 => TA::int8_array,
+        (c, 8) if c == Code::kDLUInt as u8 || c == Code::kDLBool as u8 => TA::uint8_array,
+        (c, 16) if c == Code::kDLInt as u8 => TA::int16_array,
+        // float16/bfloat16 come out as their raw 16-bit patterns.
+        (c, 16) if c == Code::kDLUInt as u8 || c == Code::kDLFloat as u8 || c == Code::kDLBfloat as u8 => {
+            TA::uint16_array
+        }
+        (c, 32) if c == Code::kDLInt as u8 => TA::int32_array,
+        (c, 32) if c == Code::kDLUInt as u8 => TA::uint32_array,
+        (c, 32) if c == Code::kDLFloat as u8 => TA::float32_array,
+        (c, 64) if c == Code::kDLInt as u8 => TA::bigint64_array,
+        (c, 64) if c == Code::kDLUInt as u8 => TA::biguint64_array,
+        (c, 64) if c == Code::kDLFloat as u8 => TA::float64_array,
+        _ => return None,
+    };
+    Some(kind)
+}
+
+unsafe extern "C" fn delete_ctx(managed: *mut DLManagedTensorVersioned) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: `manager_ctx` is the Ctx boxed by `adopt_ctx`, deleted once by the tensor.
+        let ctx = unsafe { Box::from_raw((*managed).manager_ctx as *mut Ctx) };
+        if let Some((r, shared)) = &ctx.keep {
+            shared.release_ref(*r);
+        }
+    });
+}
+
+/// Turns a filled Ctx into an owned Tensor object.
+fn adopt_ctx(mut ctx: Box<Ctx>) -> Result<TVMFFIObjectHandle> {
+    ctx.managed.dl_tensor.shape = ctx.shape.as_mut_ptr();
+    ctx.managed.dl_tensor.strides = if ctx.strides.is_empty() {
+        ptr::null_mut()
+    } else {
+        ctx.strides.as_mut_ptr()
+    };
+    let ctx = Box::into_raw(ctx);
+    // SAFETY: `ctx` is a fresh allocation; from here the tensor (or the error path) owns it.
+    unsafe { (*ctx).managed.manager_ctx = ctx.cast() };
+    let mut out: TVMFFIObjectHandle = ptr::null_mut();
+    // SAFETY: a valid versioned DLPack tensor; on success the Tensor takes it over.
+    let rc = unsafe { ffi::TVMFFITensorFromDLPackVersioned(&mut (*ctx).managed, 0, 0, &mut out) };
+    if rc != 0 {
+        let err = ffi::take_raised_error();
+        // SAFETY: not consumed on failure.
+        unsafe { delete_ctx(&mut (*ctx).managed) };
+        return Err(Error::Ffi(err));
+    }
+    Ok(out)
+}
+
+fn managed(data: *mut c_void, device: DLDevice, ndim: i32, dtype: DLDataType, byte_offset: u64) -> DLManagedTensorVersioned {
+    DLManagedTensorVersioned {
+        version: DLPackVersion {
+            major: DLPACK_MAJOR_VERSION,
+            minor: DLPACK_MINOR_VERSION,
+        },
+        manager_ctx: ptr::null_mut(),
+        deleter: Some(delete_ctx),
+        flags: 0,
+        dl_tensor: DLTensor {
+            data,
+            device,
+            ndim,
+            dtype,
+            shape: ptr::null_mut(),
+            strides: ptr::null_mut(),
+            byte_offset,
+        },
+    }
+}
+
+/// A Tensor (owned) over a TypedArray's memory, 1-D unless `shape` is given.
+pub fn from_typed_array(
+    data: &EnvData,
+    value: napi_value,
+    shape: Option<Vec<i64>>,
+    strides: Option<Vec<i64>>,
+) -> Result<TVMFFIObjectHandle> {
+    let env = data.env;
+    let info = env.typedarray_info(value)?;
+    let Some((dtype, item)) = dtype_of_kind(info.kind) else {
+        return napi::type_error("unsupported TypedArray kind");
+    };
+    let shape = shape.unwrap_or_else(|| vec![info.length as i64]);
+    if shape.iter().any(|&d| d < 0) {
+        return napi::type_error("negative extent in shape");
+    }
+    // The elements reachable through shape and strides must lie inside the array.
+    let numel: i64 = shape.iter().product();
+    let span = match &strides {
+        None => numel,
+        Some(s) => {
+            if s.len() != shape.len() {
+                return napi::type_error("strides must have one entry per dimension");
+            }
+            if numel == 0 {
+                0
+            } else {
+                let mut hi = 0i64;
+                for (d, st) in shape.iter().zip(s) {
+                    if *st < 0 {
+                        return napi::type_error("negative strides are not supported");
+                    }
+                    hi += (d - 1) * st;
+                }
+                hi + 1
+            }
+        }
+    };
+    if span > info.length as i64 {
+        return napi::type_error(format!(
+            "shape {shape:?} needs {span} elements but the array has {}",
+            info.length
+        ));
+    }
+    let keep = env.reference(value, 1)?;
+    let ctx = Box::new(Ctx {
+        managed: managed(
+            info.data,
+            DLDevice {
+                device_type: DLDeviceType::kDLCPU as i32,
+                device_id: 0,
+            },
+            shape.len() as i32,
+            dtype,
+            0,
+        ),
+        shape,
+        strides: strides.unwrap_or_default(),
+        keep: Some((keep, data.shared.clone())),
+    });
+    let _ = item;
+    adopt_ctx(ctx)
+}
+
+/// A Tensor (owned) describing a borrowed DLTensor: metadata copied, data borrowed (valid only
+/// as long as the producer keeps it).
+pub fn view_of_dltensor(t: *const DLTensor) -> Result<TVMFFIObjectHandle> {
+    // SAFETY: a DLTensorPtr value points at a live DLTensor for the duration of the call.
+    let Some(t) = (unsafe { t.as_ref() }) else {
+        return napi::type_error("null DLTensor*");
+    };
+    let ndim = t.ndim.max(0) as usize;
+    let copy = |p: *const i64| -> Vec<i64> {
+        if p.is_null() || ndim == 0 {
+            Vec::new()
+        } else {
+            // SAFETY: shape and strides have `ndim` entries.
+            unsafe { std::slice::from_raw_parts(p, ndim) }.to_vec()
+        }
+    };
+    let ctx = Box::new(Ctx {
+        managed: managed(t.data, t.device, t.ndim, t.dtype, t.byte_offset),
+        shape: copy(t.shape),
+        strides: copy(t.strides),
+        keep: None,
+    });
+    adopt_ctx(ctx)
+}
+
+fn tensor_handle(env: Env, value: napi_value) -> Result<TVMFFIObjectHandle> {
+    let handle = object::require_handle(env, value, "the receiver")?;
+    // SAFETY: live handle.
+    if unsafe { ffi::type_index_of(handle) } != tindex::TENSOR {
+        return napi::type_error("not an ffi.Tensor");
+    }
+    Ok(handle)
+}
+
+fn dims(t: &DLTensor) -> (&[i64], Vec<i64>) {
+    let ndim = t.ndim.max(0) as usize;
+    let shape: &[i64] = if ndim == 0 || t.shape.is_null() {
+        &[]
+    } else {
+        // SAFETY: `ndim` extents.
+        unsafe { std::slice::from_raw_parts(t.shape, ndim) }
+    };
+    let strides = if ndim == 0 || t.strides.is_null() {
+        compact_strides(shape)
+    } else {
+        // SAFETY: `ndim` strides.
+        unsafe { std::slice::from_raw_parts(t.strides, ndim) }.to_vec()
+    };
+    (shape, strides)
+}
+
+fn compact_strides(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1i64; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * shape[i + 1];
+    }
+    strides
+}
+
+fn is_compact(shape: &[i64], strides: &[i64]) -> bool {
+    let expected = compact_strides(shape);
+    shape
+        .iter()
+        .zip(strides.iter().zip(&expected))
+        .all(|(d, (s, e))| *d == 1 || s == e)
+}
+
+/// `tensorInfo(t)`: `{ shape, strides, dtype: [code, bits, lanes], device: [type, id],
+/// byteOffset, contiguous }`.
+pub fn tensor_info(data: &EnvData, value: napi_value) -> Result<napi_value> {
+    let env = data.env;
+    let handle = tensor_handle(env, value)?;
+    // SAFETY: a live Tensor.
+    let t = unsafe { &*ffi::dltensor(handle) };
+    let (shape, strides) = dims(t);
+    let out = env.object()?;
+    env.set_named(out, b"shape\0", object::int_array(env, shape)?)?;
+    env.set_named(out, b"strides\0", object::int_array(env, &strides)?)?;
+    let dtype = object::int_array(
+        env,
+        &[i64::from(t.dtype.code), i64::from(t.dtype.bits), i64::from(t.dtype.lanes)],
+    )?;
+    env.set_named(out, b"dtype\0", dtype)?;
+    let device = object::int_array(
+        env,
+        &[i64::from(t.device.device_type), i64::from(t.device.device_id)],
+    )?;
+    env.set_named(out, b"device\0", device)?;
+    env.set_named(out, b"byteOffset\0", env.double(t.byte_offset as f64)?)?;
+    env.set_named(out, b"contiguous\0", env.boolean(is_compact(shape, &strides)))?;
+    Ok(out)
+}
+
+unsafe extern "C" fn release_tensor(_env: napi_env, _data: *mut c_void, hint: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: `hint` is the tensor reference taken by `tensor_data`.
+        unsafe { ffi::TVMFFIObjectDecRef(hint) };
+    });
+}
+
+/// `tensorData(t)`: a TypedArray over the tensor's memory (CPU, contiguous tensors), or a copy
+/// where external buffers are not allowed. Returns `[array, copied]`.
+pub fn tensor_data(data: &EnvData, value: napi_value) -> Result<napi_value> {
+    let env = data.env;
+    let handle = tensor_handle(env, value)?;
+    // SAFETY: a live Tensor.
+    let t = unsafe { &*ffi::dltensor(handle) };
+    let cpu = [DLDeviceType::kDLCPU as i32, DLDeviceType::kDLCUDAHost as i32, DLDeviceType::kDLROCMHost as i32];
+    if !cpu.contains(&t.device.device_type) {
+        return napi::type_error("only tensors in host memory can be viewed from JavaScript");
+    }
+    let Some(kind) = kind_of_dtype(t.dtype) else {
+        return napi::type_error("this tensor's data type has no TypedArray counterpart");
+    };
+    let (shape, strides) = dims(t);
+    if !is_compact(shape, &strides) {
+        return napi::type_error("the tensor is not contiguous");
+    }
+    let numel: i64 = shape.iter().product();
+    let item = usize::from(t.dtype.bits / 8);
+    let len = numel.max(0) as usize;
+    let nbytes = len * item;
+    // SAFETY: the data of a contiguous tensor spans `nbytes` from data + byte_offset.
+    let start = unsafe { (t.data as *mut u8).add(t.byte_offset as usize) };
+    let (buffer, copied) = if nbytes == 0 || t.data.is_null() {
+        (env.arraybuffer(0)?.0, false)
+    } else {
+        // SAFETY: the buffer keeps its own reference to the tensor, released by
+        // `release_tensor` when the buffer is collected.
+        unsafe { ffi::TVMFFIObjectIncRef(handle) };
+        match env.external_arraybuffer(start.cast(), nbytes, Some(release_tensor), handle) {
+            Ok(Some(b)) => (b, false),
+            other => {
+                // SAFETY: the buffer was not created; drop its reference.
+                unsafe { ffi::TVMFFIObjectDecRef(handle) };
+                other?;
+                let (b, dest) = env.arraybuffer(nbytes)?;
+                // SAFETY: both ranges are `nbytes` long and do not overlap.
+                unsafe { ptr::copy_nonoverlapping(start, dest, nbytes) };
+                (b, true)
+            }
+        }
+    };
+    let array = env.typedarray(kind, len, buffer, 0)?;
+    let out = env.array(2)?;
+    env.set_element(out, 0, array)?;
+    env.set_element(out, 1, env.boolean(copied))?;
+    Ok(out)
+}
+
+/// `dtypeParse(text)`: `[code, bits, lanes]` of a dtype string.
+pub fn dtype_parse(env: Env, text: napi_value) -> Result<napi_value> {
+    let text = env.get_string(text)?;
+    let array = ffi::byte_array(&text);
+    let mut d = DLDataType::default();
+    // SAFETY: `array` views live bytes.
+    if unsafe { ffi::TVMFFIDataTypeFromString(&array, &mut d) } != 0 {
+        return Err(Error::Ffi(ffi::take_raised_error()));
+    }
+    object::int_array(env, &[i64::from(d.code), i64::from(d.bits), i64::from(d.lanes)])
+}
+
+/// `dtypeString(code, bits, lanes)`: the name of a dtype.
+pub fn dtype_string(data: &EnvData, code: u8, bits: u8, lanes: u16) -> Result<napi_value> {
+    let d = DLDataType { code, bits, lanes };
+    let mut out = ffi::none();
+    // SAFETY: valid pointers; the result is an owned string.
+    if unsafe { ffi::TVMFFIDataTypeToString(&d, &mut out) } != 0 {
+        return Err(Error::Ffi(ffi::take_raised_error()));
+    }
+    crate::convert::from_any(data, out)
+}

@@ -1,0 +1,42 @@
+// Modules: a library's exported functions (`__tvm_ffi_<name>`) through ffi.ModuleLoadFromFile.
+#include "common.hpp"
+#include "demo.hpp"
+
+TEST_CASE(load_and_call_exports) {
+  ffihub::Module mod = ffihub::Module::load(test::env_path("FFIHUB_DEMO_LIB"));
+  CHECK_EQ(mod.runtime_type_key(), "ffi.Module");
+  CHECK(!mod.kind().empty());
+  CHECK(mod.implements_function("multiply"));
+  CHECK(!mod.implements_function("no_such_export"));
+  std::optional<ffihub::Function> mul = mod.get_function("multiply");
+  CHECK(mul.has_value());
+  CHECK_EQ(mul->call<int64_t>(6, 7), 42);
+  CHECK_EQ(mod.call<int64_t>("multiply", -3, 5), -15);
+  CHECK_EQ(mod["version"].call<std::string>(), demo::version());
+  CHECK(!mod.get_function("no_such_export").has_value());
+  CHECK_THROWS(ffihub::AttributeError, mod["no_such_export"], "no_such_export");
+  CHECK_THROWS(ffihub::TypeError, mod.call<int64_t>("multiply", "a", 1), "");
+}
+
+TEST_CASE(docs_and_metadata) {
+  ffihub::Module mod = ffihub::Module::load(test::env_path("FFIHUB_DEMO_LIB"));
+  std::optional<std::string> meta = mod.function_metadata("multiply");
+  CHECK(meta.has_value() && meta->find("type_schema") != std::string::npos);
+  std::optional<std::string> doc = mod.function_doc("multiply");
+  CHECK(doc.has_value() && !doc->empty());
+}
+
+TEST_CASE(bad_paths) {
+  CHECK_THROWS(ffihub::Error, ffihub::Module::load("/no/such/library.so"), "");
+  CHECK_THROWS(ffihub::RuntimeError, ffihub::load_library("/no/such/library.so"), "cannot load");
+}
+
+TEST_CASE(no_leaks) {
+  CHECK_NO_LEAKS([] {
+    ffihub::Module mod = ffihub::Module::load(test::env_path("FFIHUB_DEMO_LIB"));
+    mod.call<int64_t>("multiply", 2, 3);
+    mod.function_doc("version");
+  });
+}
+
+TEST_MAIN(test::load_demo())

@@ -1,0 +1,100 @@
+# GC stress: 1,000,000 calls that create and drop objects, strings, bytes, containers, tensors,
+# callbacks and errors, with a full collection every 10,000 calls. Nothing may crash, every
+# result must be right, and afterwards the runtime's live-object count and the Julia keep-alive
+# slots must be back where they started. (`TVMFFI_STRESS_CALLS` overrides the count.)
+isdefined(Main, :FFITest) || include(joinpath(@__DIR__, "common.jl"))
+module TestGCStress
+using Test, TVMFFI, ..FFITest
+const T = TVMFFI
+
+testing_lib()
+const echo = get_global_func("testing.echo")
+const apply = get_global_func("testing.apply")
+const id_tensor = get_global_func("testing.schema_id_tensor")
+const add_one = get_global_func("testing.add_one")
+const raise = get_global_func("testing.test_raise_error")
+const make_iota = kernels()["make_iota"]
+
+const CALLS = parse(Int, get(ENV, "TVMFFI_STRESS_CALLS", "1000000"))
+const GC_EVERY = 10_000
+
+# One call per iteration (plus the conversions it implies); returns whether the result was right.
+function step(i::Int)
+    k = i % 10
+    if k == 0                                   # an object, read back through its getter
+        p = T.construct("testing.TestIntPair", i, 1)
+        return p.a == i
+    elseif k == 1                               # a heap string
+        s = "a heap string, number $i"
+        return echo(s) == s
+    elseif k == 2                               # an Array built from a tuple, with a nested object
+        a = echo((i, "x", (i, i)))
+        return a[1] == i && a[3][2] == i
+    elseif k == 3                               # a Map from a Dict
+        m = echo(Dict("k" => i, "s" => "v$i"))
+        return m["k"] == i
+    elseif k == 4                               # a Julia array as a tensor and back, zero-copy
+        x = Float32[i, 2, 3]
+        y = id_tensor(x)
+        return pointer(y) == pointer(x) && y[1] == Float32(i)
+    elseif k == 5                               # a Julia closure as a callback
+        return apply(x -> x + i, 1) == i + 1
+    elseif k == 6                               # a callback that C keeps (returned and called)
+        f = apply(n -> (y -> y * n), 2)
+        return f(i) == 2i
+    elseif k == 7                               # a tensor allocated in C, viewed from Julia
+        a = make_iota(4)
+        return a[4] == 3.0f0
+    elseif k == 8                               # bytes, and a raised error every 10,000 calls
+        if i % 10_000 == 8
+            e = try
+                raise("ValueError", "stress $i")
+                nothing
+            catch err
+                err
+            end
+            return e isa TVMFFI.ValueError && e.message == "stress $i"
+        end
+        b = rand(UInt8, 16)
+        return echo(b) == b
+    else                                        # a plain int call
+        return add_one(i) == i + 1
+    end
+end
+
+function stress(n::Int)
+    wrong = 0
+    for i in 1:n
+        step(i) || (wrong += 1)
+        i % GC_EVERY == 0 && GC.gc()
+    end
+    return wrong
+end
+
+function settle()
+    for _ in 1:3
+        GC.gc()
+    end
+    T.sweep_keepalive!()
+    GC.gc()
+end
+
+@testset "GC stress: $CALLS calls" begin
+    stress(1000)                                # warm up caches and compile
+    settle()
+    live_before = T.live_object_count()
+    slots_before = T.keepalive_count()
+    t = @elapsed wrong = stress(CALLS)
+    @info "GC stress on $(runtime_name()): $CALLS calls in $(round(t, digits = 1)) s"
+    @test wrong == 0
+    settle()
+    if live_before === nothing
+        @test_skip T.live_object_count() == live_before
+    else
+        @test T.live_object_count() == live_before
+    end
+    @test T.keepalive_count() == slots_before
+    @test kernels()["live_buffers"]() == 0
+end
+
+end # module
