@@ -14,6 +14,9 @@ scripts/setup-system.sh
 step "Apache TVM-FFI wheel (reference runtime, headers and testing library)"
 scripts/setup-apache.sh
 
+step "Julia 1.5.3 with bullseye's libunwind (for the Julia bindings)"
+scripts/setup-julia.sh
+
 step "build the runtime (target/release/libtvm_ffi.so; everything else links it)"
 cargo build --release --locked -p ffihub-runtime
 

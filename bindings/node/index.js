@@ -57,6 +57,11 @@ function refCount(value) {
   return native.refCount(value);
 }
 
+/** Whether two wrappers (objects, functions or errors) hold the same object. */
+function same(a, b) {
+  return native.same(a, b);
+}
+
 /** Releases any wrapper (object or function) now. */
 function dispose(value) {
   native.dispose(value);
@@ -71,6 +76,7 @@ module.exports = {
   getField: object.getField,
   setField: object.setField,
   dispose,
+  same,
   refCount,
   // functions
   getGlobal: object.getGlobal,

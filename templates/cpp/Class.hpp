@@ -22,11 +22,10 @@ class {{ c.ident }} : public {{ c.base }} {
   template <typename... Args>
   {% if meth.is_static %}static {% endif %}ffihub::Any {{ meth.ident }}(Args&&... args){% if !meth.is_static %} const{% endif %} {
 {%- if meth.is_static %}
-    static const ffihub::Function ffi_method =
-        ffihub::detail::static_method(detail::ffi_library(), {{ c.ident }}::type_key, {{ meth.ffi_name }});
+    static const ffihub::detail::StaticMethodAccess ffi_method(detail::ffi_library, {{ c.ident }}::type_key, {{ meth.ffi_name }});
     return ffi_method(std::forward<Args>(args)...);
 {%- else %}
-    static const ffihub::detail::Method ffi_method(detail::ffi_library(), {{ c.ident }}::type_key, {{ meth.ffi_name }});
+    static const ffihub::detail::MethodAccess ffi_method(detail::ffi_library, {{ c.ident }}::type_key, {{ meth.ffi_name }});
     return ffi_method.call<ffihub::Any>(*this, std::forward<Args>(args)...);
 {%- endif %}
   }

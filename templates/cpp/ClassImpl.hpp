@@ -2,7 +2,7 @@
 {%- if let Some(ctor) = c.constructor %}
 inline {{ c.ident }}::{{ c.ident }}({% call m::params(ctor.params) %}{% endcall %})
 {%- if ctor.keywords %}
-    : {{ c.base }}(ffihub::detail::construct_kw<{{ c.ident }}>(detail::ffi_library(), ffihub::detail::Kwargs()
+    : {{ c.base }}(ffihub::detail::construct_kw<{{ c.ident }}>(detail::ffi_library, ffihub::detail::Kwargs()
 {%- for a in ctor.args %}
 {%- if let Some(kw) = a.keyword %}
           .{% if a.optional %}add_optional{% else %}add{% endif %}({{ kw }}, {{ a.ident }})
@@ -11,17 +11,17 @@ inline {{ c.ident }}::{{ c.ident }}({% call m::params(ctor.params) %}{% endcall 
 {%- endif %}
 {%- endfor %})) {}
 {%- else %}
-    : {{ c.base }}(ffihub::detail::construct<{{ c.ident }}>(detail::ffi_library(){% for a in ctor.args %}, {{ a.ident }}{% endfor %})) {}
+    : {{ c.base }}(ffihub::detail::construct<{{ c.ident }}>(detail::ffi_library{% for a in ctor.args %}, {{ a.ident }}{% endfor %})) {}
 {%- endif %}
 {%- endif %}
 {%- for fld in c.fields %}
 inline {{ fld.ty }} {{ c.ident }}::{{ fld.ident }}() const {
-  static const ffihub::detail::Field ffi_field(detail::ffi_library(), {{ c.ident }}::type_key, {{ fld.ffi_name }});
+  static const ffihub::detail::FieldAccess ffi_field(detail::ffi_library, {{ c.ident }}::type_key, {{ fld.ffi_name }});
   return ffi_field.get<{{ fld.ty }}>(*this);
 }
 {%- if let Some(setter) = fld.setter %}
 inline void {{ c.ident }}::{{ setter }}({{ fld.param_ty }} value) {
-  static const ffihub::detail::Field ffi_field(detail::ffi_library(), {{ c.ident }}::type_key, {{ fld.ffi_name }});
+  static const ffihub::detail::FieldAccess ffi_field(detail::ffi_library, {{ c.ident }}::type_key, {{ fld.ffi_name }});
   ffi_field.set(*this, value);
 }
 {%- endif %}
@@ -30,11 +30,10 @@ inline void {{ c.ident }}::{{ setter }}({{ fld.param_ty }} value) {
 {%- if !meth.packed %}
 inline {{ meth.ret }} {{ c.ident }}::{{ meth.ident }}({% call m::params(meth.params) %}{% endcall %}){% if !meth.is_static %} const{% endif %} {
 {%- if meth.is_static %}
-  static const ffihub::Function ffi_method =
-      ffihub::detail::static_method(detail::ffi_library(), {{ c.ident }}::type_key, {{ meth.ffi_name }});
+  static const ffihub::detail::StaticMethodAccess ffi_method(detail::ffi_library, {{ c.ident }}::type_key, {{ meth.ffi_name }});
   return ffi_method.call<{{ meth.ret }}>({% for p in meth.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %});
 {%- else %}
-  static const ffihub::detail::Method ffi_method(detail::ffi_library(), {{ c.ident }}::type_key, {{ meth.ffi_name }});
+  static const ffihub::detail::MethodAccess ffi_method(detail::ffi_library, {{ c.ident }}::type_key, {{ meth.ffi_name }});
   return ffi_method.call<{{ meth.ret }}>(*this{% call m::args(meth.params) %}{% endcall %});
 {%- endif %}
 }

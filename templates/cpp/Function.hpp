@@ -3,14 +3,12 @@
 {%- if f.packed %}
 template <typename... Args>
 inline ffihub::Any {{ f.ident }}(Args&&... args) {
-  static const ffihub::Function ffi_function =
-      ffihub::detail::global_function(detail::ffi_library(), {{ f.ffi_name }});
+  static const ffihub::detail::GlobalFunction ffi_function(detail::ffi_library, {{ f.ffi_name }});
   return ffi_function(std::forward<Args>(args)...);
 }
 {%- else %}
 inline {{ f.ret }} {{ f.ident }}({% call m::params(f.params) %}{% endcall %}) {
-  static const ffihub::Function ffi_function =
-      ffihub::detail::global_function(detail::ffi_library(), {{ f.ffi_name }});
+  static const ffihub::detail::GlobalFunction ffi_function(detail::ffi_library, {{ f.ffi_name }});
   return ffi_function.call<{{ f.ret }}>({% for p in f.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %});
 }
 {%- endif %}

@@ -1,10 +1,10 @@
-{%- if !c.doc.is_empty() %}
+{% if !c.doc.is_empty() -%}
 /**
 {%- for line in c.doc %}
  * {{ line }}
 {%- endfor %}
  */
-{%- endif %}
+{% endif -%}
 export declare class {{ c.ident }} extends {{ c.base }} {
 {%- if let Some(k) = c.constructor %}
   constructor({% for p in k.positional %}{{ p.decl }}{% if !loop.last || !k.keyword.is_empty() %}, {% endif %}{% endfor %}{% if !k.keyword.is_empty() %}options{% if k.options_optional %}?{% endif %}: { {% for p in k.keyword %}{{ p.decl }}; {% endfor %}}{% endif %});

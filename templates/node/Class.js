@@ -23,4 +23,4 @@ class {{ c.ident }} extends {{ c.base }} {
   }
 {%- endfor %}
 }
-const {{ c.binding }} = ffi.registerType({{ c.key }}, {{ c.ident }});
+{% if c.methods.is_empty() %}ffi.registerType({{ c.key }}, {{ c.ident }});{% else %}const {{ c.binding }} = ffi.registerType({{ c.key }}, {{ c.ident }});{% endif %}

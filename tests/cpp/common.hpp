@@ -150,8 +150,8 @@ std::string show(const T& v) {
 #define CHECK_EQ(a, b)                                                                  \
   do {                                                                                  \
     ++test::checks();                                                                   \
-    const auto& check_a_ = (a);                                                         \
-    const auto& check_b_ = (b);                                                         \
+    const auto check_a_ = (a);                                                          \
+    const auto check_b_ = (b);                                                          \
     if (!(check_a_ == check_b_)) {                                                      \
       test::fail(__FILE__, __LINE__,                                                    \
                  std::string(#a " == " #b ": ") + test::show(check_a_) + " vs " +      \

@@ -48,10 +48,10 @@ TEST_CASE(strings_and_bytes) {
   CHECK(!ffihub::Any(ffihub::Bytes({1})).as<std::string>().has_value());
   // AnyView borrows: a std::string passes as a raw C string, copied into an owned string when
   // an Any is made from the view.
-  std::string s = "view me";
+  std::string s = "view me, a long string";
   ffihub::AnyView v = s;
   CHECK_EQ(v.type_key(), "const char*");
-  CHECK_EQ(v.cast<std::string>(), "view me");
+  CHECK_EQ(v.cast<std::string>(), "view me, a long string");
   ffihub::Any owned(v);
   CHECK_EQ(owned.type_key(), "ffi.String");
 }
@@ -78,7 +78,7 @@ TEST_CASE(containers) {
   CHECK_EQ(list.type_key(), "ffi.List");
   CHECK_EQ(list.cast<std::vector<std::string>>(), (std::vector<std::string>{"a"}));
   ffihub::Any map = std::map<std::string, int64_t>{{"k", 1}};
-  CHECK_EQ(map.cast<ffihub::Map<std::string, int64_t>>().at("k"), 1);
+  CHECK_EQ((map.cast<ffihub::Map<std::string, int64_t>>().at("k")), 1);
   ffihub::Any hashed = std::unordered_map<int64_t, std::string>{{1, "one"}};
   CHECK_EQ((hashed.cast<std::unordered_map<int64_t, std::string>>().at(1)), "one");
   ffihub::Any dict = ffihub::Dict<std::string, int64_t>{{"d", 4}};

@@ -61,11 +61,11 @@ TEST_CASE(packed_callbacks) {
   CHECK_EQ(count.call<int64_t>(), 0);
   CHECK_EQ(count.call<int64_t>(1, "two", 3.0), 3);
   ffihub::Function second = ffihub::Function::from_packed(
-      [](ffihub::PackedArgs args) { return ffihub::Any(args[1]); });
+      [](ffihub::PackedArgs args) { return args.get<ffihub::Any>(1); });
   CHECK_EQ(second(1, "two").cast<std::string>(), "two");
   ffihub::Function none = ffihub::Function::from_packed([](ffihub::PackedArgs) {});
   CHECK(none().is_none());
-  CHECK_THROWS(ffihub::IndexError, second(1), "argument 1 of 1");
+  CHECK_THROWS(ffihub::IndexError, second(1), "argument 1 requested, the call has 1");
 }
 
 TEST_CASE(exceptions_in_callbacks_become_errors) {

@@ -46,8 +46,10 @@ TEST_CASE(bytes) {
   CHECK_EQ(demo::echo_bytes(ffihub::Bytes()).size(), 0u);
   CHECK(demo::echo_bytes({1, 2}) == ffihub::Bytes({1, 2}));
   // std::vector<uint8_t> crosses as bytes through Any as well.
-  CHECK_EQ(demo::echo_any(data).type_key(), "ffi.Bytes");
+  CHECK_EQ(demo::echo_any(data).type_key(), "ffi.SmallBytes");
   CHECK_EQ(demo::echo_any(data).cast<std::vector<uint8_t>>(), data);
+  CHECK_EQ(demo::echo_any(large).type_key(), "ffi.Bytes");
+  CHECK_EQ(demo::echo_any(large).cast<std::vector<uint8_t>>(), large);
 }
 
 TEST_CASE(string_class) {

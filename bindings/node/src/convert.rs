@@ -66,14 +66,12 @@ impl ArgBuf {
 
     #[inline(never)]
     fn push_spill(&mut self, value: TVMFFIAny) {
-        {
-            if self.spill.is_empty() {
-                let inline = self.inline_values().to_vec();
-                self.spill.extend(inline);
-                self.len = 0;
-            }
-            self.spill.push(value);
+        if self.spill.is_empty() {
+            let inline = self.inline_values().to_vec();
+            self.spill.extend(inline);
+            self.len = 0;
         }
+        self.spill.push(value);
     }
 
     /// Converts `value` and appends it.
@@ -305,10 +303,11 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         *out = function::call_builtin(function::Builtin::Array, &mut items)?;
         return Ok(());
     }
-    let hooks_instance = |pick: fn(&crate::env::Hooks) -> Option<napi_sys::napi_ref>| -> Result<bool> {
-        let class = data.hook(pick)?;
-        env.instance_of(value, class)
-    };
+    let hooks_instance =
+        |pick: fn(&crate::env::Hooks) -> Option<napi_sys::napi_ref>| -> Result<bool> {
+            let class = data.hook(pick)?;
+            env.instance_of(value, class)
+        };
     if hooks_instance(|h| h.data_type)? {
         let dtype = DLDataType {
             code: get_u32(env, value, b"code\0")? as u8,
@@ -335,11 +334,7 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         return Ok(());
     }
     if hooks_instance(|h| h.map)? {
-        let flat = env.call_function(
-            env.undefined(),
-            data.hook(|h| h.flatten_map)?,
-            &[value],
-        )?;
+        let flat = env.call_function(env.undefined(), data.hook(|h| h.flatten_map)?, &[value])?;
         *out = map_from_flat(data, flat, function::Builtin::Map)?;
         return Ok(());
     }

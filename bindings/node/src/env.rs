@@ -138,9 +138,7 @@ impl EnvShared {
         {
             let state = self.lock();
             let Some(tsfn) = state.tsfn.filter(|_| state.alive) else {
-                return Err(
-                    "the JavaScript environment of this callback has exited".to_string(),
-                );
+                return Err("the JavaScript environment of this callback has exited".to_string());
             };
             let job = Box::into_raw(Box::new(Job::Call(call)));
             // SAFETY: as in release_ref.
@@ -327,7 +325,9 @@ unsafe extern "C" fn finalize_env(_env: napi_env, data: *mut c_void, _hint: *mut
             if let Some(tsfn) = state.tsfn.take() {
                 // SAFETY: aborting makes further calls fail with napi_closing; queued jobs are
                 // delivered with a NULL env (see call_js).
-                unsafe { napi_release_threadsafe_function(tsfn.0, ThreadsafeFunctionReleaseMode::abort) };
+                unsafe {
+                    napi_release_threadsafe_function(tsfn.0, ThreadsafeFunctionReleaseMode::abort)
+                };
             }
         }
         let marker = data.kwargs_marker.get();
@@ -383,7 +383,10 @@ unsafe extern "C" fn call_js(
                     let callback = unsafe { &*call.callback };
                     // SAFETY: the waiting thread keeps the arguments alive.
                     let args = unsafe { std::slice::from_raw_parts(call.args, call.num_args) };
-                    callback.invoke(Env(env), args).map(SendAny).map_err(SendHandle)
+                    callback
+                        .invoke(Env(env), args)
+                        .map(SendAny)
+                        .map_err(SendHandle)
                 };
                 *call.outcome.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
                 call.done.notify_all();

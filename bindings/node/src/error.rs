@@ -19,10 +19,19 @@ pub fn error_value(data: &EnvData, handle: TVMFFIObjectHandle) -> Result<napi_va
     // SAFETY: an Error object holds a TVMFFIErrorCell after the header.
     let cell = unsafe { &*ffi::cell::<TVMFFIErrorCell>(handle) };
     // SAFETY: the cell's strings live as long as the error, which we hold.
-    let (kind, message, backtrace) =
-        unsafe { (bytes_of(&cell.kind), bytes_of(&cell.message), bytes_of(&cell.backtrace)) };
+    let (kind, message, backtrace) = unsafe {
+        (
+            bytes_of(&cell.kind),
+            bytes_of(&cell.message),
+            bytes_of(&cell.backtrace),
+        )
+    };
     let made = (|| {
-        let args = [env.string(kind)?, env.string(message)?, env.string(backtrace)?];
+        let args = [
+            env.string(kind)?,
+            env.string(message)?,
+            env.string(backtrace)?,
+        ];
         env.call_function(env.undefined(), data.hook(|h| h.make_error)?, &args)
     })();
     let error = match made {
@@ -46,9 +55,17 @@ pub fn to_js(data: &EnvData, error: Error) -> Result<napi_value> {
             type_error,
             message,
         } => {
-            let kind: &[u8] = if type_error { b"TypeError" } else { b"RuntimeError" };
+            let kind: &[u8] = if type_error {
+                b"TypeError"
+            } else {
+                b"RuntimeError"
+            };
             let env = data.env;
-            let args = [env.string(kind)?, env.string(message.as_bytes())?, env.string(b"")?];
+            let args = [
+                env.string(kind)?,
+                env.string(message.as_bytes())?,
+                env.string(b"")?,
+            ];
             env.call_function(env.undefined(), data.hook(|h| h.make_error)?, &args)
         }
     }

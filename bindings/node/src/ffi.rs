@@ -138,7 +138,11 @@ pub unsafe fn strong_count(handle: TVMFFIObjectHandle) -> u32 {
 /// `handle` must point at a live object whose cell has type `T`.
 pub unsafe fn cell<T>(handle: TVMFFIObjectHandle) -> *mut T {
     // SAFETY: the caller guarantees the object has a `T` after its header.
-    unsafe { (handle as *mut u8).add(std::mem::size_of::<TVMFFIObject>()).cast() }
+    unsafe {
+        (handle as *mut u8)
+            .add(std::mem::size_of::<TVMFFIObject>())
+            .cast()
+    }
 }
 
 /// The DLTensor of a Tensor object.

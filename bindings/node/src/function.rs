@@ -32,22 +32,16 @@ pub struct FnCell {
 
 /// Wraps an owned Function handle in a JavaScript function (the wrapper takes the reference,
 /// also on failure). `name` becomes the function's `name`.
-pub fn wrap_function(
-    data: &EnvData,
-    handle: TVMFFIObjectHandle,
-    name: &str,
-) -> Result<napi_value> {
+pub fn wrap_function(data: &EnvData, handle: TVMFFIObjectHandle, name: &str) -> Result<napi_value> {
     let env = data.env;
     let cell = Box::into_raw(Box::new(FnCell {
         handle: Cell::new(handle),
         data,
     }));
-    let made = env
-        .function(name, Some(call), cell.cast())
-        .and_then(|f| {
-            env.wrap(f, cell.cast(), Some(finalize_cell), ptr::null_mut())
-                .map(|()| f)
-        });
+    let made = env.function(name, Some(call), cell.cast()).and_then(|f| {
+        env.wrap(f, cell.cast(), Some(finalize_cell), ptr::null_mut())
+            .map(|()| f)
+    });
     let f = match made {
         Ok(f) => f,
         Err(e) => {
@@ -95,7 +89,9 @@ pub fn unwrap_function(env: Env, value: napi_value) -> Result<Option<TVMFFIObjec
 pub fn dispose_function(env: Env, value: napi_value) -> Result<()> {
     if let Some(cell) = env.unwrap(value) {
         // SAFETY: a FnCell (see unwrap_function).
-        let handle = unsafe { &*(cell as *const FnCell) }.handle.replace(ptr::null_mut());
+        let handle = unsafe { &*(cell as *const FnCell) }
+            .handle
+            .replace(ptr::null_mut());
         if !handle.is_null() {
             // SAFETY: the cell's reference.
             unsafe { ffi::TVMFFIObjectDecRef(handle) };
@@ -110,9 +106,8 @@ pub fn call_raw(func: TVMFFIObjectHandle, args: &mut ArgBuf) -> Result<TVMFFIAny
     let args = args.as_mut_slice();
     let mut result = ffi::none();
     // SAFETY: `func` is a live Function; the arguments are valid Anys; the result is owned.
-    let rc = unsafe {
-        ffi::TVMFFIFunctionCall(func, args.as_mut_ptr(), args.len() as i32, &mut result)
-    };
+    let rc =
+        unsafe { ffi::TVMFFIFunctionCall(func, args.as_mut_ptr(), args.len() as i32, &mut result) };
     if rc != 0 {
         return Err(Error::Ffi(ffi::take_raised_error()));
     }
@@ -127,7 +122,14 @@ unsafe extern "C" fn call(env: napi_env, info: napi_callback_info) -> napi_value
     let mut cell: *mut c_void = ptr::null_mut();
     // SAFETY: `env` and `info` come from Node for this call; `argv` has room for CAP values.
     let status = unsafe {
-        napi_sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut cell)
+        napi_sys::napi_get_cb_info(
+            env,
+            info,
+            &mut argc,
+            argv.as_mut_ptr(),
+            ptr::null_mut(),
+            &mut cell,
+        )
     };
     crate::entry(env, info, |env, info| {
         env.check(status)?;
@@ -149,10 +151,33 @@ unsafe extern "C" fn call(env: napi_env, info: napi_callback_info) -> napi_value
                 buf.push_js(data, v)?;
             }
         }
-        let result = call_raw(handle, &mut buf)?;
+        let mut result = call_raw(handle, &mut buf)?;
+        if result.type_index == tindex::DL_TENSOR_PTR {
+            result = owner_of_view(&mut buf, result);
+        }
         drop(buf);
         convert::from_any(data, result)
     })
+}
+
+/// A `DLTensor*` result that points into one of the argument tensors becomes that tensor (a
+/// function taking and returning a tensor view returns the tensor itself).
+fn owner_of_view(args: &mut ArgBuf, result: TVMFFIAny) -> TVMFFIAny {
+    // SAFETY: a DLTensorPtr result carries the pointer in v_ptr.
+    let view = unsafe { result.value.v_ptr };
+    for arg in args.as_mut_slice() {
+        if arg.type_index == tindex::TENSOR {
+            // SAFETY: an owned Tensor argument.
+            let handle: TVMFFIObjectHandle = unsafe { arg.value.v_obj.cast() };
+            // SAFETY: as above.
+            if unsafe { ffi::dltensor(handle) } as *mut c_void == view {
+                // SAFETY: the result gets its own reference.
+                unsafe { ffi::TVMFFIObjectIncRef(handle) };
+                return ffi::object_any(handle);
+            }
+        }
+    }
+    result
 }
 
 /// Functions of the runtime that the addon calls itself, looked up once per process.
@@ -164,7 +189,10 @@ pub enum Builtin {
     Map,
 }
 
-static BUILTINS: [AtomicPtr<c_void>; 2] = [AtomicPtr::new(ptr::null_mut()), AtomicPtr::new(ptr::null_mut())];
+static BUILTINS: [AtomicPtr<c_void>; 2] = [
+    AtomicPtr::new(ptr::null_mut()),
+    AtomicPtr::new(ptr::null_mut()),
+];
 
 /// Calls a builtin with owned arguments.
 pub fn call_builtin(which: Builtin, args: &mut ArgBuf) -> Result<TVMFFIAny> {
@@ -182,7 +210,9 @@ pub fn call_builtin(which: Builtin, args: &mut ArgBuf) -> Result<TVMFFIAny> {
             ));
         }
         // Keep one reference for the life of the process (globals are never unloaded).
-        if let Err(other) = slot.compare_exchange(ptr::null_mut(), f, Ordering::AcqRel, Ordering::Acquire) {
+        if let Err(other) =
+            slot.compare_exchange(ptr::null_mut(), f, Ordering::AcqRel, Ordering::Acquire)
+        {
             // SAFETY: another thread stored first; release our extra reference.
             unsafe { ffi::TVMFFIObjectDecRef(f) };
             f = other;
@@ -326,11 +356,19 @@ unsafe extern "C" fn safe_call(
             if let Err(message) = callback.shared.call_on_thread(&call) {
                 return Err(ffi::make_error("RuntimeError", &message, ""));
             }
-            let outcome = call.outcome.lock().unwrap_or_else(|e| e.into_inner()).take();
+            let outcome = call
+                .outcome
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
             match outcome {
                 Some(Ok(v)) => Ok(v.0),
                 Some(Err(e)) => Err(e.0),
-                None => Err(ffi::make_error("RuntimeError", "the callback did not run", "")),
+                None => Err(ffi::make_error(
+                    "RuntimeError",
+                    "the callback did not run",
+                    "",
+                )),
             }
         }
     });
@@ -376,7 +414,13 @@ impl JsCallback {
     ) -> std::result::Result<TVMFFIAny, TVMFFIObjectHandle> {
         let scope = match env.open_scope() {
             Ok(s) => s,
-            Err(_) => return Err(ffi::make_error("RuntimeError", "cannot open a handle scope", "")),
+            Err(_) => {
+                return Err(ffi::make_error(
+                    "RuntimeError",
+                    "cannot open a handle scope",
+                    "",
+                ))
+            }
         };
         // SAFETY: alive on this thread (checked by the callers).
         let data = unsafe { &*self.data };
@@ -386,11 +430,21 @@ impl JsCallback {
             Err(Error::Ffi(e)) => Err(e),
             Err(Error::Pending) => {
                 let exception = env.take_exception();
-                Err(crate::error::error_from_js(data, exception)
-                    .unwrap_or_else(|_| ffi::make_error("RuntimeError", "JavaScript exception", "")))
+                Err(
+                    crate::error::error_from_js(data, exception).unwrap_or_else(|_| {
+                        ffi::make_error("RuntimeError", "JavaScript exception", "")
+                    }),
+                )
             }
-            Err(Error::Js { type_error, message }) => Err(ffi::make_error(
-                if type_error { "TypeError" } else { "RuntimeError" },
+            Err(Error::Js {
+                type_error,
+                message,
+            }) => Err(ffi::make_error(
+                if type_error {
+                    "TypeError"
+                } else {
+                    "RuntimeError"
+                },
                 &message,
                 "",
             )),
@@ -430,6 +484,27 @@ fn function_handle_exists(env: Env, func: napi_value) -> Result<bool> {
 /// `benchNoop()`: a bare Node-API function that does nothing (the benchmark's floor).
 pub unsafe extern "C" fn bench_noop(env: napi_env, _info: napi_callback_info) -> napi_value {
     Env(env).undefined()
+}
+
+/// `benchAdd3(a, b, c)`: a bare Node-API function adding three numbers (the benchmark's floor
+/// for a call with three number arguments).
+pub unsafe extern "C" fn bench_add3(env: napi_env, info: napi_callback_info) -> napi_value {
+    let env = Env(env);
+    let mut argc = 3usize;
+    let mut argv = [ptr::null_mut(); 3];
+    // SAFETY: `env` and `info` come from Node for this call; `argv` has room for 3 values.
+    unsafe {
+        napi_sys::napi_get_cb_info(
+            env.0,
+            info,
+            &mut argc,
+            argv.as_mut_ptr(),
+            ptr::null_mut(),
+            ptr::null_mut(),
+        )
+    };
+    let sum: f64 = argv.iter().map(|v| env.try_f64(*v).unwrap_or(0.0)).sum();
+    env.double(sum).unwrap_or(ptr::null_mut())
 }
 
 /// One `callAsync` in flight.
@@ -525,7 +600,11 @@ unsafe extern "C" fn execute_async(_env: napi_env, data: *mut c_void) {
     });
 }
 
-unsafe extern "C" fn complete_async(env: napi_env, status: napi_sys::napi_status, data: *mut c_void) {
+unsafe extern "C" fn complete_async(
+    env: napi_env,
+    status: napi_sys::napi_status,
+    data: *mut c_void,
+) {
     let _ = std::panic::catch_unwind(|| {
         // SAFETY: the AsyncCall boxed by `call_async`, completed once.
         let mut call = unsafe { Box::from_raw(data as *mut AsyncCall) };
@@ -539,7 +618,11 @@ unsafe extern "C" fn complete_async(env: napi_env, status: napi_sys::napi_status
         let data = unsafe { &*call.data };
         let settled = (|| -> Result<()> {
             let outcome = if status == napi_sys::Status::napi_cancelled {
-                Err(ffi::make_error("RuntimeError", "the call was cancelled", ""))
+                Err(ffi::make_error(
+                    "RuntimeError",
+                    "the call was cancelled",
+                    "",
+                ))
             } else {
                 call.outcome
                     .take()

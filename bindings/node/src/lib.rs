@@ -58,7 +58,11 @@ fn fail(env: Env, error: napi::Error) -> napi_value {
     // SAFETY: `env` is live; the instance data is the EnvData installed at registration.
     unsafe { napi_sys::napi_get_instance_data(env.0, &mut data) };
     if data.is_null() {
-        if let napi::Error::Js { type_error, message } = &error {
+        if let napi::Error::Js {
+            type_error,
+            message,
+        } = &error
+        {
             env.throw_message(*type_error, message);
         } else if !matches!(error, napi::Error::Pending) {
             env.throw_message(false, "ffihub addon error");
@@ -163,8 +167,8 @@ native!(get_global, 1, |data, args, _info| {
 });
 
 native!(register_global, 3, |data, args, _info| {
-    let allow = data.env.type_of(args.argv[2])? == Type::napi_boolean
-        && data.env.get_bool(args.argv[2])?;
+    let allow =
+        data.env.type_of(args.argv[2])? == Type::napi_boolean && data.env.get_bool(args.argv[2])?;
     function::register_global(data, args.argv[0], args.argv[1], allow)?;
     Ok(data.env.undefined())
 });
@@ -290,13 +294,28 @@ native!(load_library, 1, |data, args, _info| {
     Ok(data.env.undefined())
 });
 
+native!(bench_call_loop, 2, |data, args, _info| {
+    // The cost of the TVM-FFI call alone: `n` calls of `f()` in a Rust loop, in ns per call.
+    let f = object::require_handle(data.env, args.argv[0], "the function")?;
+    let n = data.env.get_f64(args.argv[1])?.max(1.0) as u32;
+    let start = std::time::Instant::now();
+    for _ in 0..n {
+        let mut result = function::call_raw(f, &mut convert::ArgBuf::new())?;
+        ffi::release(&mut result);
+    }
+    data.env.double(start.elapsed().as_nanos() as f64 / f64::from(n))
+});
+
 native!(runtime_version, 0, |data, _args, _info| {
     let v = library::runtime_version();
     data.env.string(v.as_bytes())
 });
 
 /// The exported functions: (name, entry point).
-const EXPORTS: &[(&str, unsafe extern "C" fn(napi_env, napi_callback_info) -> napi_value)] = &[
+const EXPORTS: &[(
+    &str,
+    unsafe extern "C" fn(napi_env, napi_callback_info) -> napi_value,
+)] = &[
     ("init", init),
     ("setClass", set_class),
     ("typeIndex", type_index),
@@ -327,7 +346,8 @@ const EXPORTS: &[(&str, unsafe extern "C" fn(napi_env, napi_callback_info) -> na
     ("loadLibrary", load_library),
     ("runtimeVersion", runtime_version),
     ("benchNoop", function::bench_noop),
-    ("benchCall", bench_call),
+    ("benchAdd3", function::bench_add3),
+    ("benchCallLoop", bench_call_loop),
 ];
 
 fn register(env: Env, exports: napi_value) -> Result<napi_value> {
@@ -369,15 +389,3 @@ pub unsafe extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_va
     }
 }
 
-native!(bench_call, 2, |data, args, _info| {
-    let f = object::require_handle(data.env, args.argv[0], "f")?;
-    let n = data.env.get_f64(args.argv[1])? as usize;
-    let t0 = std::time::Instant::now();
-    for _ in 0..n {
-        let mut buf = convert::ArgBuf::new();
-        let r = function::call_raw(f, &mut buf)?;
-        drop(buf);
-        let _ = r;
-    }
-    data.env.double(t0.elapsed().as_nanos() as f64 / n as f64)
-});

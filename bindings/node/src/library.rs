@@ -29,7 +29,9 @@ pub fn load(path: &str) -> Result<()> {
             "unknown error".to_string()
         } else {
             // SAFETY: a NUL-terminated string owned by the loader.
-            unsafe { CStr::from_ptr(msg) }.to_string_lossy().into_owned()
+            unsafe { CStr::from_ptr(msg) }
+                .to_string_lossy()
+                .into_owned()
         };
         return napi::error(format!("cannot load {path}: {msg}"));
     }

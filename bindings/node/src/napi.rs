@@ -163,7 +163,10 @@ impl Env {
     /// A bigint's value if it fits in an i64.
     pub fn get_bigint_i64(self, value: napi_value) -> Result<(i64, bool)> {
         let (mut x, mut lossless) = (0i64, false);
-        call!(self, napi_get_value_bigint_int64(value, &mut x, &mut lossless))?;
+        call!(
+            self,
+            napi_get_value_bigint_int64(value, &mut x, &mut lossless)
+        )?;
         Ok((x, lossless))
     }
 
@@ -272,14 +275,20 @@ impl Env {
     /// `object[name] = value` (`name` NUL-terminated).
     pub fn set_named(self, object: napi_value, name: &[u8], value: napi_value) -> Result<()> {
         debug_assert_eq!(name.last(), Some(&0));
-        call!(self, napi_set_named_property(object, name.as_ptr().cast(), value))
+        call!(
+            self,
+            napi_set_named_property(object, name.as_ptr().cast(), value)
+        )
     }
 
     /// `object[name]` (`name` NUL-terminated).
     pub fn get_named(self, object: napi_value, name: &[u8]) -> Result<napi_value> {
         debug_assert_eq!(name.last(), Some(&0));
         let mut v = ptr::null_mut();
-        call!(self, napi_get_named_property(object, name.as_ptr().cast(), &mut v))?;
+        call!(
+            self,
+            napi_get_named_property(object, name.as_ptr().cast(), &mut v)
+        )?;
         Ok(v)
     }
 
@@ -344,12 +353,7 @@ impl Env {
     }
 
     /// A native function calling `cb` with `data`.
-    pub fn function(
-        self,
-        name: &str,
-        cb: napi_callback,
-        data: *mut c_void,
-    ) -> Result<napi_value> {
+    pub fn function(self, name: &str, cb: napi_callback, data: *mut c_void) -> Result<napi_value> {
         let mut v = ptr::null_mut();
         call!(
             self,
@@ -482,13 +486,7 @@ impl Env {
         let (mut len, mut data) = (0, ptr::null_mut());
         call!(
             self,
-            napi_get_dataview_info(
-                value,
-                &mut len,
-                &mut data,
-                ptr::null_mut(),
-                ptr::null_mut()
-            )
+            napi_get_dataview_info(value, &mut len, &mut data, ptr::null_mut(), ptr::null_mut())
         )?;
         Ok((data, len))
     }
@@ -517,9 +515,8 @@ impl Env {
     ) -> Result<Option<napi_value>> {
         let mut v = ptr::null_mut();
         // SAFETY: `data[..len]` stays valid until `finalize` runs (the caller's contract).
-        let status = unsafe {
-            napi_create_external_arraybuffer(self.0, data, len, finalize, hint, &mut v)
-        };
+        let status =
+            unsafe { napi_create_external_arraybuffer(self.0, data, len, finalize, hint, &mut v) };
         if status == Status::napi_no_external_buffers_allowed {
             return Ok(None);
         }

@@ -12,8 +12,8 @@ use crate::ffi::{self, bytes_of};
 use crate::function;
 use crate::napi::{self, napi_value, Env, Error, Result, Type};
 use ffihub_abi::abi::{
-    TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIObjectHandle, TVMFFISeqCell,
-    TVMFFIShapeCell, TVMFFITypeInfo,
+    TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIObjectHandle, TVMFFISeqCell, TVMFFIShapeCell,
+    TVMFFITypeInfo,
 };
 use ffihub_abi::tindex;
 use std::ffi::c_void;
@@ -29,8 +29,8 @@ pub fn wrap_object(data: &EnvData, handle: TVMFFIObjectHandle) -> Result<napi_va
         tindex::FUNCTION => function::wrap_function(data, handle, ""),
         tindex::ERROR => crate::error::error_value(data, handle),
         _ => {
-            let made = resolve_class(data, type_index)
-                .and_then(|shell| data.env.new_instance(shell, &[]));
+            let made =
+                resolve_class(data, type_index).and_then(|shell| data.env.new_instance(shell, &[]));
             match made {
                 Ok(object) => {
                     attach(data.env, object, handle)?;
@@ -166,7 +166,11 @@ pub fn type_info_value(data: &EnvData, type_index: i32) -> Result<napi_value> {
         env.set_element(methods, i as u32, item)?;
     }
     env.set_named(out, b"methods\0", methods)?;
-    env.set_named(out, b"autoInit\0", env.boolean(init_attr(type_index).is_some()))?;
+    env.set_named(
+        out,
+        b"autoInit\0",
+        env.boolean(init_attr(type_index).is_some()),
+    )?;
     // SAFETY: metadata, when present, lives as long as the type record.
     if let Some(meta) = unsafe { info.metadata.as_ref() } {
         env.set_named(out, b"doc\0", env.string(unsafe_bytes(&meta.doc))?)?;
@@ -199,7 +203,11 @@ pub fn type_methods(data: &EnvData, type_index: i32) -> Result<napi_value> {
         let handle: TVMFFIObjectHandle = unsafe { m.method.value.v_obj.cast() };
         // SAFETY: as above.
         unsafe { ffi::TVMFFIObjectIncRef(handle) };
-        let label = format!("{}.{}", String::from_utf8_lossy(unsafe_bytes(&info.type_key)), String::from_utf8_lossy(name));
+        let label = format!(
+            "{}.{}",
+            String::from_utf8_lossy(unsafe_bytes(&info.type_key)),
+            String::from_utf8_lossy(name)
+        );
         let f = function::wrap_function(data, handle, &label)?;
         let mut key = name.to_vec();
         key.push(0);
@@ -209,7 +217,11 @@ pub fn type_methods(data: &EnvData, type_index: i32) -> Result<napi_value> {
 }
 
 /// A method (or static method) Function of a type, borrowed from its record.
-fn find_method(info: &TVMFFITypeInfo, name: &[u8], want_static: Option<bool>) -> Option<TVMFFIObjectHandle> {
+fn find_method(
+    info: &TVMFFITypeInfo,
+    name: &[u8],
+    want_static: Option<bool>,
+) -> Option<TVMFFIObjectHandle> {
     (0..info.num_methods.max(0) as usize).find_map(|i| {
         // SAFETY: `methods` has `num_methods` records.
         let m = unsafe { &*info.methods.add(i) };
@@ -365,7 +377,12 @@ pub fn get_field(data: &EnvData, object: napi_value, name: napi_value) -> Result
     };
     let mut out = ffi::none();
     // SAFETY: the field lives at `offset` from the header of a live object of this type.
-    let rc = unsafe { getter((handle as *mut u8).offset(access.offset as isize).cast(), &mut out) };
+    let rc = unsafe {
+        getter(
+            (handle as *mut u8).offset(access.offset as isize).cast(),
+            &mut out,
+        )
+    };
     if rc != 0 {
         return Err(Error::Ffi(ffi::take_raised_error()));
     }

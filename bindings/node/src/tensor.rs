@@ -69,7 +69,11 @@ fn kind_of_dtype(d: DLDataType) -> Option<i32> {
         (c, 8) if c == Code::kDLUInt as u8 || c == Code::kDLBool as u8 => TA::uint8_array,
         (c, 16) if c == Code::kDLInt as u8 => TA::int16_array,
         // float16/bfloat16 come out as their raw 16-bit patterns.
-        (c, 16) if c == Code::kDLUInt as u8 || c == Code::kDLFloat as u8 || c == Code::kDLBfloat as u8 => {
+        (c, 16)
+            if c == Code::kDLUInt as u8
+                || c == Code::kDLFloat as u8
+                || c == Code::kDLBfloat as u8 =>
+        {
             TA::uint16_array
         }
         (c, 32) if c == Code::kDLInt as u8 => TA::int32_array,
@@ -116,7 +120,13 @@ fn adopt_ctx(mut ctx: Box<Ctx>) -> Result<TVMFFIObjectHandle> {
     Ok(out)
 }
 
-fn managed(data: *mut c_void, device: DLDevice, ndim: i32, dtype: DLDataType, byte_offset: u64) -> DLManagedTensorVersioned {
+fn managed(
+    data: *mut c_void,
+    device: DLDevice,
+    ndim: i32,
+    dtype: DLDataType,
+    byte_offset: u64,
+) -> DLManagedTensorVersioned {
     DLManagedTensorVersioned {
         version: DLPackVersion {
             major: DLPACK_MAJOR_VERSION,
@@ -281,16 +291,27 @@ pub fn tensor_info(data: &EnvData, value: napi_value) -> Result<napi_value> {
     env.set_named(out, b"strides\0", object::int_array(env, &strides)?)?;
     let dtype = object::int_array(
         env,
-        &[i64::from(t.dtype.code), i64::from(t.dtype.bits), i64::from(t.dtype.lanes)],
+        &[
+            i64::from(t.dtype.code),
+            i64::from(t.dtype.bits),
+            i64::from(t.dtype.lanes),
+        ],
     )?;
     env.set_named(out, b"dtype\0", dtype)?;
     let device = object::int_array(
         env,
-        &[i64::from(t.device.device_type), i64::from(t.device.device_id)],
+        &[
+            i64::from(t.device.device_type),
+            i64::from(t.device.device_id),
+        ],
     )?;
     env.set_named(out, b"device\0", device)?;
     env.set_named(out, b"byteOffset\0", env.double(t.byte_offset as f64)?)?;
-    env.set_named(out, b"contiguous\0", env.boolean(is_compact(shape, &strides)))?;
+    env.set_named(
+        out,
+        b"contiguous\0",
+        env.boolean(is_compact(shape, &strides)),
+    )?;
     Ok(out)
 }
 
@@ -308,7 +329,11 @@ pub fn tensor_data(data: &EnvData, value: napi_value) -> Result<napi_value> {
     let handle = tensor_handle(env, value)?;
     // SAFETY: a live Tensor.
     let t = unsafe { &*ffi::dltensor(handle) };
-    let cpu = [DLDeviceType::kDLCPU as i32, DLDeviceType::kDLCUDAHost as i32, DLDeviceType::kDLROCMHost as i32];
+    let cpu = [
+        DLDeviceType::kDLCPU as i32,
+        DLDeviceType::kDLCUDAHost as i32,
+        DLDeviceType::kDLROCMHost as i32,
+    ];
     if !cpu.contains(&t.device.device_type) {
         return napi::type_error("only tensors in host memory can be viewed from JavaScript");
     }
@@ -360,7 +385,10 @@ pub fn dtype_parse(env: Env, text: napi_value) -> Result<napi_value> {
     if unsafe { ffi::TVMFFIDataTypeFromString(&array, &mut d) } != 0 {
         return Err(Error::Ffi(ffi::take_raised_error()));
     }
-    object::int_array(env, &[i64::from(d.code), i64::from(d.bits), i64::from(d.lanes)])
+    object::int_array(
+        env,
+        &[i64::from(d.code), i64::from(d.bits), i64::from(d.lanes)],
+    )
 }
 
 /// `dtypeString(code, bits, lanes)`: the name of a dtype.

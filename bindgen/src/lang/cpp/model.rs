@@ -354,7 +354,12 @@ impl Types {
         let mut doc_lines = vec![format!("Constructs a `{}` (`__ffi_init__`).", t.key)];
         for p in order {
             let ident = names::value(&p.param.name);
-            names::claim(&mut scope, &ident, &format!("{item}({})", p.param.name), diags);
+            names::claim(
+                &mut scope,
+                &ident,
+                &format!("{item}({})", p.param.name),
+                diags,
+            );
             let decl = if p.optional {
                 let ty = match &p.param.ty {
                     Type::Optional(_) => self.nested(&p.param.ty),
@@ -467,7 +472,11 @@ impl Types {
                     Some(sig) => (self.params(&sig.params, &item, diags), self.cpp(&sig.ret)),
                     None => (Vec::new(), "ffihub::Any".into()),
                 };
-                let kind = if m.is_static { "static method" } else { "method" };
+                let kind = if m.is_static {
+                    "static method"
+                } else {
+                    "method"
+                };
                 let last = match &m.signature {
                     Some(sig) => format!("{kind} `{}`: {sig}", m.name),
                     None => format!("{kind} `{}`: packed (any arguments; returns Any)", m.name),

@@ -247,9 +247,10 @@ pub fn type_line(t: &ir::ObjectType) -> String {
 
 /// The manifest of a library (computed before the capability filter: it describes the library).
 pub fn manifest(lib: &ir::Library) -> Vec<ManifestEntry> {
-    let functions = lib.functions.iter().map(|f| {
-        (format!("fn {}", f.name), function_line(f))
-    });
+    let functions = lib
+        .functions
+        .iter()
+        .map(|f| (format!("fn {}", f.name), function_line(f)));
     let types = lib
         .types
         .iter()
@@ -333,7 +334,9 @@ impl Types {
             }
             Type::Map(k, v) => format!("ffi.Map<{}, {}>", self.ts(k, false), self.ts(v, false)),
             Type::Dict(k, v) => format!("ffi.Dict<{}, {}>", self.ts(k, false), self.ts(v, false)),
-            Type::Optional(t) if input => format!("{} | null | undefined", paren_fn(self.ts(t, true))),
+            Type::Optional(t) if input => {
+                format!("{} | null | undefined", paren_fn(self.ts(t, true)))
+            }
             Type::Optional(t) => format!("{} | null", paren_fn(self.ts(t, false))),
             Type::Variant(ts) => join(ts, " | "),
             Type::Tuple(ts) if input => format!("readonly [{}]", join(ts, ", ")),
@@ -406,7 +409,10 @@ impl Types {
         diags: &mut Diagnostics,
     ) -> (Vec<Param>, String) {
         match sig {
-            Some(sig) => (self.params(&sig.params, item, diags), self.ret(&sig.ret, false)),
+            Some(sig) => (
+                self.params(&sig.params, item, diags),
+                self.ret(&sig.ret, false),
+            ),
             None => (Vec::new(), "unknown".into()),
         }
     }
@@ -504,7 +510,10 @@ impl Types {
                 }
             })
             .collect();
-        let constructor = t.constructor.as_ref().map(|c| self.constructor(t, c, diags));
+        let constructor = t
+            .constructor
+            .as_ref()
+            .map(|c| self.constructor(t, c, diags));
         Class {
             binding: format!("{}{ident}", names::RESERVED_PREFIX),
             base: match self.0.get(&t.parent) {
@@ -530,6 +539,7 @@ impl Types {
         let (mut positional, mut keyword) = (Vec::new(), Vec::new());
         let mut coercions = Vec::new();
         let mut keywords = Vec::new();
+        let options_optional = c.params.iter().all(|p| !p.kw_only || p.optional);
         for p in &c.params {
             let ident = names::value(&p.param.name);
             names::claim(
@@ -538,9 +548,16 @@ impl Types {
                 &format!("{}.__ffi_init__({})", t.key, p.param.name),
                 diags,
             );
-            let opt = if p.optional { "?" } else { "" };
+            let ty = self.ts(&p.param.ty, true);
+            // A required options object cannot follow optional parameters: those take
+            // `undefined` explicitly instead.
+            let decl = match (p.optional, p.kw_only || options_optional) {
+                (false, _) => format!("{ident}: {ty}"),
+                (true, true) => format!("{ident}?: {ty}"),
+                (true, false) => format!("{ident}: {} | undefined", paren_fn(ty)),
+            };
             let param = Param {
-                decl: format!("{ident}{opt}: {}", self.ts(&p.param.ty, true)),
+                decl,
                 arg: ident.clone(),
                 ident,
             };
@@ -553,7 +570,7 @@ impl Types {
             }
         }
         Constructor {
-            options_optional: c.params.iter().all(|p| !p.kw_only || p.optional),
+            options_optional,
             coercions: format!("[{}]", coercions.join(", ")),
             keywords: if keywords.is_empty() {
                 "null".into()

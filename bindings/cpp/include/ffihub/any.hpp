@@ -567,12 +567,10 @@ struct Converter<std::variant<Ts...>>
   using V = std::variant<Ts...>;
   static constexpr bool borrows = (Converter<Ts>::borrows && ...);
   static void view(const V& v, TVMFFIAny* out) {
-    std::visit([out](const auto& x) { Converter<std::decay_t<decltype(x)>>::view(x, out); }, v);
+    *out = none_any();
+    view_member(v, out, std::index_sequence_for<Ts...>{});
   }
-  static TVMFFIAny owned(const V& v) {
-    return std::visit([](const auto& x) { return Converter<std::decay_t<decltype(x)>>::owned(x); },
-                      v);
-  }
+  static TVMFFIAny owned(const V& v) { return owned_member(v, std::index_sequence_for<Ts...>{}); }
   static bool check(const TVMFFIAny& v) { return (Converter<Ts>::check(v) || ...); }
   static std::optional<V> from_view(const TVMFFIAny& v) {
     std::optional<V> out;
@@ -591,6 +589,22 @@ struct Converter<std::variant<Ts...>>
   }
 
  private:
+  // Dispatch on the index with get_if (not std::visit, whose jump table makes GCC 12 report
+  // false -Wmaybe-uninitialized warnings in callers).
+  template <std::size_t... I>
+  static void view_member(const V& v, TVMFFIAny* out, std::index_sequence<I...>) {
+    (void)((std::get_if<I>(&v) != nullptr &&
+            (Converter<std::variant_alternative_t<I, V>>::view(*std::get_if<I>(&v), out), true)) ||
+           ...);
+  }
+  template <std::size_t... I>
+  static TVMFFIAny owned_member(const V& v, std::index_sequence<I...>) {
+    TVMFFIAny out = none_any();
+    (void)((std::get_if<I>(&v) != nullptr &&
+            (out = Converter<std::variant_alternative_t<I, V>>::owned(*std::get_if<I>(&v)), true)) ||
+           ...);
+    return out;
+  }
   template <typename M>
   static std::optional<V> try_member(const TVMFFIAny& v) {
     std::optional<M> m = Converter<M>::from_view(v);

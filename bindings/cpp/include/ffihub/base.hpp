@@ -15,6 +15,14 @@
 #include <type_traits>
 #include <utility>
 
+#if defined(__GNUC__) || defined(__clang__)
+#define FFIHUB_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define FFIHUB_NOINLINE __declspec(noinline)
+#else
+#define FFIHUB_NOINLINE
+#endif
+
 namespace ffihub {
 
 class Any;

@@ -494,13 +494,14 @@ struct StdMapConverter : ConverterBase<M, StdMapConverter<M, K, V>> {
     Map<K, V> map(FromElements{}, pairs_to_anys(m));
     return Converter<ObjectRef>::owned(map);
   }
-  static bool check(const TVMFFIAny& v) {
-    return (v.type_index == kTVMFFIMap || v.type_index == kTVMFFIDict) &&
-           Map<K, V>::ffi_accepts(v.v_obj);
+  static bool accepts(const TVMFFIAny& v) {
+    if (v.type_index == kTVMFFIMap) return Map<K, V>::ffi_accepts(v.v_obj);
+    if (v.type_index == kTVMFFIDict) return Dict<K, V>::ffi_accepts(v.v_obj);
+    return false;
   }
+  static bool check(const TVMFFIAny& v) { return accepts(v); }
   static std::optional<M> from_view(const TVMFFIAny& v) {
-    if (v.type_index != kTVMFFIMap && v.type_index != kTVMFFIDict) return std::nullopt;
-    if (!Map<K, V>::ffi_accepts(v.v_obj)) return std::nullopt;
+    if (!accepts(v)) return std::nullopt;
     M out;
     if (v.type_index == kTVMFFIMap) {
       for (auto&& kv : borrow_as<Map<K, V>>(v.v_obj)) out.emplace(kv.first, kv.second);

@@ -60,6 +60,16 @@ inline Any call_raw(TVMFFIObject* f, TVMFFIAny* args, int32_t n) {
   return AnyAccess::adopt(result);
 }
 
+/// Calls `f` with `args` and converts the result to R (void discards it).
+template <typename R, typename... Args>
+inline R call_typed(TVMFFIObject* f, Args&&... args) {
+  PackedCall<std::decay_t<Args>...> packed(args...);
+  TVMFFIAny result = none_any();
+  int32_t rc = TVMFFIFunctionCall(f, packed.values, packed.size, &result);
+  if (rc != 0) throw_raised(rc);
+  return cast_owned<R>(result, "result");
+}
+
 /// A borrowed argument converted to T for a callback; a TypeError names the argument.
 template <typename T>
 inline T cast_arg(const TVMFFIAny& v, std::size_t index) {
@@ -165,13 +175,6 @@ inline TVMFFIObject* create_function(Callback* cb) {
   return static_cast<TVMFFIObject*>(out);
 }
 
-/// A Function with signature R(A...) over callable `f` (arguments converted to A...).
-template <typename R, typename... A, typename F>
-inline TVMFFIObject* make_typed_function(F&& f, R (*)(A...) = nullptr) {
-  using Cb = TypedCallback<std::decay_t<F>, R(A...)>;
-  return create_function(new Cb{std::forward<F>(f)});
-}
-
 template <typename Sig>
 struct TypedMaker;
 template <typename R, typename... A>
@@ -193,15 +196,26 @@ class PackedArgs {
  public:
   PackedArgs(const TVMFFIAny* args, int32_t size) noexcept : args_(args), size_(size) {}
   std::size_t size() const noexcept { return static_cast<std::size_t>(size_); }
-  AnyView operator[](std::size_t i) const noexcept { return detail::AnyAccess::view(args_[i]); }
+  /// Argument `i`; throws ffihub::IndexError when there is none.
+  AnyView operator[](std::size_t i) const {
+    check(i);
+    return detail::AnyAccess::view(args_[i]);
+  }
   template <typename T>
   T get(std::size_t i) const {
-    if (i >= size()) {
-      throw IndexError("argument " + std::to_string(i) + " of " + std::to_string(size_) +
-                       " requested");
-    }
+    check(i);
     return detail::cast_arg<T>(args_[i], i);
   }
+
+ private:
+  void check(std::size_t i) const {
+    if (i >= size()) {
+      throw IndexError("argument " + std::to_string(i) + " requested, the call has " +
+                       std::to_string(size_));
+    }
+  }
+
+ public:
 
  private:
   const TVMFFIAny* args_;
@@ -309,11 +323,7 @@ class Function : public ObjectRef {
   /// convert.
   template <typename R, typename... Args>
   R call(Args&&... args) const {
-    detail::PackedCall<std::decay_t<Args>...> packed(args...);
-    TVMFFIAny result = detail::none_any();
-    int32_t rc = TVMFFIFunctionCall(detail::handle(*this), packed.values, packed.size, &result);
-    if (rc != 0) detail::throw_raised(rc);
-    return detail::cast_owned<R>(result, "result");
+    return detail::call_typed<R>(detail::handle(*this), std::forward<Args>(args)...);
   }
 
   /// Packed call with a run-time list of arguments.

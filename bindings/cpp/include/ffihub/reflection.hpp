@@ -1,11 +1,20 @@
 // ffihub C++ support: reflection. Fields are read and written through the getters and setters
 // of the type registry, methods are the registry's functions (dispatched on the object's runtime
-// type), constructors are `__ffi_init__`. Generated classes are built on the `detail` part;
-// the free functions at the end do the same for code that works with names at run time.
+// type), constructors are `__ffi_init__`.
+//
+// Generated code holds one accessor per item in a function-local static (GlobalFunction,
+// FieldAccess, MethodAccess, StaticMethodAccess). They are constant-initialized and trivially
+// destructible: no initialization guard, nothing to run at exit. On first use they check the
+// library (detail::Library) and look the item up; afterwards a lookup costs one atomic load in
+// a small out-of-line function (out of line because GCC 12 reports false -Wmaybe-uninitialized
+// warnings for std::variant/std::optional arguments built before an inlined atomic load).
+// Method and field records are owned by the type registry, which never frees them.
+//
+// The free functions at the end (get_field, set_field, call_method, construct, ...) do the same
+// by name, for code that works with type keys at run time.
 #pragma once
 
-#include <deque>
-#include <mutex>
+#include <atomic>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -20,6 +29,9 @@ namespace detail {
 
 inline constexpr char kGetKwargsObject[] = "ffi.GetKwargsObject";
 inline constexpr char kReprPrint[] = "ffi.ReprPrint";
+
+/// The library description of a generated header (`detail::ffi_library`).
+using LibraryRef = const Library& (*)();
 
 /// The type index of a registered type key; throws ffihub::TypeError if there is none.
 inline int32_t required_type_index(std::string_view key) {
@@ -43,160 +55,234 @@ inline std::vector<const TVMFFITypeInfo*> type_chain(int32_t type_index) {
 
 /// A field of a type or of one of its ancestors (most derived declaration first).
 inline const TVMFFIFieldInfo* find_field(int32_t type_index, std::string_view name) {
-  for (const TVMFFITypeInfo* info : type_chain(type_index)) {
-    if (const TVMFFIFieldInfo* f = own_field(info, name)) return f;
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
+  for (int32_t d = info != nullptr ? info->type_depth : -1; d >= 0; --d) {
+    const TVMFFITypeInfo* t = d == info->type_depth ? info : info->type_ancestors[d];
+    if (const TVMFFIFieldInfo* f = own_field(t, name)) return f;
   }
   return nullptr;
 }
 
 /// A method of a type or of one of its ancestors (most derived declaration first).
 inline const TVMFFIMethodInfo* find_method(int32_t type_index, std::string_view name) {
-  for (const TVMFFITypeInfo* info : type_chain(type_index)) {
-    if (const TVMFFIMethodInfo* m = own_method(info, name)) return m;
+  const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
+  for (int32_t d = info != nullptr ? info->type_depth : -1; d >= 0; --d) {
+    const TVMFFITypeInfo* t = d == info->type_depth ? info : info->type_ancestors[d];
+    if (const TVMFFIMethodInfo* m = own_method(t, name)) return m;
   }
   return nullptr;
 }
 
-inline Function method_function(const TVMFFIMethodInfo& m) {
-  return cast_view<Function>(m.method, "method");
+/// The function object of a method record (owned by the registry).
+inline TVMFFIObject* method_object(const TVMFFIMethodInfo& m) {
+  if (m.method.type_index != kTVMFFIFunction) {
+    throw TypeError("method " + std::string(view_of(m.name)) + " is not a function");
+  }
+  return m.method.v_obj;
 }
 
-/**
- * A reflected field: reads through the registry's getter (an owned value) and writes through
- * its setter (a C setter, or a setter function when the field says so).
- */
-class Field {
- public:
-  /// The field `name` of `type_key` (after the library check of generated code).
-  Field(const Library& lib, const char* type_key, const char* name) : name_(name) {
-    lib.ensure_checked();
-    init(required_type_index(type_key), type_key);
+inline void* field_address(const TVMFFIFieldInfo& f, const ObjectRef& obj) {
+  TVMFFIObject* ptr = handle(obj);
+  if (ptr == nullptr) {
+    throw ValueError("field " + std::string(view_of(f.name)) + " of an empty reference");
   }
-  Field(int32_t type_index, std::string_view name) : name_(name) {
-    init(type_index, type_key_of_index(type_index));
+  return reinterpret_cast<char*>(ptr) + f.offset;
+}
+
+/// Reads a field through its getter (an owned value).
+template <typename T>
+inline T read_field(const TVMFFIFieldInfo& f, const ObjectRef& obj) {
+  if (f.getter == nullptr) {
+    throw AttributeError("field " + std::string(view_of(f.name)) + " has no getter");
+  }
+  TVMFFIAny out = none_any();
+  check_call(f.getter(field_address(f, obj), &out));
+  return cast_owned<T>(out, "field");
+}
+
+/// Writes a field through its setter: a C setter, or a setter function when the field's flags
+/// say so.
+inline void write_field(const TVMFFIFieldInfo& f, const ObjectRef& obj, const TVMFFIAny& value) {
+  if ((f.flags & kTVMFFIFieldFlagBitMaskWritable) == 0 || f.setter == nullptr) {
+    throw AttributeError("field " + std::string(view_of(f.name)) + " is read-only");
+  }
+  void* address = field_address(f, obj);
+  if (f.flags & kTVMFFIFieldFlagBitSetterIsFunctionObj) {
+    call_typed<void>(static_cast<TVMFFIObject*>(f.setter), address, AnyAccess::view(value));
+  } else {
+    check_call(reinterpret_cast<TVMFFIFieldSetter>(f.setter)(address, &value));
+  }
+}
+
+/// A global function of a generated header, looked up on first use. It keeps the reference it
+/// takes for the life of the process (as the registry does).
+class GlobalFunction {
+ public:
+  constexpr GlobalFunction(LibraryRef lib, const char* name) noexcept : lib_(lib), name_(name) {}
+  template <typename R, typename... A>
+  R call(A&&... args) const {
+    return call_typed<R>(get(), std::forward<A>(args)...);
+  }
+  template <typename... A>
+  Any operator()(A&&... args) const {
+    return call_typed<Any>(get(), std::forward<A>(args)...);
   }
 
+ private:
+  FFIHUB_NOINLINE TVMFFIObject* get() const {
+    TVMFFIObject* p = ptr_.load(std::memory_order_acquire);
+    return p != nullptr ? p : resolve();
+  }
+  FFIHUB_NOINLINE TVMFFIObject* resolve() const {
+    lib_().ensure_checked();
+    Function f = Function::get_global_required(name_);
+    TVMFFIObject* p = ObjectAccess::release(f);
+    TVMFFIObject* expected = nullptr;
+    if (!ptr_.compare_exchange_strong(expected, p, std::memory_order_acq_rel)) {
+      TVMFFIObjectDecRef(p);
+      return expected;
+    }
+    return p;
+  }
+  LibraryRef lib_;
+  const char* name_;
+  mutable std::atomic<TVMFFIObject*> ptr_{nullptr};
+};
+
+/// A field of a generated class: its registry record, looked up on first use.
+class FieldAccess {
+ public:
+  constexpr FieldAccess(LibraryRef lib, const char* type_key, const char* name) noexcept
+      : lib_(lib), type_key_(type_key), name_(name) {}
   template <typename T>
   T get(const ObjectRef& obj) const {
-    if (info_->getter == nullptr) {
-      throw AttributeError("field " + name_ + " has no getter");
-    }
-    TVMFFIAny out = none_any();
-    check_call(info_->getter(address(obj), &out));
-    return cast_owned<T>(out, name_.c_str());
+    return read_field<T>(info(), obj);
   }
-
   template <typename V>
   void set(const ObjectRef& obj, const V& value) const {
     PackedCall<V> packed(value);
-    set_raw(obj, packed.values[0]);
+    write_field(info(), obj, packed.values[0]);
   }
-
-  const std::string& name() const noexcept { return name_; }
 
  private:
-  void set_raw(const ObjectRef& obj, const TVMFFIAny& raw) const {
-    if ((info_->flags & kTVMFFIFieldFlagBitMaskWritable) == 0 || info_->setter == nullptr) {
-      throw AttributeError("field " + name_ + " is read-only");
-    }
-    if (info_->flags & kTVMFFIFieldFlagBitSetterIsFunctionObj) {
-      Function setter = borrow_as<Function>(static_cast<TVMFFIObject*>(info_->setter));
-      setter.call<void>(address(obj), AnyAccess::view(raw));
-    } else {
-      auto setter = reinterpret_cast<TVMFFIFieldSetter>(info_->setter);
-      check_call(setter(address(obj), &raw));
-    }
+  FFIHUB_NOINLINE const TVMFFIFieldInfo& info() const {
+    const TVMFFIFieldInfo* p = info_.load(std::memory_order_acquire);
+    return p != nullptr ? *p : resolve();
   }
-  void init(int32_t type_index, std::string_view type_key) {
-    info_ = find_field(type_index, name_);
-    if (info_ == nullptr) {
-      throw AttributeError(std::string(type_key) + " has no field " + name_);
+  FFIHUB_NOINLINE const TVMFFIFieldInfo& resolve() const {
+    lib_().ensure_checked();
+    const TVMFFIFieldInfo* p = find_field(required_type_index(type_key_), name_);
+    if (p == nullptr) {
+      throw AttributeError(std::string(type_key_) + " has no field " + name_);
     }
+    info_.store(p, std::memory_order_release);
+    return *p;
   }
-  void* address(const ObjectRef& obj) const {
-    TVMFFIObject* ptr = handle(obj);
-    if (ptr == nullptr) throw ValueError("field " + name_ + " of an empty reference");
-    return reinterpret_cast<char*>(ptr) + info_->offset;
-  }
-
-  std::string name_;
-  const TVMFFIFieldInfo* info_ = nullptr;
+  LibraryRef lib_;
+  const char* type_key_;
+  const char* name_;
+  mutable std::atomic<const TVMFFIFieldInfo*> info_{nullptr};
 };
 
-/**
- * A reflected instance method, dispatched on the receiver's runtime type: a subclass that
- * overrides the method gets its own version.
- */
-class Method {
+/// An instance method of a generated class, dispatched on the receiver's runtime type: a
+/// subclass that overrides the method gets its own version.
+class MethodAccess {
  public:
-  Method(const Library& lib, const char* type_key, const char* name) : name_(name) {
-    lib.ensure_checked();
-    type_index_ = required_type_index(type_key);
-    const TVMFFIMethodInfo* m = find_method(type_index_, name_);
-    if (m == nullptr) throw AttributeError(std::string(type_key) + " has no method " + name_);
-    declared_ = method_function(*m);
-  }
-
+  constexpr MethodAccess(LibraryRef lib, const char* type_key, const char* name) noexcept
+      : lib_(lib), type_key_(type_key), name_(name) {}
   template <typename R, typename... A>
   R call(const ObjectRef& self, A&&... args) const {
-    return resolve(self).template call<R>(self, std::forward<A>(args)...);
+    return call_typed<R>(resolve_for(self), self, std::forward<A>(args)...);
   }
 
  private:
-  const Function& resolve(const ObjectRef& self) const {
+  FFIHUB_NOINLINE TVMFFIObject* resolve_for(const ObjectRef& self) const {
+    TVMFFIObject* p = ptr_.load(std::memory_order_acquire);
+    if (p == nullptr) p = resolve();
     int32_t index = self.type_index();
-    if (index == type_index_ || index < 0) return *declared_;
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& entry : overrides_) {
-      if (entry.first == index) return entry.second;
-    }
+    if (index == type_index_.load(std::memory_order_relaxed) || index < 0) return p;
+    // A subclass instance: the most derived declaration of the method.
     const TVMFFIMethodInfo* m = find_method(index, name_);
-    overrides_.emplace_back(index, m != nullptr ? method_function(*m) : *declared_);
-    return overrides_.back().second;
+    return m != nullptr ? method_object(*m) : p;
   }
-
-  std::string name_;
-  int32_t type_index_ = -1;
-  std::optional<Function> declared_;
-  mutable std::mutex mutex_;
-  // Never erased, and a deque keeps references valid when it grows.
-  mutable std::deque<std::pair<int32_t, Function>> overrides_;
+  FFIHUB_NOINLINE TVMFFIObject* resolve() const {
+    lib_().ensure_checked();
+    int32_t index = required_type_index(type_key_);
+    const TVMFFIMethodInfo* m = find_method(index, name_);
+    if (m == nullptr) throw AttributeError(std::string(type_key_) + " has no method " + name_);
+    TVMFFIObject* p = method_object(*m);
+    type_index_.store(index, std::memory_order_relaxed);
+    ptr_.store(p, std::memory_order_release);
+    return p;
+  }
+  LibraryRef lib_;
+  const char* type_key_;
+  const char* name_;
+  mutable std::atomic<int32_t> type_index_{-1};
+  mutable std::atomic<TVMFFIObject*> ptr_{nullptr};
 };
 
-/// A static method of a type (after the library check of generated code).
-inline Function static_method(const Library& lib, const char* type_key, const char* name) {
-  lib.ensure_checked();
-  int32_t index = required_type_index(type_key);
-  const TVMFFIMethodInfo* m = find_method(index, name);
-  if (m == nullptr) {
-    throw AttributeError(std::string(type_key) + " has no static method " + name);
+/// A static method of a generated class.
+class StaticMethodAccess {
+ public:
+  constexpr StaticMethodAccess(LibraryRef lib, const char* type_key, const char* name) noexcept
+      : lib_(lib), type_key_(type_key), name_(name) {}
+  template <typename R, typename... A>
+  R call(A&&... args) const {
+    return call_typed<R>(get(), std::forward<A>(args)...);
   }
-  return method_function(*m);
-}
+  template <typename... A>
+  Any operator()(A&&... args) const {
+    return call_typed<Any>(get(), std::forward<A>(args)...);
+  }
 
-/// A global function (after the library check of generated code).
-inline Function global_function(const Library& lib, const char* name) {
-  lib.ensure_checked();
-  return Function::get_global_required(name);
-}
+ private:
+  FFIHUB_NOINLINE TVMFFIObject* get() const {
+    TVMFFIObject* p = ptr_.load(std::memory_order_acquire);
+    return p != nullptr ? p : resolve();
+  }
+  FFIHUB_NOINLINE TVMFFIObject* resolve() const {
+    lib_().ensure_checked();
+    const TVMFFIMethodInfo* m = find_method(required_type_index(type_key_), name_);
+    if (m == nullptr) {
+      throw AttributeError(std::string(type_key_) + " has no static method " + name_);
+    }
+    TVMFFIObject* p = method_object(*m);
+    ptr_.store(p, std::memory_order_release);
+    return p;
+  }
+  LibraryRef lib_;
+  const char* type_key_;
+  const char* name_;
+  mutable std::atomic<TVMFFIObject*> ptr_{nullptr};
+};
 
-/// The `__ffi_init__` of a type: its own static method, else its `__ffi_init__` attribute.
-inline Function init_function(int32_t type_index) {
+/// The `__ffi_init__` of a type: its own static method, else its `__ffi_init__` attribute
+/// (both owned by the registry).
+inline TVMFFIObject* init_object(int32_t type_index) {
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
-  if (const TVMFFIMethodInfo* m = own_method(info, "__ffi_init__")) return method_function(*m);
-  if (const TVMFFIAny* attr = init_attribute(type_index)) return cast_view<Function>(*attr, "__ffi_init__");
+  if (const TVMFFIMethodInfo* m = own_method(info, "__ffi_init__")) return method_object(*m);
+  if (const TVMFFIAny* attr = init_attribute(type_index)) {
+    if (attr->type_index == kTVMFFIFunction) return attr->v_obj;
+  }
   throw TypeError(type_key_of_index(type_index) + " has no __ffi_init__ constructor");
 }
 
-/// The constructor of wrapper class T (looked up once).
+/// The constructor of wrapper class T, looked up once.
 template <typename T>
-inline const Function& constructor_of(const Library& lib) {
-  static const Function init = [&lib] {
-    lib.ensure_checked();
-    return init_function(required_type_index(T::type_key));
-  }();
-  return init;
-}
+struct ConstructorOf {
+  FFIHUB_NOINLINE static TVMFFIObject* get(LibraryRef lib) {
+    TVMFFIObject* p = ptr.load(std::memory_order_acquire);
+    return p != nullptr ? p : resolve(lib);
+  }
+  FFIHUB_NOINLINE static TVMFFIObject* resolve(LibraryRef lib) {
+    lib().ensure_checked();
+    TVMFFIObject* p = init_object(required_type_index(T::type_key));
+    ptr.store(p, std::memory_order_release);
+    return p;
+  }
+  static inline std::atomic<TVMFFIObject*> ptr{nullptr};
+};
 
 /// The `ffi.GetKwargsObject()` marker: in a packed argument list, the arguments after it are
 /// name/value pairs.
@@ -241,14 +327,19 @@ class Kwargs {
 
 /// Constructs a T with positional arguments.
 template <typename T, typename... A>
-inline T construct(const Library& lib, A&&... args) {
-  return constructor_of<T>(lib).template call<T>(std::forward<A>(args)...);
+inline T construct(LibraryRef lib, A&&... args) {
+  return call_typed<T>(ConstructorOf<T>::get(lib), std::forward<A>(args)...);
 }
 
 /// Constructs a T with positional and keyword arguments.
 template <typename T>
-inline T construct_kw(const Library& lib, const Kwargs& args) {
-  Any result = constructor_of<T>(lib).call_packed(args.packed());
+inline T construct_kw(LibraryRef lib, const Kwargs& args) {
+  TVMFFIObject* init = ConstructorOf<T>::get(lib);
+  std::vector<Any> values = args.packed();
+  std::vector<TVMFFIAny> views;
+  views.reserve(values.size());
+  for (const Any& v : values) views.push_back(AnyAccess::raw(v));
+  Any result = call_raw(init, views.data(), static_cast<int32_t>(views.size()));
   TVMFFIAny raw = AnyAccess::release(result);
   return cast_owned<T>(raw, "constructor result");
 }
@@ -257,15 +348,25 @@ inline T construct_kw(const Library& lib, const Kwargs& args) {
 
 // ---- reflection by name ----------------------------------------------------------------------
 
+namespace detail {
+inline const TVMFFIFieldInfo& required_field(const ObjectRef& obj, std::string_view name) {
+  const TVMFFIFieldInfo* f = find_field(obj.type_index(), name);
+  if (f == nullptr) {
+    throw AttributeError(obj.runtime_type_key() + " has no field " + std::string(name));
+  }
+  return *f;
+}
+}  // namespace detail
+
 /// Reads the field `name` of `obj` (its own or inherited).
 template <typename T = Any>
 inline T get_field(const ObjectRef& obj, std::string_view name) {
-  return detail::Field(obj.type_index(), name).get<T>(obj);
+  return detail::read_field<T>(detail::required_field(obj, name), obj);
 }
 
 /// Writes the writable field `name` of `obj`; throws ffihub::AttributeError if it is read-only.
 inline void set_field(const ObjectRef& obj, std::string_view name, const Any& value) {
-  detail::Field(obj.type_index(), name).set(obj, value);
+  detail::write_field(detail::required_field(obj, name), obj, detail::AnyAccess::raw(value));
 }
 
 /// The names of the fields of `obj`'s type, inherited ones first.
@@ -287,18 +388,18 @@ inline R call_method(const ObjectRef& obj, std::string_view name, A&&... args) {
   if (m == nullptr) {
     throw AttributeError(obj.runtime_type_key() + " has no method " + std::string(name));
   }
-  Function f = detail::method_function(*m);
+  TVMFFIObject* f = detail::method_object(*m);
   if (m->flags & kTVMFFIFieldFlagBitMaskIsStaticMethod) {
-    return f.call<R>(std::forward<A>(args)...);
+    return detail::call_typed<R>(f, std::forward<A>(args)...);
   }
-  return f.call<R>(obj, std::forward<A>(args)...);
+  return detail::call_typed<R>(f, obj, std::forward<A>(args)...);
 }
 
 /// Constructs an object of type `type_key` with its `__ffi_init__` (positional arguments).
 template <typename T = ObjectRef, typename... A>
 inline T construct(std::string_view type_key, A&&... args) {
-  return detail::init_function(detail::required_type_index(type_key))
-      .call<T>(std::forward<A>(args)...);
+  return detail::call_typed<T>(detail::init_object(detail::required_type_index(type_key)),
+                               std::forward<A>(args)...);
 }
 
 /// The text form of a value (`ffi.ReprPrint`).

@@ -157,7 +157,7 @@ function _raise_julia_exception(@nospecialize(e), bt, stop_at::Symbol)
     catch
         ""
     end
-    if e isa FFIError && e.obj isa Object && handle(e.obj) != C_NULL
+    if e isa FFIError && e.obj isa Object && isopen(e.obj)
         # An error that came from C (possibly from another language) passes through Julia: re-raise
         # the same object with the Julia frames appended (older frames go last).
         h = handle(e.obj)

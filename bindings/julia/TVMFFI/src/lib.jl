@@ -84,7 +84,7 @@ function _open_library()
         )
     end
     _LIB_HANDLE[] = handle
-    _LIB_PATH[] = something(Libdl.dlpath(handle), path)
+    _LIB_PATH[] = abspath(something(Libdl.dlpath(handle), path))
     for name in _C_FUNCTIONS
         ptr = Libdl.dlsym(handle, name; throw_error = false)
         ptr === nothing && error("TVMFFI: $(_LIB_PATH[]) does not export $name (not a TVM-FFI 0.1 runtime?)")

@@ -21,9 +21,10 @@ Supertype of the Julia wrappers of TVM-FFI objects that are not containers: [`Ob
 [`register_object_type`](@ref). Containers wrap objects too but subtype `AbstractVector` /
 `AbstractDict`; see [`ObjectRef`](@ref) for the union of all wrappers.
 
-A subtype must be a `mutable struct` with the single field `handle::Ptr{Cvoid}` and the default
-constructor; `TVMFFI` creates instances itself (taking ownership of a reference) and attaches the
-finalizer that releases it.
+A subtype must be a `mutable struct` with the single field `handle::Ptr{Cvoid}` and a constructor
+`T(h::Ptr{Cvoid})`; best as the only inner constructor, `T(h::Ptr{Cvoid}) = new(h)`, which leaves
+outer constructors of any arity free (e.g. one calling `__ffi_init__`). `TVMFFI` creates
+instances itself (taking ownership of a reference) and attaches the finalizer that releases it.
 """
 abstract type FFIObject end
 
@@ -172,7 +173,8 @@ type_index(x::ObjectRef) = _header_type_index(handle(x))
     type_key(x::ObjectRef) -> String
     type_key(type_index::Integer) -> String
 
-The registered type key, e.g. `"ffi.Array"` or `"testing.TestIntPair"`.
+The registered type key, e.g. `"ffi.Array"` or `"testing.TestIntPair"`. A type index must be
+valid (Apache's runtime aborts the process on an unknown index).
 """
 type_key(x::ObjectRef) = type_key(type_index(x))
 
@@ -212,6 +214,7 @@ not be kept):
 ```julia
 mutable struct TestIntPair <: TVMFFI.FFIObject
     handle::Ptr{Cvoid}
+    TestIntPair(h::Ptr{Cvoid}) = new(h)
 end
 function __init__()
     TVMFFI.register_object_type("testing.TestIntPair", TestIntPair)
@@ -219,8 +222,9 @@ end
 ```
 """
 function register_object_type(type_key::AbstractString, ::Type{T}) where {T<:FFIObject}
-    (isconcretetype(T) && _ismutabletype(T) && fieldnames(T) == (:handle,) && fieldtype(T, 1) === Ptr{Cvoid}) ||
-        throw(ArgumentError("$T must be a mutable struct with the single field handle::Ptr{Cvoid}"))
+    (isconcretetype(T) && _ismutabletype(T) && fieldnames(T) == (:handle,) && fieldtype(T, 1) === Ptr{Cvoid} &&
+     hasmethod(T, Tuple{Ptr{Cvoid}})) ||
+        throw(ArgumentError("$T must be a mutable struct with the single field handle::Ptr{Cvoid} and a constructor $T(::Ptr{Cvoid})"))
     lock(_REGISTRY_LOCK) do
         _TYPE_REGISTRY[String(type_key)] = T
         empty!(_WRAPPER_CACHE)

@@ -10,10 +10,9 @@
 use crate::object::{Object, ObjectRef};
 use crate::sys;
 use ffihub_abi::abi::{TVMFFIErrorCell, TVMFFIObjectHandle};
-use std::backtrace::Backtrace;
+use ffihub_backtrace::{FrameKind, Trace};
 use std::borrow::Cow;
 use std::fmt;
-use std::fmt::Write;
 
 type StdString = std::string::String;
 
@@ -30,7 +29,7 @@ enum Repr {
     Rust {
         kind: StdString,
         message: StdString,
-        backtrace: Backtrace,
+        backtrace: Trace,
     },
     /// An `ffi.Error` object (from a failed call, or already converted).
     Object(ObjectRef<Object>),
@@ -43,7 +42,7 @@ impl Error {
             repr: Box::new(Repr::Rust {
                 kind: kind.into(),
                 message: message.into(),
-                backtrace: Backtrace::force_capture(),
+                backtrace: Trace::capture(),
             }),
         }
     }
@@ -133,7 +132,7 @@ impl Error {
     /// The backtrace in TVM-FFI's text form, most recent call first.
     pub fn backtrace(&self) -> StdString {
         match &*self.repr {
-            Repr::Rust { backtrace, .. } => format_backtrace(&format!("{backtrace:#}")),
+            Repr::Rust { backtrace, .. } => format_backtrace(backtrace),
             // SAFETY: as for `kind`.
             Repr::Object(obj) => {
                 StdString::from_utf8_lossy(unsafe { sys::byte_slice(&Error::cell(obj).backtrace) })
@@ -151,7 +150,7 @@ impl Error {
                 message,
                 backtrace,
             } => {
-                let backtrace = format_backtrace(&format!("{backtrace:#}"));
+                let backtrace = format_backtrace(&backtrace);
                 let mut handle: TVMFFIObjectHandle = std::ptr::null_mut();
                 let (kind, message, backtrace) = (
                     sys::byte_array(kind.as_bytes()),
@@ -230,145 +229,53 @@ pub(crate) fn check(code: i32) -> Result<()> {
     }
 }
 
-/// Frames that only show how the backtrace was taken, or the machinery around the call.
-fn is_noise(function: &str) -> bool {
-    const PREFIXES: [&str; 13] = [
-        "std::backtrace",
-        "<std::backtrace::Backtrace>",
-        "<core::panic::unwind_safe::AssertUnwindSafe",
-        "std::panic",
-        "std::panicking",
-        "std::rt::",
-        "std::sys::",
-        "core::ops::function",
-        "core::panic",
-        "__rust",
-        "ffihub::error::",
-        "ffihub::__private::",
-        "<alloc::boxed::Box<F,A> as core::ops::function",
-    ];
-    PREFIXES.iter().any(|p| function.starts_with(p))
-}
-
 /// The function every safe-call entry of this crate runs user code under: frames from here on
 /// (the callers: the runtime, the host) are not part of an extension's error backtrace.
 pub(crate) const BOUNDARY: &str = "ffihub::__private::call_boundary";
 
-/// Maximum number of frames kept (`TVM_TRACEBACK_LIMIT` overrides, as in Apache's runtime).
-fn frame_limit() -> usize {
-    std::env::var("TVM_TRACEBACK_LIMIT")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100)
+/// Where a frame of an extension's error stands: this crate's error plumbing is left out, and the
+/// text stops at the safe-call boundary.
+fn classify(function: &str) -> FrameKind {
+    if function.starts_with(BOUNDARY) {
+        FrameKind::Boundary
+    } else if ["ffihub::error::Error::", "<ffihub::error::Error", "ffihub::__private::"]
+        .iter()
+        .any(|plumbing| function.starts_with(plumbing))
+    {
+        FrameKind::Skip
+    } else {
+        FrameKind::Keep
+    }
 }
 
-/// A symbol as `std`'s full backtrace format prints it (`0x7f.. - std[1a2b]::f::h0123..`),
-/// without the address, crate disambiguators and hash: `std::f`.
-fn clean_symbol(text: &str) -> StdString {
-    let text = match text.trim_start().split_once(" - ") {
-        Some((address, rest)) if address.starts_with("0x") => rest,
-        _ => text.trim_start(),
-    };
-    let mut out = StdString::with_capacity(text.len());
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if c == '[' {
-            // `[0123abcd]` crate disambiguators of v0 symbol names.
-            if let Some(end) = text[i + 1..].find(']') {
-                let inner = &text[i + 1..i + 1 + end];
-                if !inner.is_empty() && inner.bytes().all(|b| b.is_ascii_hexdigit()) {
-                    for _ in 0..=end {
-                        chars.next();
-                    }
-                    continue;
-                }
-            }
-        }
-        out.push(c);
-    }
-    // The legacy-mangling hash: `::h` and 16 hex digits.
-    if let Some(pos) = out.rfind("::h") {
-        let hash = &out[pos + 3..];
-        if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) {
-            out.truncate(pos);
-        }
-    }
-    out
-}
-
-/// Turns `std`'s backtrace text (`  N: function` lines, each optionally followed by
-/// `at file:line:col`) into TVM-FFI frame lines, most recent call first, stopping at the
-/// safe-call boundary. Frames without a source location are left out.
-pub(crate) fn format_backtrace(text: &str) -> StdString {
-    let mut out = StdString::new();
-    let limit = frame_limit();
-    let mut count = 0;
-    let mut lines = text.lines().peekable();
-    while let Some(line) = lines.next() {
-        let trimmed = line.trim_start();
-        let Some((index, function)) = trimmed.split_once(": ") else {
-            continue;
-        };
-        if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let function = clean_symbol(function);
-        let function = function.as_str();
-        if function.starts_with(BOUNDARY) {
-            break;
-        }
-        let location = match lines.peek() {
-            Some(next) if next.trim_start().starts_with("at ") => {
-                let at = lines.next().unwrap_or_default();
-                Some(at.trim_start().trim_start_matches("at ").to_owned())
-            }
-            _ => None,
-        };
-        let Some(location) = location else { continue };
-        if is_noise(function) {
-            continue;
-        }
-        // `file:line:col`; the file itself may contain ':'.
-        let mut parts = location.rsplitn(3, ':');
-        let (_col, line_no, file) = (parts.next(), parts.next(), parts.next());
-        let (Some(line_no), Some(file)) = (line_no.and_then(|l| l.parse::<u32>().ok()), file)
-        else {
-            continue;
-        };
-        let _ = writeln!(out, "  File \"{file}\", line {line_no}, in {function}");
-        count += 1;
-        if count >= limit {
-            break;
-        }
-    }
-    out
+/// The TVM-FFI text of a captured trace, most recent call first, up to the safe-call boundary.
+pub(crate) fn format_backtrace(trace: &Trace) -> StdString {
+    trace.format(classify)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::format_backtrace;
+    use super::*;
 
-    #[test]
-    fn cleans_full_format_symbols() {
-        assert_eq!(
-            super::clean_symbol(
-                "    0x7fbcd40ee085 - <std[e28293b1aa0f68bd]::backtrace::Backtrace>::force_capture"
-            ),
-            "<std::backtrace::Backtrace>::force_capture"
-        );
-        assert_eq!(
-            super::clean_symbol("0x1 - ffihub_demo::errors::raise_error::h4dcb0810de5036c3"),
-            "ffihub_demo::errors::raise_error"
-        );
-        assert_eq!(super::clean_symbol("main"), "main");
+    #[inline(never)]
+    fn raise_here() -> Error {
+        Error::value_error("on purpose")
     }
 
     #[test]
-    fn formats_std_backtraces_as_tvm_ffi_frames() {
-        let text = "   0: std::backtrace::Backtrace::force_capture\n             at /rustc/lib.rs:1:2\n   1: ffihub::error::Error::new\n             at ./src/error.rs:40:28\n   2: ffihub_demo::raise_error\n             at ./examples/demo/src/lib.rs:12:5\n   3: libc_frame\n   4: ffihub::__private::call_boundary\n             at ./src/private.rs:9:1\n   5: main\n             at ./src/main.rs:1:1\n";
-        assert_eq!(
-            format_backtrace(text),
-            "  File \"./examples/demo/src/lib.rs\", line 12, in ffihub_demo::raise_error\n"
-        );
+    fn backtraces_start_at_the_raising_function() {
+        let text = raise_here().backtrace();
+        let first = text.lines().next().unwrap_or_default();
+        assert!(first.contains("raise_here") && first.contains("error.rs"), "{text}");
+        assert!(!text.contains("ffihub::error::Error::new"), "{text}");
+    }
+
+    #[test]
+    fn the_safe_call_boundary_ends_the_text() {
+        let text = crate::__private::call_boundary(|| raise_here().backtrace());
+        // The raising function and the closure run under the boundary; nothing after it.
+        let frames: Vec<&str> = text.lines().collect();
+        assert_eq!(frames.len(), 2, "{text}");
+        assert!(frames[0].contains("raise_here") && frames[1].contains("{{closure}}"), "{text}");
     }
 }

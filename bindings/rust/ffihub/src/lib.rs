@@ -15,7 +15,7 @@
 //!   [`derive@Object`] registers an object type with its fields, [`methods`] its methods and
 //!   constructor.
 //!
-//! ```ignore
+//! ```no_run
 //! /// Adds one.
 //! #[ffihub::function(name = "demo.add_one")]
 //! fn add_one(x: i64) -> i64 {

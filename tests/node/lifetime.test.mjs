@@ -1,0 +1,104 @@
+// Ownership: every wrapper owns one reference, released by its finalizer after garbage
+// collection or by dispose(); callbacks hold their JavaScript function until native code drops
+// them. Checked with the runtime's live-object count (ffihub's runtime), the demo's count of
+// live Rust objects, and reference counts.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { ffi, demo, testing, settle, counts, withoutLeaks, runtimeName } from './helpers.mjs';
+
+test('the live-object counter is there on ffihub\'s runtime', () => {
+  const n = ffi.liveObjectCount();
+  if (runtimeName === 'ffihub') assert.equal(typeof n, 'number');
+  else assert.equal(n, runtimeName === 'apache' ? null : n);
+  assert.equal(typeof demo.liveObjectCount(), 'number');
+});
+
+test('collected wrappers release their objects', async () => {
+  await withoutLeaks(assert, async () => {
+    for (let i = 0; i < 2000; i++) {
+      new demo.Point(i, i).translate(1, 1);
+      demo.makeNested(2);
+      demo.wordLengths(['a', 'bb']);
+      demo.arange(8);
+      demo.makeMultiplier(2)(i);
+      demo.concat('a long string, not small', String(i));
+      ffi.tensor(new Float32Array(4));
+    }
+  });
+});
+
+test('live objects are counted while wrappers are reachable', async () => {
+  await settle();
+  const before = counts();
+  const kept = Array.from({ length: 10 }, (_, i) => new demo.Point(i, 0));
+  await settle();
+  assert.equal(counts().demo, before.demo + 10);
+  kept.length = 0;
+  await settle();
+  assert.deepEqual(counts(), before);
+});
+
+test('dispose releases immediately', async () => {
+  await settle();
+  const before = counts();
+  const p = new demo.Point(1, 2);
+  assert.equal(counts().demo, before.demo + 1);
+  p.dispose();
+  assert.deepEqual(counts(), before);
+  const f = demo.makeMultiplier(3);
+  f.dispose();
+  assert.throws(() => f(1), /disposed/);
+  const t = demo.arange(3);
+  t.dispose();
+  assert.throws(() => t.shape, /disposed|not a TVM-FFI object/);
+});
+
+test('reference counts', () => {
+  const p = new demo.Point(1, 2);
+  assert.equal(ffi.refCount(p), 1);
+  const arr = demo.reverseArray([p, p]);
+  assert.equal(ffi.refCount(p), 3);
+  const first = arr[0];
+  assert.equal(ffi.refCount(p), 4);
+  assert.ok(first.same(p));
+  assert.notEqual(first, p, 'a new wrapper per result');
+  first.dispose();
+  arr.dispose();
+  assert.equal(ffi.refCount(p), 1);
+});
+
+test('a tensor view keeps the native tensor alive after its wrapper is gone', async () => {
+  await withoutLeaks(assert, async () => {
+    let data = demo.arange(16).data;
+    await settle();
+    assert.equal(data[15], 15);
+    data = null;
+  });
+});
+
+test('native code keeps a JavaScript array alive through its tensor', async () => {
+  await withoutLeaks(assert, async () => {
+    let holder = testing.makeArrayWithTensor(new Float32Array([5, 6, 7]));
+    await settle();
+    assert.deepEqual([...holder[0].data], [5, 6, 7]);
+    holder = null;
+  });
+});
+
+test('callbacks kept by native code stay callable; dropped ones are released', async () => {
+  await withoutLeaks(assert, async () => {
+    const composed = demo.compose((x) => x + 1, (x) => x * 10);
+    await settle();
+    assert.equal(composed(1), 20);
+    composed.dispose();
+    for (let i = 0; i < 500; i++) demo.applyTwice((x) => x + i, 0);
+  });
+});
+
+test('a JavaScript function registered as a global stays alive', async () => {
+  const name = `nodetest.alive.${process.pid}`;
+  ffi.registerGlobal(name, (x) => `got ${x}`);
+  await settle();
+  assert.equal(ffi.requireGlobal(name)('it'), 'got it');
+  ffi.requireGlobal('ffi.FunctionRemoveGlobal')(name);
+});

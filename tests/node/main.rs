@@ -1,0 +1,205 @@
+//! Runs the Node.js suites (`tests/node/*.test.mjs`, `node --test`) on ffihub's runtime and on
+//! Apache's, against the generated packages of the demo extension and of the wheel's
+//! `libtvm_ffi_testing.so`.
+//!
+//! Setup, done once per `cargo test` run: builds the addon (`-p ffihub-node`, release), the demo
+//! extension and the `ffihub` binary (nested `cargo build`, same target folder), runs `npm ci`
+//! in tests/node if its `node_modules` is missing (scripts/setup-node.sh does the same ahead of
+//! time), and generates both packages into `target/ffihub-tests/node/packages` with
+//! `ffihub generate --lang node`. Then each runtime gets one `node --test --expose-gc` run with
+//! `LD_LIBRARY_PATH` pointing at it; the TAP summary is parsed and printed.
+
+use ffihub_tests::{
+    apache_root, apache_runtime, ffihub_runtime, target_dir, workspace_root, Runtime,
+};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+/// What the suites need, built once.
+struct Setup {
+    addon: PathBuf,
+    packages: PathBuf,
+    demo_lib: PathBuf,
+}
+
+fn run(mut cmd: Command, what: &str) {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn cargo(args: &[&str]) {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.args(args).current_dir(workspace_root());
+    run(cmd, &format!("cargo {}", args.join(" ")));
+}
+
+fn setup() -> &'static Setup {
+    static SETUP: OnceLock<Setup> = OnceLock::new();
+    SETUP.get_or_init(|| {
+        let root = workspace_root();
+        let target = target_dir();
+        let ours = ffihub_runtime();
+        apache_root();
+
+        cargo(&["build", "--release", "-p", "ffihub-node"]);
+        cargo(&[
+            "build",
+            "-p",
+            "ffihub-demo",
+            "-p",
+            "ffihub-bindgen",
+            "--bin",
+            "ffihub",
+        ]);
+
+        let tests = root.join("tests/node");
+        if !tests.join("node_modules/typescript").is_dir() {
+            let mut npm = Command::new("npm");
+            npm.args(["ci", "--no-audit", "--no-fund"])
+                .current_dir(&tests);
+            run(
+                npm,
+                "npm ci in tests/node (needs the npm registry once; see scripts/setup-node.sh)",
+            );
+        }
+
+        let packages = target.join("ffihub-tests/node/packages");
+        let demo_lib = target.join("debug/libffihub_demo.so");
+        let generate = |lib: &Path, name: &str, dir: &str| {
+            let mut cmd = Command::new(target.join("debug/ffihub"));
+            cmd.args(["generate", "--lang", "node", "--runtime"])
+                .arg(ours.lib_dir.join("libtvm_ffi.so"))
+                .arg("--lib")
+                .arg(lib)
+                .args(["--name", name, "--out"])
+                .arg(packages.join(dir));
+            run(
+                cmd,
+                &format!("ffihub generate --lang node for {}", lib.display()),
+            );
+        };
+        generate(&demo_lib, "demo", "demo");
+        generate(
+            &apache_root().join("lib/libtvm_ffi_testing.so"),
+            "tvm-ffi-testing",
+            "testing",
+        );
+        // Generated packages `require('@ffihub/tvm-ffi')`: resolve it to bindings/node.
+        let link_dir = packages.join("node_modules/@ffihub");
+        std::fs::create_dir_all(&link_dir).unwrap();
+        let link = link_dir.join("tvm-ffi");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(root.join("bindings/node"), &link).unwrap();
+
+        Setup {
+            addon: target.join("release/libffihub_node.so"),
+            packages,
+            demo_lib,
+        }
+    })
+}
+
+/// Counts from the TAP summary of `node --test`.
+#[derive(Debug, Default)]
+struct Summary {
+    tests: u64,
+    pass: u64,
+    fail: u64,
+    cancelled: u64,
+    skipped: u64,
+}
+
+fn summary(tap: &str) -> Summary {
+    let mut s = Summary::default();
+    for line in tap.lines() {
+        let Some(rest) = line.strip_prefix("# ") else {
+            continue;
+        };
+        let mut parts = rest.split_whitespace();
+        let (Some(key), Some(value)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        let Ok(n) = value.parse() else { continue };
+        match key {
+            "tests" => s.tests = n,
+            "pass" => s.pass = n,
+            "fail" => s.fail = n,
+            "cancelled" => s.cancelled = n,
+            "skipped" => s.skipped = n,
+            _ => {}
+        }
+    }
+    s
+}
+
+fn suites() -> Vec<PathBuf> {
+    let dir = workspace_root().join("tests/node");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".test.mjs"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn run_suites(runtime: &Runtime) {
+    // One node process tree at a time: the machine is small and the GC stress test is heavy.
+    static SERIAL: Mutex<()> = Mutex::new(());
+    let setup = setup();
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let apache_lib = apache_runtime().lib_dir;
+    let library_path =
+        std::env::join_paths([setup.demo_lib.parent().unwrap(), &apache_lib]).unwrap();
+    let mut cmd = Command::new("node");
+    cmd.args(["--test", "--expose-gc", "--test-reporter=tap"])
+        .args(suites())
+        .current_dir(workspace_root().join("tests/node"))
+        .env("LD_LIBRARY_PATH", &runtime.lib_dir)
+        .env("FFIHUB_NODE_ADDON", &setup.addon)
+        .env("FFIHUB_NODE_PACKAGES", &setup.packages)
+        .env("FFIHUB_LIBRARY_PATH", library_path)
+        .env("FFIHUB_DEMO_LIBRARY", &setup.demo_lib)
+        .env("FFIHUB_RUNTIME", runtime.name);
+    let out = cmd
+        .output()
+        .expect("run node (Node.js 20 or newer is required)");
+    let tap = String::from_utf8_lossy(&out.stdout);
+    let s = summary(&tap);
+    println!(
+        "node suites on {}'s runtime: {} tests, {} passed, {} failed, {} cancelled, {} skipped",
+        runtime.name, s.tests, s.pass, s.fail, s.cancelled, s.skipped
+    );
+    let failures: Vec<&str> = tap
+        .lines()
+        .filter(|l| l.trim_start().starts_with("not ok"))
+        .collect();
+    assert!(
+        out.status.success() && s.fail == 0 && s.cancelled == 0 && s.pass > 0,
+        "node --test failed on {}'s runtime ({}): {s:?}\n{}\n--- TAP\n{tap}\n--- stderr\n{}",
+        runtime.name,
+        out.status,
+        failures.join("\n"),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn node_suites_on_ffihub_runtime() {
+    run_suites(&ffihub_runtime());
+}
+
+#[test]
+fn node_suites_on_apache_runtime() {
+    run_suites(&apache_runtime());
+}

@@ -1,0 +1,40 @@
+// Threads: native code calling JavaScript callbacks from other threads (Node's pool via
+// callAsync, and other environments' threads), worker threads loading the addon, and a clean
+// exit afterwards (the thread-safe function does not keep the process alive).
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+test('callbacks from other threads, worker threads, and a clean exit', () => {
+  const script = fileURLToPath(new URL('./fixtures/threads.mjs', import.meta.url));
+  const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 60_000, env: process.env });
+  assert.equal(run.error, undefined, 'the process exited by itself');
+  assert.equal(run.signal, null, run.stderr);
+  assert.equal(run.status, 0, run.stderr);
+  const out = JSON.parse(run.stdout.trim().split('\n').at(-1));
+  assert.equal(out.fromPool, 42);
+  assert.equal(out.inWorker, 9);
+  assert.equal(out.crossEnv, 42);
+  assert.equal(out.nested, 20);
+  assert.ok(out.workerThread > 0);
+  assert.equal(out.workerExit, 0);
+  assert.match(out.afterExit, /^RuntimeError: .*environment of this callback has exited/);
+});
+
+test('a process with a registered callback and idle threads exits by itself', () => {
+  const code = `
+    const ffi = require('@ffihub/tvm-ffi');
+    ffi.registerGlobal('nodetest.idle', () => 1, { override: true });
+    ffi.callAsync(ffi.requireGlobal('nodetest.idle')).then((v) => console.log('done', v));
+  `;
+  const run = spawnSync(process.execPath, ['-e', code], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: process.env,
+    cwd: fileURLToPath(new URL('.', import.meta.url)),
+  });
+  assert.equal(run.error, undefined, 'no hang');
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'done 1');
+});
