@@ -9,7 +9,11 @@ pub use ffihub_backtrace::push_frame;
 
 /// C entry points through which C code reports its own errors: their callers are the interesting
 /// frames, so the text goes on past them.
-const RAISING_ENTRIES: [&str; 3] = ["TVMFFIBacktrace", "TVMFFIErrorSetRaisedFromCStr", "TVMFFIErrorSetRaisedFromCStrParts"];
+const RAISING_ENTRIES: [&str; 3] = [
+    "TVMFFIBacktrace",
+    "TVMFFIErrorSetRaisedFromCStr",
+    "TVMFFIErrorSetRaisedFromCStrParts",
+];
 
 /// The runtime's own plumbing between an error and the code that raised it (functions, with
 /// their closures).
@@ -24,11 +28,18 @@ const PLUMBING: [&str; 6] = [
 
 /// Is `function` one of `names`, or a closure or item inside one?
 fn is_one_of(function: &str, names: &[&str]) -> bool {
-    names.iter().any(|n| function.strip_prefix(n).is_some_and(|rest| rest.is_empty() || rest.starts_with("::")))
+    names.iter().any(|n| {
+        function
+            .strip_prefix(n)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with("::"))
+    })
 }
 
 /// Trampolines through which every function object is entered.
-const TRAMPOLINES: [&str; 2] = ["tvm_ffi::function::call_closure", "tvm_ffi::function::call_extern_c"];
+const TRAMPOLINES: [&str; 2] = [
+    "tvm_ffi::function::call_closure",
+    "tvm_ffi::function::call_extern_c",
+];
 
 fn classify(function: &str) -> FrameKind {
     if is_one_of(function, &RAISING_ENTRIES) || is_one_of(function, &PLUMBING) {
@@ -57,18 +68,32 @@ mod tests {
             capture()
         }
         let bt = a_distinctive_caller();
-        assert!(bt.lines().next().is_some_and(|l| l.contains("a_distinctive_caller")), "{bt}");
+        assert!(
+            bt.lines()
+                .next()
+                .is_some_and(|l| l.contains("a_distinctive_caller")),
+            "{bt}"
+        );
         assert!(!bt.contains("tvm_ffi::backtrace::capture"), "{bt}");
     }
 
     #[test]
     fn errors_of_a_builtin_end_at_the_call_boundary() {
-        let f = crate::function::from_closure(|_| Err(crate::error::Error::new("ValueError", "on purpose")));
+        let f = crate::function::from_closure(|_| {
+            Err(crate::error::Error::new("ValueError", "on purpose"))
+        });
         // SAFETY: `f` is a live Function.
         let error = unsafe { crate::function::call(f.as_ptr(), &[]) }.unwrap_err();
         let bt = String::from_utf8_lossy(error.backtrace()).into_owned();
-        assert!(bt.contains("errors_of_a_builtin_end_at_the_call_boundary::{{closure}}"), "{bt}");
+        assert!(
+            bt.contains("errors_of_a_builtin_end_at_the_call_boundary::{{closure}}"),
+            "{bt}"
+        );
         assert!(!bt.contains("call_closure"), "{bt}");
-        assert_eq!(bt.lines().count(), 1, "only the closure lies between the error and the boundary: {bt}");
+        assert_eq!(
+            bt.lines().count(),
+            1,
+            "only the closure lies between the error and the boundary: {bt}"
+        );
     }
 }

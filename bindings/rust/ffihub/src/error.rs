@@ -238,9 +238,13 @@ pub(crate) const BOUNDARY: &str = "ffihub::__private::call_boundary";
 fn classify(function: &str) -> FrameKind {
     if function.starts_with(BOUNDARY) {
         FrameKind::Boundary
-    } else if ["ffihub::error::Error::", "<ffihub::error::Error", "ffihub::__private::"]
-        .iter()
-        .any(|plumbing| function.starts_with(plumbing))
+    } else if [
+        "ffihub::error::Error::",
+        "<ffihub::error::Error",
+        "ffihub::__private::",
+    ]
+    .iter()
+    .any(|plumbing| function.starts_with(plumbing))
     {
         FrameKind::Skip
     } else {
@@ -266,7 +270,10 @@ mod tests {
     fn backtraces_start_at_the_raising_function() {
         let text = raise_here().backtrace();
         let first = text.lines().next().unwrap_or_default();
-        assert!(first.contains("raise_here") && first.contains("error.rs"), "{text}");
+        assert!(
+            first.contains("raise_here") && first.contains("error.rs"),
+            "{text}"
+        );
         assert!(!text.contains("ffihub::error::Error::new"), "{text}");
     }
 
@@ -276,6 +283,9 @@ mod tests {
         // The raising function and the closure run under the boundary; nothing after it.
         let frames: Vec<&str> = text.lines().collect();
         assert_eq!(frames.len(), 2, "{text}");
-        assert!(frames[0].contains("raise_here") && frames[1].contains("{{closure}}"), "{text}");
+        assert!(
+            frames[0].contains("raise_here") && frames[1].contains("{{closure}}"),
+            "{text}"
+        );
     }
 }
