@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
-const packages = process.env.FFIHUB_NODE_PACKAGES ?? path.resolve('target/generated/node');
+const packages = path.resolve(process.env.FFIHUB_NODE_PACKAGES ?? 'target/generated/node');
 const ffi = require('@ffihub/tvm-ffi');
 const testing = require(path.join(packages, 'testing'));
 const demo = require(path.join(packages, 'demo'));

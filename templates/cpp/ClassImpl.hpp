@@ -1,14 +1,10 @@
 {%- import "cpp/macros.hpp" as m -%}
 {%- if let Some(ctor) = c.constructor %}
 inline {{ c.ident }}::{{ c.ident }}({% call m::params(ctor.params) %}{% endcall %})
-{%- if ctor.keywords %}
+{%- if ctor.assembled %}
     : {{ c.base }}(ffihub::detail::construct_kw<{{ c.ident }}>(detail::ffi_library, ffihub::detail::Kwargs()
 {%- for a in ctor.args %}
-{%- if let Some(kw) = a.keyword %}
-          .{% if a.optional %}add_optional{% else %}add{% endif %}({{ kw }}, {{ a.ident }})
-{%- else %}
-          .positional({{ a.ident }})
-{%- endif %}
+          .{% if a.keyword %}add{% else %}positional{% endif %}{% if a.optional %}_optional{% endif %}({{ a.name }}, {{ a.ident }})
 {%- endfor %})) {}
 {%- else %}
     : {{ c.base }}(ffihub::detail::construct<{{ c.ident }}>(detail::ffi_library{% for a in ctor.args %}, {{ a.ident }}{% endfor %})) {}

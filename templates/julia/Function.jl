@@ -1,18 +1,14 @@
-const {{ f.handle }} = TVMFFI.LazyGlobal({{ f.ffi_name }})
+const {{ f.handle }} = Ref{TVMFFI.FFIFunction}()
 
 """
-    {{ f.doc_signature }}
-{%- if !f.doc.is_empty() %}
-
 {%- for line in f.doc %}
 {{ line }}
 {%- endfor %}
-{%- endif %}
 """
 {%- if f.packed %}
-{{ f.ident }}(args...) = {{ f.handle }}(args...)
+{{ f.ident }}(args...) = TVMFFI.call_packed({{ f.handle }}[], args...)
 {%- else %}
-function {{ f.ident }}({% for p in f.params %}{{ p.ident }}{{ p.annot }}{% if !loop.last %}, {% endif %}{% endfor %}){{ f.ret }}
-    return {{ f.handle }}({% for p in f.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %}){{ f.ret }}
+function {{ f.ident }}({{ f.params }})
+    return TVMFFI.call_typed({{ f.ret }}, {{ f.handle }}[]{{ f.args }})
 end
 {%- endif %}

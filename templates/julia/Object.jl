@@ -1,60 +1,44 @@
 """
-    {{ t.ident }}
-{%- if !t.doc.is_empty() %}
-
 {%- for line in t.doc %}
 {{ line }}
 {%- endfor %}
-{%- endif %}
 """
-abstract type {{ t.abstract_ident }} <: {{ t.parent_abstract }} end
-
-struct {{ t.ident }} <: {{ t.abstract_ident }}
-    _ffi_obj::TVMFFI.Object
-    {{ t.ident }}(::TVMFFI.Wrap, obj::TVMFFI.Object) = new(obj)
+mutable struct {{ t.ident }} <: {{ t.abstract_ident }}
+    handle::Ptr{Cvoid}
+    {{ t.ident }}(handle::Ptr{Cvoid}) = new(handle)
 end
-{%- if let Some(c) = t.constructor %}
-
-function {{ t.ident }}({% for p in c.positional %}{{ p.ident }}{{ p.annot }}{{ p.default }}{% if !loop.last %}, {% endif %}{% endfor %}{% if !c.keyword.is_empty() %}; {% for p in c.keyword %}{{ p.ident }}{{ p.annot }}{{ p.default }}{% if !loop.last %}, {% endif %}{% endfor %}{% endif %})
-    obj = TVMFFI.construct({{ t.key }}, ({% for p in c.positional %}{{ p.ident }}, {% endfor %}), ({% for p in c.keyword %}{{ p.ident }} = {{ p.ident }}, {% endfor %}))
-    return {{ t.ident }}(TVMFFI.Wrap(), obj)
-end
-{%- endif %}
 {%- if !t.fields.is_empty() %}
 
-Base.propertynames(::{{ t.ident }}) = ({% for fld in t.fields %}:{{ fld.ident }}, {% endfor %})
+const {{ t.fields_handle }} = Ref{Vector{TVMFFI.FieldInfo}}()
+{%- endif %}
+{%- if let Some(c) = t.constructor %}
+
+const {{ t.init_handle }} = Ref{TVMFFI.FFIFunction}()
+
+function {{ t.ident }}({{ c.params }})
+{%- if c.fast %}
+    return TVMFFI.call_typed({{ t.ident }}, {{ t.init_handle }}[]{{ c.args }})
+{%- else %}
+    return TVMFFI.construct({{ t.key }}{{ c.construct_args }})::{{ t.ident }}
+{%- endif %}
+end
+{%- endif %}
+
+Base.propertynames(::{{ t.ident }}, private::Bool = false) = {{ t.property_names }}
 
 function Base.getproperty(self::{{ t.ident }}, name::Symbol)
 {%- for fld in t.fields %}
-    name === :{{ fld.ident }} && return TVMFFI.get_field(self, {{ fld.ffi_name }}){{ fld.ret }}
+    name === {{ fld.symbol }} && return TVMFFI.get_field({{ fld.ret }}, self, {{ t.fields_handle }}[][{{ fld.index }}])
 {%- endfor %}
-    return getfield(self, name)
+    return TVMFFI.get_field(self, name)
 end
-{%- endif %}
-{%- if t.has_setters %}
 
 function Base.setproperty!(self::{{ t.ident }}, name::Symbol, value)
 {%- for fld in t.fields %}
-{%- if fld.writable %}
-    name === :{{ fld.ident }} && return TVMFFI.set_field!(self, {{ fld.ffi_name }}, value)
+{%- if let Some(conv) = fld.setter %}
+    name === {{ fld.symbol }} && return (TVMFFI.set_field!(self, {{ t.fields_handle }}[][{{ fld.index }}], {{ conv }}); value)
 {%- endif %}
 {%- endfor %}
-    return setfield!(self, name, value)
+    TVMFFI.set_field!(self, name, value)  # read-only and unknown fields throw AttributeError
+    return value
 end
-{%- endif %}
-{%- for m in t.methods %}
-{% if !m.doc.is_empty() %}
-"""
-{%- for line in m.doc %}
-{{ line }}
-{%- endfor %}
-"""
-{%- endif %}
-{%- if m.packed %}
-{{ m.ident }}({{ m.receiver }}, args...) = TVMFFI.call_method({{ m.target }}, {{ m.ffi_name }}, args...)
-{%- else %}
-function {{ m.ident }}({{ m.receiver }}{% for p in m.params %}, {{ p.ident }}{{ p.annot }}{% endfor %}){{ m.ret }}
-    return TVMFFI.call_method({{ m.target }}, {{ m.ffi_name }}{% for p in m.params %}, {{ p.ident }}{% endfor %}){{ m.ret }}
-end
-{%- endif %}
-{%- endfor %}

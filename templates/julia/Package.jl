@@ -1,4 +1,9 @@
 {{ banner }}
+"""
+{%- for line in doc %}
+{{ line }}
+{%- endfor %}
+"""
 module {{ module }}
 
 import TVMFFI
@@ -6,21 +11,25 @@ import TVMFFI
 const _ffi_checksum = {{ checksum }}
 const _ffi_libraries = String[{% for lib in libraries %}{{ lib }}{% if !loop.last %}, {% endif %}{% endfor %}]
 
-function __init__()
-    TVMFFI.load_libraries(@__MODULE__, _ffi_libraries, _ffi_checksum)
+# Abstract types first: signatures below may name any of them.
 {%- for t in types %}
-    TVMFFI.register_type({{ t.key }}, {{ t.ident }})
+
+{% include "julia/Abstract.jl" %}
 {%- endfor %}
-    return nothing
-end
 {%- for t in types %}
 
 {% include "julia/Object.jl" %}
+{%- for m in t.methods %}
+
+{% include "julia/Method.jl" %}
+{%- endfor %}
 {%- endfor %}
 {%- for f in functions %}
 
 {% include "julia/Function.jl" %}
 {%- endfor %}
+
+{% include "julia/Init.jl" %}
 {%- if !exports.is_empty() %}
 
 export {% for e in exports %}{{ e }}{% if !loop.last %}, {% endif %}{% endfor %}

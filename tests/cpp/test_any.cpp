@@ -90,6 +90,23 @@ TEST_CASE(containers) {
   CHECK_EQ(std::get<1>(tuple.cast<std::tuple<int64_t, std::string>>()), "two");
 }
 
+TEST_CASE(big_integers) {
+  ffihub::BigInt small = 42;
+  CHECK(small.fits_int64());
+  CHECK_EQ(ffihub::Any(small).type_key(), "int");
+  ffihub::BigInt two_64 = ffihub::BigInt::from_words({0, 1});
+  CHECK(!two_64.fits_int64());
+  CHECK_EQ(two_64.to_string(), "18446744073709551616");
+  ffihub::Any a = two_64;
+  CHECK_EQ(a.type_key(), "ffi.BigInt");
+  CHECK(a.cast<ffihub::BigInt>() == two_64);
+  CHECK(!a.as<int64_t>().has_value());
+  CHECK_EQ(ffihub::BigInt::from_words({0, ~uint64_t{0}}).to_string(), "-18446744073709551616");
+  CHECK_EQ(ffihub::BigInt::from_words({~uint64_t{0}}).to_int64(), -1);
+  CHECK_EQ(ffihub::Any(int64_t{7}).cast<ffihub::BigInt>().to_int64(), 7);
+  CHECK_THROWS(ffihub::ValueError, two_64.to_int64(), "does not fit");
+}
+
 TEST_CASE(optional_and_variant) {
   using V = std::variant<int64_t, std::string, ffihub::Array<int64_t>>;
   ffihub::Any a = V(std::string("s"));

@@ -16,8 +16,8 @@ import { setImmediate as tick } from 'node:timers/promises';
 
 export const require = createRequire(import.meta.url);
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const packagesDir = process.env.FFIHUB_NODE_PACKAGES ?? path.join(root, 'target/generated/node');
-export const demoLibrary = process.env.FFIHUB_DEMO_LIBRARY ?? path.join(root, 'target/debug/libffihub_demo.so');
+export const packagesDir = path.resolve(process.env.FFIHUB_NODE_PACKAGES ?? path.join(root, 'target/generated/node'));
+export const demoLibrary = path.resolve(process.env.FFIHUB_DEMO_LIBRARY ?? path.join(root, 'target/debug/libffihub_demo.so'));
 export const runtimeName = process.env.FFIHUB_RUNTIME ?? 'unknown';
 
 /** @type {typeof import('@ffihub/tvm-ffi')} */

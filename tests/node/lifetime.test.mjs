@@ -102,3 +102,14 @@ test('a JavaScript function registered as a global stays alive', async () => {
   assert.equal(ffi.requireGlobal(name)('it'), 'got it');
   ffi.requireGlobal('ffi.FunctionRemoveGlobal')(name);
 });
+
+test('a function disposed while it runs is released when the call returns', async () => {
+  await withoutLeaks(assert, async () => {
+    const f = demo.compose((x) => {
+      f.dispose();
+      return x;
+    }, (x) => x + 1);
+    assert.equal(f(1), 2);
+    assert.throws(() => f(1), /disposed/);
+  });
+});

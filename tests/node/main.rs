@@ -51,15 +51,8 @@ fn setup() -> &'static Setup {
         apache_root();
 
         cargo(&["build", "--release", "-p", "ffihub-node"]);
-        cargo(&[
-            "build",
-            "-p",
-            "ffihub-demo",
-            "-p",
-            "ffihub-bindgen",
-            "--bin",
-            "ffihub",
-        ]);
+        cargo(&["build", "-p", "ffihub-demo"]);
+        cargo(&["build", "-p", "ffihub-bindgen", "--bin", "ffihub"]);
 
         let tests = root.join("tests/node");
         if !tests.join("node_modules/typescript").is_dir() {

@@ -52,6 +52,9 @@ test('the manifest matches the live library on this runtime', () => {
 });
 
 test('manifest lines spell types like the generator', () => {
+  // the same hash as model.rs line_hash
+  assert.equal(meta.lineHash(''), '811c9dc5');
+  assert.equal(meta.lineHash('a'), 'e40c292c');
   assert.equal(meta.functionLine('demo.add_one'), 'fn demo.add_one (int) -> int');
   assert.equal(meta.functionLine('demo.packed_sum'), 'fn demo.packed_sum packed');
   assert.equal(
@@ -93,4 +96,10 @@ test('the check can be skipped', () => {
   } finally {
     delete process.env.FFIHUB_SKIP_METADATA_CHECK;
   }
+});
+
+test('the support package has an ES module entry with the same names', async () => {
+  const esm = await import('@ffihub/tvm-ffi');
+  assert.equal(esm.default, ffi);
+  for (const name of Object.keys(ffi)) assert.equal(esm[name], ffi[name], name);
 });

@@ -118,3 +118,17 @@ test('float16 tensors come out as raw 16-bit patterns', () => {
   const t = ffi.tensor(raw);
   assert.equal(String(t.dtype), 'uint16');
 });
+
+test('where external buffers are not allowed, tensor data is a copy', () => {
+  ffi._native.setExternalBuffers(false);
+  try {
+    const t = demo.arange(4);
+    assert.equal(t.dataIsCopy, true);
+    assert.deepEqual([...t.data], [0, 1, 2, 3]);
+    t.data[0] = 99;
+    assert.equal(demo.tensorSum(t), 6, 'the copy is not the tensor');
+  } finally {
+    ffi._native.setExternalBuffers(true);
+  }
+  assert.equal(demo.arange(1).dataIsCopy, false);
+});

@@ -38,3 +38,19 @@ test('a process with a registered callback and idle threads exits by itself', ()
   assert.equal(run.status, 0, run.stderr);
   assert.equal(run.stdout.trim(), 'done 1');
 });
+
+test('many pool threads calling JavaScript callbacks at once', async () => {
+  const { ffi, demo, settle, withoutLeaks } = await import('./helpers.mjs');
+  await withoutLeaks(assert, async () => {
+    const values = Array.from({ length: 300 }, (_, i) => i);
+    const jobs = Array.from({ length: 8 }, (_, j) =>
+      ffi.callAsync(demo.mapArray, (x) => x * 2 + j, values),
+    );
+    const results = await Promise.all(jobs);
+    results.forEach((r, j) => {
+      assert.equal(r.length, 300);
+      assert.equal(r.at(-1), 299 * 2 + j);
+    });
+    await settle();
+  });
+});

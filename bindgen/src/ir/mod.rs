@@ -170,7 +170,10 @@ pub struct CtorParam {
 pub struct Constructor {
     /// Which calling convention.
     pub kind: ConstructorKind,
-    /// Its parameters: positional ones first, then keyword-only ones.
+    /// Its documentation (from the `__ffi_init__` method, when there is one).
+    pub doc: String,
+    /// Its parameters in calling order: positional ones (required before optional), then
+    /// keyword-only ones.
     pub params: Vec<CtorParam>,
 }
 
@@ -331,39 +334,60 @@ fn object_type(t: &schema::ObjectType, local: &BTreeMap<&str, &schema::ObjectTyp
     }
 }
 
-/// A typed `__ffi_init__`: its parameters are named after the init fields when they match them
-/// one to one (same count, same types), `arg<i>` otherwise.
+/// Parameters with a default, from the metadata key `arg_defaults` (a JSON object keyed by
+/// parameter name, or a string holding one), as the ffihub Rust extension API records them.
+fn arg_defaults(meta: &schema::Metadata) -> Vec<String> {
+    let Some(value) = meta.get("arg_defaults") else {
+        return Vec::new();
+    };
+    let object = match value {
+        serde_json::Value::String(text) => serde_json::from_str(text).unwrap_or_default(),
+        other => other.clone(),
+    };
+    match object {
+        serde_json::Value::Object(map) => map.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A typed `__ffi_init__`: parameter names come from the method's `arg_names` when recorded,
+/// else from the init fields when they match one to one (same count, same types), else `arg<i>`;
+/// parameters listed in `arg_defaults` may be left out.
 fn init_method(m: &schema::Method, init_fields: &[(&schema::Field, &str)]) -> Constructor {
-    let params = m
-        .signature
-        .as_ref()
-        .map(|s| params(&s.params))
-        .unwrap_or_default();
+    let Some(sig) = m.signature.as_ref() else {
+        return Constructor {
+            kind: ConstructorKind::InitMethod,
+            doc: m.doc.clone(),
+            params: Vec::new(),
+        };
+    };
+    let mut params = signature(sig, false, &m.metadata).params;
     let field_types: Vec<Type> = init_fields.iter().map(|(f, o)| field(f, o).ty).collect();
-    let matches = field_types.len() == params.len()
+    let matches_fields = field_types.len() == params.len()
         && field_types.iter().zip(&params).all(|(a, p)| *a == p.ty);
+    if arg_names(&m.metadata).is_none() && matches_fields {
+        for (p, (f, _)) in params.iter_mut().zip(init_fields) {
+            p.name = f.name.clone();
+        }
+    }
+    let defaults = arg_defaults(&m.metadata);
     Constructor {
         kind: ConstructorKind::InitMethod,
+        doc: m.doc.clone(),
         params: params
             .into_iter()
-            .enumerate()
-            .map(|(i, mut p)| {
-                if matches {
-                    p.name = init_fields[i].0.name.clone();
-                }
-                CtorParam {
-                    param: p,
-                    kw_only: false,
-                    optional: false,
-                }
+            .map(|p| CtorParam {
+                optional: defaults.contains(&p.name),
+                param: p,
+                kw_only: false,
             })
             .collect(),
     }
 }
 
-/// The generated `__ffi_init__`: the init fields, positional ones first. A positional parameter
-/// with a default that is followed by a required positional one is required too (no language
-/// can leave out a positional argument in the middle).
+/// The generated `__ffi_init__`, as Apache's runtime builds it: the init fields; positionally the
+/// required ones first, then those with defaults (each group in field order); keyword-only ones
+/// last.
 fn auto_init(init_fields: &[(&schema::Field, &str)]) -> Constructor {
     let param = |(f, o): &(&schema::Field, &str)| CtorParam {
         param: Param {
@@ -373,15 +397,11 @@ fn auto_init(init_fields: &[(&schema::Field, &str)]) -> Constructor {
         kw_only: f.flags.has(FieldFlags::KW_ONLY),
         optional: f.flags.has(FieldFlags::HAS_DEFAULT),
     };
-    let (kw, mut positional): (Vec<_>, Vec<_>) =
-        init_fields.iter().map(param).partition(|p| p.kw_only);
-    if let Some(last_required) = positional.iter().rposition(|p| !p.optional) {
-        for p in &mut positional[..last_required] {
-            p.optional = false;
-        }
-    }
+    let (kw, positional): (Vec<_>, Vec<_>) = init_fields.iter().map(param).partition(|p| p.kw_only);
+    let (optional, required): (Vec<_>, Vec<_>) = positional.into_iter().partition(|p| p.optional);
     Constructor {
         kind: ConstructorKind::AutoInit,
-        params: positional.into_iter().chain(kw).collect(),
+        doc: String::new(),
+        params: required.into_iter().chain(optional).chain(kw).collect(),
     }
 }

@@ -427,12 +427,11 @@ fn raw_bytes<'a>(data: *mut std::ffi::c_void, len: usize) -> &'a [u8] {
 #[inline]
 pub fn from_any(data: &EnvData, value: TVMFFIAny) -> Result<napi_value> {
     let env = data.env;
-    // SAFETY (union reads): each arm reads the member that its type index selects.
     match value.type_index {
         tindex::NONE => Ok(env.null()),
-        tindex::INT => int_value(env, unsafe { value.value.v_int64 }),
-        tindex::FLOAT => env.double(unsafe { value.value.v_float64 }),
-        tindex::BOOL => Ok(env.boolean(unsafe { value.value.v_int64 } != 0)),
+        tindex::INT => int_value(env, ffi::payload_i64(&value)),
+        tindex::FLOAT => env.double(ffi::payload_f64(&value)),
+        tindex::BOOL => Ok(env.boolean(ffi::payload_i64(&value) != 0)),
         _ => from_any_slow(data, value),
     }
 }
@@ -441,29 +440,28 @@ pub fn from_any(data: &EnvData, value: TVMFFIAny) -> Result<napi_value> {
 fn from_any_slow(data: &EnvData, value: TVMFFIAny) -> Result<napi_value> {
     let env = data.env;
     let owned = OwnedAny(value);
-    // SAFETY (union reads below): each arm reads the member that its type index selects.
     let v = &owned.0;
     match v.type_index {
         tindex::NONE => Ok(env.null()),
-        tindex::INT => int_value(env, unsafe { v.value.v_int64 }),
-        tindex::BOOL => Ok(env.boolean(unsafe { v.value.v_int64 } != 0)),
-        tindex::FLOAT => env.double(unsafe { v.value.v_float64 }),
+        tindex::INT => int_value(env, ffi::payload_i64(v)),
+        tindex::BOOL => Ok(env.boolean(ffi::payload_i64(v) != 0)),
+        tindex::FLOAT => env.double(ffi::payload_f64(v)),
         tindex::SMALL_STR => env.string(small_bytes(v)),
         tindex::SMALL_BYTES => env.buffer_copy(small_bytes(v)),
         tindex::RAW_STR => {
             // SAFETY: a RawStr view holds a NUL-terminated string.
-            let s = unsafe { std::ffi::CStr::from_ptr(v.value.v_c_str) };
+            let s = unsafe { std::ffi::CStr::from_ptr(ffi::payload_ptr(v).cast()) };
             env.string(s.to_bytes())
         }
         tindex::BYTE_ARRAY_PTR => {
             // SAFETY: a ByteArrayPtr view points at a live byte array.
-            let bytes = unsafe { ffi::bytes_of(&*(v.value.v_ptr as *const TVMFFIByteArray)) };
+            let bytes = unsafe { ffi::bytes_of(&*(ffi::payload_ptr(v) as *const TVMFFIByteArray)) };
             env.buffer_copy(bytes)
         }
         tindex::STR | tindex::BYTES => {
             // SAFETY: String and Bytes objects hold a byte array after the header.
             let bytes =
-                unsafe { ffi::bytes_of(&*ffi::cell::<TVMFFIByteArray>(v.value.v_obj.cast())) };
+                unsafe { ffi::bytes_of(&*ffi::cell::<TVMFFIByteArray>(ffi::payload_ptr(v))) };
             if v.type_index == tindex::STR {
                 env.string(bytes)
             } else {
@@ -472,7 +470,7 @@ fn from_any_slow(data: &EnvData, value: TVMFFIAny) -> Result<napi_value> {
         }
         tindex::BIG_INT => bigint_value(env, v),
         tindex::DATA_TYPE => {
-            let d = unsafe { v.value.v_dtype };
+            let d = ffi::payload_dtype(v);
             let args = [
                 env.double(f64::from(d.code))?,
                 env.double(f64::from(d.bits))?,
@@ -481,7 +479,7 @@ fn from_any_slow(data: &EnvData, value: TVMFFIAny) -> Result<napi_value> {
             env.new_instance(data.hook(|h| h.data_type)?, &args)
         }
         tindex::DEVICE => {
-            let d = unsafe { v.value.v_device };
+            let d = ffi::payload_device(v);
             let args = [
                 env.double(f64::from(d.device_type))?,
                 env.double(f64::from(d.device_id))?,
@@ -489,12 +487,12 @@ fn from_any_slow(data: &EnvData, value: TVMFFIAny) -> Result<napi_value> {
             env.new_instance(data.hook(|h| h.device)?, &args)
         }
         tindex::OPAQUE_PTR => {
-            let p = unsafe { v.value.v_ptr };
+            let p = ffi::payload_ptr(v);
             let address = env.bigint_i64(p as usize as i64)?;
             env.new_instance(data.hook(|h| h.opaque_ptr)?, &[address])
         }
         tindex::DL_TENSOR_PTR => {
-            let handle = tensor::view_of_dltensor(unsafe { v.value.v_ptr.cast() })?;
+            let handle = tensor::view_of_dltensor(ffi::payload_ptr(v).cast())?;
             object::wrap_object(data, handle)
         }
         t if t >= tindex::OBJECT => {
@@ -596,4 +594,34 @@ pub fn int_list(env: Env, array: napi_value, what: &str) -> Result<Vec<i64>> {
         out.push(x as i64);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_cross_as_int_only_when_safe_integers() {
+        let kind = |x: f64| number_any(x).type_index;
+        assert_eq!(kind(0.0), tindex::INT);
+        assert_eq!(kind(-7.0), tindex::INT);
+        assert_eq!(kind(MAX_SAFE_INTEGER as f64), tindex::INT);
+        assert_eq!(kind(-(MAX_SAFE_INTEGER as f64)), tindex::INT);
+        assert_eq!(kind(2f64.powi(53)), tindex::FLOAT);
+        assert_eq!(kind(-0.0), tindex::FLOAT);
+        assert_eq!(kind(1.5), tindex::FLOAT);
+        assert_eq!(kind(f64::NAN), tindex::FLOAT);
+        assert_eq!(kind(f64::INFINITY), tindex::FLOAT);
+        assert_eq!(ffi::payload_i64(&number_any(42.0)), 42);
+    }
+
+    #[test]
+    fn arg_buf_spills_past_its_inline_slots() {
+        let mut buf = ArgBuf::new();
+        for i in 0..10 {
+            buf.push(number_any(f64::from(i)));
+        }
+        let values: Vec<i64> = buf.as_mut_slice().iter().map(ffi::payload_i64).collect();
+        assert_eq!(values, (0..10).collect::<Vec<_>>());
+    }
 }

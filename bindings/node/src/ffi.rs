@@ -87,6 +87,36 @@ pub unsafe fn bytes_of<'a>(array: &TVMFFIByteArray) -> &'a [u8] {
     }
 }
 
+/// The payload of an `Any` read as an i64 (Int, Bool).
+pub fn payload_i64(value: &TVMFFIAny) -> i64 {
+    // SAFETY: the payload is 8 initialized bytes and every bit pattern is a valid i64.
+    unsafe { value.value.v_int64 }
+}
+
+/// The payload of an `Any` read as an f64 (Float).
+pub fn payload_f64(value: &TVMFFIAny) -> f64 {
+    // SAFETY: the payload is 8 initialized bytes and every bit pattern is a valid f64.
+    unsafe { value.value.v_float64 }
+}
+
+/// The payload of an `Any` read as a pointer (objects, views, opaque pointers).
+pub fn payload_ptr(value: &TVMFFIAny) -> *mut c_void {
+    // SAFETY: the payload is 8 initialized bytes; reading a pointer dereferences nothing.
+    unsafe { value.value.v_ptr }
+}
+
+/// The payload of an `Any` read as a DataType.
+pub fn payload_dtype(value: &TVMFFIAny) -> DLDataType {
+    // SAFETY: the payload is 8 initialized bytes; any bits are a valid DLDataType.
+    unsafe { value.value.v_dtype }
+}
+
+/// The payload of an `Any` read as a Device.
+pub fn payload_device(value: &TVMFFIAny) -> ffihub_abi::dlpack::DLDevice {
+    // SAFETY: the payload is 8 initialized bytes; any bits are a valid DLDevice.
+    unsafe { value.value.v_device }
+}
+
 /// A `None` value.
 pub const fn none() -> TVMFFIAny {
     TVMFFIAny {

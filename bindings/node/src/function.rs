@@ -28,6 +28,10 @@ pub struct FnCell {
     handle: Cell<TVMFFIObjectHandle>,
     /// The environment the wrapper lives in.
     data: *const EnvData,
+    /// Calls of this function in progress (on the environment's thread).
+    busy: Cell<u32>,
+    /// `dispose()` was called during a call; release when the last call returns.
+    dispose_pending: Cell<bool>,
 }
 
 /// Wraps an owned Function handle in a JavaScript function (the wrapper takes the reference,
@@ -37,6 +41,8 @@ pub fn wrap_function(data: &EnvData, handle: TVMFFIObjectHandle, name: &str) -> 
     let cell = Box::into_raw(Box::new(FnCell {
         handle: Cell::new(handle),
         data,
+        busy: Cell::new(0),
+        dispose_pending: Cell::new(false),
     }));
     let made = env.function(name, Some(call), cell.cast()).and_then(|f| {
         env.wrap(f, cell.cast(), Some(finalize_cell), ptr::null_mut())
@@ -89,12 +95,12 @@ pub fn unwrap_function(env: Env, value: napi_value) -> Result<Option<TVMFFIObjec
 pub fn dispose_function(env: Env, value: napi_value) -> Result<()> {
     if let Some(cell) = env.unwrap(value) {
         // SAFETY: a FnCell (see unwrap_function).
-        let handle = unsafe { &*(cell as *const FnCell) }
-            .handle
-            .replace(ptr::null_mut());
-        if !handle.is_null() {
-            // SAFETY: the cell's reference.
-            unsafe { ffi::TVMFFIObjectDecRef(handle) };
+        let cell = unsafe { &*(cell as *const FnCell) };
+        if cell.busy.get() > 0 {
+            // Called from inside a call of this very function: release it when that returns.
+            cell.dispose_pending.set(true);
+        } else {
+            release_cell(cell);
         }
     }
     Ok(())
@@ -131,16 +137,30 @@ unsafe extern "C" fn call(env: napi_env, info: napi_callback_info) -> napi_value
             &mut cell,
         )
     };
-    crate::entry(env, info, |env, info| {
-        env.check(status)?;
-        // SAFETY: the data of this native function is its FnCell, alive while it can be called.
-        let cell = unsafe { &*(cell as *const FnCell) };
-        let handle = cell.handle.get();
-        if handle.is_null() {
-            return napi::type_error("this TVM-FFI function was disposed");
+    if status != napi_sys::Status::napi_ok {
+        return crate::entry(env, info, |env, _| {
+            env.check(status).map(|()| ptr::null_mut())
+        });
+    }
+    // SAFETY: the data of this native function is its FnCell, alive while it can be called.
+    let cell = unsafe { &*(cell as *const FnCell) };
+    let handle = cell.handle.get();
+    if handle.is_null() {
+        return crate::entry(env, info, |_, _| {
+            napi::type_error("this TVM-FFI function was disposed")
+        });
+    }
+    // SAFETY: the wrapper's environment outlives its functions.
+    let data = unsafe { &*cell.data };
+    // A dispose() from inside the call waits until the call returns.
+    let _busy = Busy::enter(cell);
+    if argc <= CAP {
+        // SAFETY: on the environment's thread, inside this call.
+        if let Some(value) = unsafe { call_numbers(data, handle, &argv[..argc], info) } {
+            return value;
         }
-        // SAFETY: the wrapper's environment outlives its functions.
-        let data = unsafe { &*cell.data };
+    }
+    crate::entry(env, info, |env, info| {
         let mut buf = ArgBuf::new();
         if argc <= CAP {
             for v in &argv[..argc] {
@@ -158,6 +178,80 @@ unsafe extern "C" fn call(env: napi_env, info: napi_callback_info) -> napi_value
         drop(buf);
         convert::from_any(data, result)
     })
+}
+
+/// Marks a function wrapper as running (calls may nest); the last one out completes a
+/// `dispose()` made meanwhile.
+struct Busy<'a>(&'a FnCell);
+
+impl<'a> Busy<'a> {
+    fn enter(cell: &'a FnCell) -> Self {
+        cell.busy.set(cell.busy.get() + 1);
+        Busy(cell)
+    }
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        let cell = self.0;
+        cell.busy.set(cell.busy.get() - 1);
+        if cell.busy.get() == 0 && cell.dispose_pending.replace(false) {
+            release_cell(cell);
+        }
+    }
+}
+
+/// Releases a cell's reference (once).
+fn release_cell(cell: &FnCell) {
+    let handle = cell.handle.replace(ptr::null_mut());
+    if !handle.is_null() {
+        // SAFETY: the cell's reference.
+        unsafe { ffi::TVMFFIObjectDecRef(handle) };
+    }
+}
+
+/// The fast path of [`call`]: when every argument is a number (nothing to own or release), the
+/// call goes straight to the runtime, and scalar results straight back. Returns None (before
+/// calling) when an argument is not a number; results other than scalars, and errors, go
+/// through the general conversion.
+///
+/// # Safety
+/// Must run on `data`'s thread inside the Node-API call `info`; `handle` is a live Function.
+#[inline]
+unsafe fn call_numbers(
+    data: &EnvData,
+    handle: TVMFFIObjectHandle,
+    argv: &[napi_value],
+    info: napi_callback_info,
+) -> Option<napi_value> {
+    let env = data.env;
+    let mut args = [ffi::none(); 4];
+    for (slot, v) in args.iter_mut().zip(argv) {
+        *slot = convert::number_any(env.try_f64(*v)?);
+    }
+    let mut result = ffi::none();
+    // SAFETY: a live Function and `argv.len()` valid, unowned arguments; the result is owned.
+    let rc = unsafe {
+        ffi::TVMFFIFunctionCall(handle, args.as_mut_ptr(), argv.len() as i32, &mut result)
+    };
+    if rc == 0 {
+        let scalar = match result.type_index {
+            tindex::NONE => Some(env.null()),
+            tindex::BOOL => Some(env.boolean(ffi::payload_i64(&result) != 0)),
+            tindex::FLOAT => env.double(ffi::payload_f64(&result)).ok(),
+            tindex::INT => convert::int_value(env, ffi::payload_i64(&result)).ok(),
+            _ => None,
+        };
+        if let Some(value) = scalar {
+            return Some(value);
+        }
+    }
+    Some(crate::entry(env.0, info, |_, _| {
+        if rc != 0 {
+            return Err(Error::Ffi(ffi::take_raised_error()));
+        }
+        convert::from_any(data, result)
+    }))
 }
 
 /// A `DLTensor*` result that points into one of the argument tensors becomes that tensor (a
@@ -609,11 +703,11 @@ unsafe extern "C" fn complete_async(
         // SAFETY: the AsyncCall boxed by `call_async`, completed once.
         let mut call = unsafe { Box::from_raw(data as *mut AsyncCall) };
         let env = Env(env);
-        // SAFETY: the work belongs to this env.
-        unsafe { napi_sys::napi_delete_async_work(env.0, call.work) };
         if env.0.is_null() {
             return;
         }
+        // SAFETY: the work belongs to this env and is deleted once, here.
+        unsafe { napi_sys::napi_delete_async_work(env.0, call.work) };
         // SAFETY: completion runs on the environment's thread while it is alive.
         let data = unsafe { &*call.data };
         let settled = (|| -> Result<()> {

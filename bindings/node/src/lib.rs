@@ -303,7 +303,13 @@ native!(bench_call_loop, 2, |data, args, _info| {
         let mut result = function::call_raw(f, &mut convert::ArgBuf::new())?;
         ffi::release(&mut result);
     }
-    data.env.double(start.elapsed().as_nanos() as f64 / f64::from(n))
+    data.env
+        .double(start.elapsed().as_nanos() as f64 / f64::from(n))
+});
+
+native!(set_external_buffers, 1, |data, args, _info| {
+    tensor::set_external_buffers(data.env.get_bool(args.argv[0])?);
+    Ok(data.env.undefined())
 });
 
 native!(runtime_version, 0, |data, _args, _info| {
@@ -345,6 +351,7 @@ const EXPORTS: &[(
     ("dtypeString", dtype_string),
     ("loadLibrary", load_library),
     ("runtimeVersion", runtime_version),
+    ("setExternalBuffers", set_external_buffers),
     ("benchNoop", function::bench_noop),
     ("benchAdd3", function::bench_add3),
     ("benchCallLoop", bench_call_loop),
@@ -388,4 +395,3 @@ pub unsafe extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_va
         }
     }
 }
-

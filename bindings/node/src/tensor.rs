@@ -23,6 +23,7 @@ use ffihub_abi::tindex;
 use napi_sys::{napi_env, napi_ref, TypedarrayType as TA};
 use std::ffi::c_void;
 use std::ptr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// What a tensor made from JavaScript memory (or from a borrowed DLTensor) owns.
@@ -322,6 +323,15 @@ unsafe extern "C" fn release_tensor(_env: napi_env, _data: *mut c_void, hint: *m
     });
 }
 
+/// Whether `tensorData` may use external buffers (tests turn it off to exercise the copy that
+/// hosts without external buffers get).
+static EXTERNAL_BUFFERS: AtomicBool = AtomicBool::new(true);
+
+/// `setExternalBuffers(allowed)`: see [`EXTERNAL_BUFFERS`].
+pub fn set_external_buffers(allowed: bool) {
+    EXTERNAL_BUFFERS.store(allowed, Ordering::Relaxed);
+}
+
 /// `tensorData(t)`: a TypedArray over the tensor's memory (CPU, contiguous tensors), or a copy
 /// where external buffers are not allowed. Returns `[array, copied]`.
 pub fn tensor_data(data: &EnvData, value: napi_value) -> Result<napi_value> {
@@ -356,7 +366,12 @@ pub fn tensor_data(data: &EnvData, value: napi_value) -> Result<napi_value> {
         // SAFETY: the buffer keeps its own reference to the tensor, released by
         // `release_tensor` when the buffer is collected.
         unsafe { ffi::TVMFFIObjectIncRef(handle) };
-        match env.external_arraybuffer(start.cast(), nbytes, Some(release_tensor), handle) {
+        let external = if EXTERNAL_BUFFERS.load(Ordering::Relaxed) {
+            env.external_arraybuffer(start.cast(), nbytes, Some(release_tensor), handle)
+        } else {
+            Ok(None)
+        };
+        match external {
             Ok(Some(b)) => (b, false),
             other => {
                 // SAFETY: the buffer was not created; drop its reference.
@@ -400,4 +415,46 @@ pub fn dtype_string(data: &EnvData, code: u8, bits: u8, lanes: u16) -> Result<na
         return Err(Error::Ffi(ffi::take_raised_error()));
     }
     crate::convert::from_any(data, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strides_and_contiguity() {
+        assert_eq!(compact_strides(&[2, 3, 4]), vec![12, 4, 1]);
+        assert_eq!(compact_strides(&[]), Vec::<i64>::new());
+        assert!(is_compact(&[2, 3], &[3, 1]));
+        assert!(!is_compact(&[3, 2], &[1, 3]));
+        // extents of 1 may have any stride
+        assert!(is_compact(&[1, 3], &[99, 1]));
+    }
+
+    #[test]
+    fn typed_array_kinds_and_dtypes_round_trip() {
+        for kind in [
+            TA::int8_array,
+            TA::uint8_array,
+            TA::int16_array,
+            TA::uint16_array,
+            TA::int32_array,
+            TA::uint32_array,
+            TA::float32_array,
+            TA::float64_array,
+            TA::bigint64_array,
+            TA::biguint64_array,
+        ] {
+            let (dtype, item) = dtype_of_kind(kind).unwrap();
+            assert_eq!(usize::from(dtype.bits / 8), item);
+            assert_eq!(kind_of_dtype(dtype), Some(kind));
+        }
+        let f16 = DLDataType {
+            code: Code::kDLFloat as u8,
+            bits: 16,
+            lanes: 1,
+        };
+        assert_eq!(kind_of_dtype(f16), Some(TA::uint16_array));
+        assert_eq!(kind_of_dtype(DLDataType { lanes: 4, ..f16 }), None);
+    }
 }

@@ -99,8 +99,10 @@ pub struct Method {
 pub struct CtorArg {
     /// The parameter's identifier.
     pub ident: String,
-    /// The keyword (field name) as a C++ string literal; `None` = positional.
-    pub keyword: Option<String>,
+    /// The parameter's registered name, as a C++ string literal.
+    pub name: String,
+    /// Passed by keyword (`ffi.GetKwargsObject` protocol) rather than by position.
+    pub keyword: bool,
     /// Passed only when set (a `std::optional` parameter defaulting to `std::nullopt`).
     pub optional: bool,
 }
@@ -111,10 +113,11 @@ pub struct Constructor {
     pub params: Vec<Param>,
     /// Doc comment lines.
     pub doc: Vec<String>,
-    /// Arguments in call order (positional ones first).
+    /// Arguments in call order.
     pub args: Vec<CtorArg>,
-    /// Arguments are passed by keyword (`ffi.GetKwargsObject` protocol).
-    pub keywords: bool,
+    /// The arguments are assembled at run time (`ffihub::detail::Kwargs`): some go by keyword
+    /// or may be left out. Otherwise they are passed as a plain positional call.
+    pub assembled: bool,
 }
 
 /// A class.
@@ -341,17 +344,24 @@ impl Types {
         diags: &mut Diagnostics,
     ) -> Constructor {
         let item = format!("{}.__ffi_init__", t.key);
-        // The generated `__ffi_init__` takes its positional arguments in the runtime's order
-        // (required fields first), so every argument goes by keyword: the order of the C++
-        // parameters does not matter then.
+        // The generated `__ffi_init__` (auto_init) gets every argument by keyword, so the order
+        // of the C++ parameters does not matter; a typed one gets them by position, leaving
+        // out trailing unset optional ones.
         let keywords = c.kind == ir::ConstructorKind::AutoInit && !c.params.is_empty();
+        let assembled = keywords || c.params.iter().any(|p| p.optional);
         // Required parameters first (positional, then keyword-only), then optional ones.
         let mut order: Vec<&ir::CtorParam> = c.params.iter().filter(|p| !p.optional).collect();
         order.extend(c.params.iter().filter(|p| p.optional));
         let mut scope = Scope::with_reserved(&["args", "Args"]);
         let mut idents = BTreeMap::new();
         let mut params = Vec::new();
-        let mut doc_lines = vec![format!("Constructs a `{}` (`__ffi_init__`).", t.key)];
+        let mut doc_lines = if c.doc.is_empty() {
+            vec![format!("Constructs a `{}`.", t.key)]
+        } else {
+            doc_lines(&c.doc)
+        };
+        doc_lines.push(String::new());
+        doc_lines.push(format!("`{}.__ffi_init__`", t.key));
         for p in order {
             let ident = names::value(&p.param.name);
             names::claim(
@@ -393,15 +403,16 @@ impl Types {
             .iter()
             .map(|p| CtorArg {
                 ident: idents[&p.param.name].clone(),
-                keyword: keywords.then(|| literal(&p.param.name)),
+                name: literal(&p.param.name),
+                keyword: keywords,
                 optional: p.optional,
             })
             .collect();
         Constructor {
             params,
-            doc: doc_lines.iter().map(|l| doc(l).join(" ")).collect(),
+            doc: doc_lines.iter().map(|l| l.replace("*/", "* /")).collect(),
             args,
-            keywords,
+            assembled,
         }
     }
 

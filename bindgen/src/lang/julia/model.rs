@@ -1,11 +1,21 @@
 //! Julia view models: everything the templates print, computed here (names from `names.rs`,
-//! type annotations, escaped literals). Templates only loop and interpolate.
+//! type annotations, conversions, escaped literals, docstrings). Templates only loop and
+//! interpolate.
+//!
+//! How a TVM-FFI type appears in Julia ([`TypeNames`]):
+//! - `accepts`: the annotation of a parameter (what callers may pass), e.g. `Integer`,
+//!   `AbstractString`, `TVMFFI.SequenceLike`, or nothing for `Any`;
+//! - `descriptor`: the type given to `TVMFFI.to_ffi` to convert an argument by its declared type
+//!   (`TVMFFI.ArrayOf{Float64}`: an `ffi.Array`, not a tensor, with floats);
+//! - `returns`: the Julia type of a result, given to `TVMFFI.call_typed` / `TVMFFI.get_field`
+//!   (scalars are then read without allocating).
 
 use super::names;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, Type};
 use crate::lang::{doc_lines, Scope};
 use askama::Template;
+use ffihub_schema::DefaultValue;
 use std::collections::BTreeMap;
 
 /// `Project.toml`.
@@ -30,16 +40,28 @@ pub struct Package {
     pub banner: String,
     /// Module name.
     pub module: String,
+    /// Module name as a Julia string literal.
+    pub module_literal: String,
+    /// Docstring lines of the module.
+    pub doc: Vec<String>,
     /// Metadata checksum, as a Julia string literal.
     pub checksum: String,
     /// Library file names, as Julia string literals.
     pub libraries: Vec<String>,
+    /// The environment variable naming the libraries' folder, as a Julia string literal.
+    pub library_env: String,
+    /// The regenerate command without its `--out` folder, as a Julia string literal.
+    pub regenerate: String,
     /// Object types, parents first.
     pub types: Vec<Object>,
     /// Global functions.
     pub functions: Vec<Function>,
-    /// Exported names (types and functions).
+    /// Exported names.
     pub exports: Vec<String>,
+    /// What the load-time check compares: functions (`name`, normalized signature).
+    pub check_functions: Vec<(String, String)>,
+    /// What the load-time check compares: types (`key`, declared members).
+    pub check_types: Vec<(String, Vec<String>)>,
 }
 
 /// A parameter.
@@ -48,68 +70,88 @@ pub struct Param {
     pub ident: String,
     /// Type annotation including `::`, or empty.
     pub annot: String,
-    /// ` = TVMFFI.MISSING` for parameters that may be left out, or empty.
+    /// ` = <default>`, or empty.
     pub default: String,
+    /// The expression passed to the call (the identifier, or its conversion).
+    pub arg: String,
+}
+
+impl Param {
+    /// `ident::Annot = default`, as in a method definition.
+    pub fn decl(&self) -> String {
+        format!("{}{}{}", self.ident, self.annot, self.default)
+    }
 }
 
 /// A global function (`Function.jl`).
 pub struct Function {
     /// Identifier.
     pub ident: String,
-    /// The cached lazy handle's constant name (`_ffi_fn_<ident>`).
+    /// The constant holding its `TVMFFI.FFIFunction` (`_ffi_fn_<ident>`).
     pub handle: String,
     /// Registered name, as a Julia string literal.
     pub ffi_name: String,
-    /// Signature line of the docstring.
-    pub doc_signature: String,
-    /// Docstring lines (escaped).
+    /// Docstring lines (escaped), starting with the signature line.
     pub doc: Vec<String>,
-    /// Parameters (empty and `packed` for packed functions).
-    pub params: Vec<Param>,
-    /// Packed: takes `args...`.
+    /// Parameter declarations, joined.
+    pub params: String,
+    /// Call arguments after the function handle, each with its leading `, `.
+    pub args: String,
+    /// Packed: takes `args...` and returns Any.
     pub packed: bool,
-    /// Return type assertion including `::`, or empty.
+    /// The Julia type of the result (for `TVMFFI.call_typed`).
     pub ret: String,
 }
 
-/// A field accessor.
+/// A field (a property).
 pub struct Field {
     /// Property name.
     pub ident: String,
-    /// Registered name, as a Julia string literal.
-    pub ffi_name: String,
-    /// Return type assertion including `::`, or empty.
+    /// Property name (a `Symbol` literal of the identifier).
+    pub symbol: String,
+    /// Registered name, as a `Symbol` literal.
+    pub ffi_symbol: String,
+    /// 1-based index in the type's field table.
+    pub index: usize,
+    /// The Julia type of its value.
     pub ret: String,
-    /// Has a setter.
-    pub writable: bool,
+    /// For writable fields: the expression of `value` converted for the setter.
+    pub setter: Option<String>,
 }
 
-/// A method.
+/// A method (`Method.jl`).
 pub struct Method {
-    /// Identifier.
-    pub ident: String,
-    /// Registered name, as a Julia string literal.
-    pub ffi_name: String,
-    /// The receiver parameter: `self::AbstractX`, or `::Type{<:AbstractX}` for static methods.
-    pub receiver: String,
-    /// What `TVMFFI.call_method` dispatches on: `self`, or the type key literal when static.
-    pub target: String,
-    /// Docstring lines (escaped).
+    /// The name it is defined under (`norm`, or `Base.sum` for names Base exports).
+    pub def_name: String,
+    /// The constant holding its `TVMFFI.FFIFunction`.
+    pub handle: String,
+    /// Registered name, as a `Symbol` literal.
+    pub ffi_symbol: String,
+    /// Docstring lines (escaped), starting with the signature line.
     pub doc: Vec<String>,
-    /// Parameters after `self`.
-    pub params: Vec<Param>,
-    /// Packed: takes `args...`.
+    /// Parameter declarations, the receiver first (`self::AbstractX` or `::Type{<:AbstractX}`).
+    pub params: String,
+    /// Call arguments after the handle (`, self, x`), each with its leading `, `.
+    pub args: String,
+    /// Packed: takes `args...` after the receiver and returns Any.
     pub packed: bool,
-    /// Return type assertion including `::`, or empty.
+    /// The Julia type of the result.
     pub ret: String,
 }
 
 /// A constructor.
 pub struct Constructor {
-    /// Positional parameters.
-    pub positional: Vec<Param>,
-    /// Keyword parameters.
-    pub keyword: Vec<Param>,
+    /// Parameter declarations (positional, then `; keyword...`).
+    pub params: String,
+    /// Every argument has a spelled default or none (the fast path through the cached
+    /// `__ffi_init__`); otherwise `TVMFFI.construct` is called so that omitted ones are dropped.
+    pub fast: bool,
+    /// Fast path: call arguments after the handle (kwargs marker and names included).
+    pub args: String,
+    /// Slow path: positional arguments after the type, then `; name = value...`.
+    pub construct_args: String,
+    /// How `__init__` obtains the `__ffi_init__` function.
+    pub init_expr: String,
 }
 
 /// An object type (`Object.jl`).
@@ -122,20 +164,31 @@ pub struct Object {
     pub parent_abstract: String,
     /// Type key, as a Julia string literal.
     pub key: String,
-    /// Docstring lines (escaped).
+    /// Docstring lines of the concrete type (escaped).
     pub doc: Vec<String>,
+    /// Docstring lines of the abstract type (escaped).
+    pub abstract_doc: Vec<String>,
+    /// The constant holding the field table (`_ffi_fields_<ident>`).
+    pub fields_handle: String,
+
+    /// The field names as a vector of `Symbol` literals (for `TVMFFI.field_info`).
+    pub field_symbols: String,
+    /// The property names as a tuple literal.
+    pub property_names: String,
     /// Own and inherited fields.
     pub fields: Vec<Field>,
-    /// Some field is writable (a `setproperty!` is generated).
+    /// Some field is writable.
     pub has_setters: bool,
     /// Own methods.
     pub methods: Vec<Method>,
+    /// The constant holding the `__ffi_init__` function (`_ffi_init_<ident>`).
+    pub init_handle: String,
     /// Constructor, if any.
     pub constructor: Option<Constructor>,
 }
 
 /// Escapes text for a `"""` docstring.
-fn doc_escape(lines: Vec<String>) -> Vec<String> {
+pub fn doc_escape(lines: Vec<String>) -> Vec<String> {
     lines
         .into_iter()
         .map(|l| {
@@ -155,50 +208,217 @@ pub fn literal(s: &str) -> String {
     format!("\"{escaped}\"")
 }
 
-/// Maps type keys of this library to Julia type names.
+/// A docstring: the signature lines (indented four spaces), then the paragraphs that are not
+/// empty, separated by blank lines.
+pub fn docstring(signature: &[String], paragraphs: &[Vec<String>]) -> Vec<String> {
+    let mut out: Vec<String> = signature.iter().map(|s| format!("    {s}")).collect();
+    for p in paragraphs.iter().filter(|p| !p.is_empty()) {
+        out.push(String::new());
+        out.extend(p.iter().cloned());
+    }
+    doc_escape(out)
+}
+
+/// Generated prose, wrapped at spaces into lines of at most 96 characters.
+pub fn prose(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + 1 + word.len() > 96 {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+/// The spelled default of a field as a Julia expression; `None` when it cannot be spelled
+/// (computed by a factory, or opaque): the argument is then omitted unless given.
+fn default_expr(default: &DefaultValue) -> Option<String> {
+    Some(match default {
+        DefaultValue::None => "nothing".into(),
+        DefaultValue::Bool(b) => b.to_string(),
+        DefaultValue::Int(i) => i.to_string(),
+        DefaultValue::Float(f) => format!("{f:?}"),
+        DefaultValue::String(s) => literal(s),
+        DefaultValue::DataType(s) => format!("TVMFFI.DLDataType({})", literal(s)),
+        DefaultValue::Device {
+            device_type,
+            device_id,
+        } => format!("TVMFFI.DLDevice({device_type}, {device_id})"),
+        DefaultValue::Factory | DefaultValue::Opaque(_) => return None,
+    })
+}
+
+/// Maps type keys of this library to Julia type names, and TVM-FFI types to Julia's.
 pub struct TypeNames(pub BTreeMap<String, String>);
 
 impl TypeNames {
     fn abstract_of(&self, key: &str) -> String {
         match self.0.get(key) {
             Some(ident) => names::abstract_type_name(ident),
-            None => "TVMFFI.AbstractObject".into(),
+            None => "TVMFFI.FFIObject".into(),
         }
     }
 
-    /// The annotation of a parameter of type `ty` (what it accepts), if any.
-    fn accepts(&self, ty: &Type) -> Option<String> {
+    /// The annotation of a parameter of type `ty` (what it accepts); `None` for anything.
+    pub fn accepts(&self, ty: &Type) -> Option<String> {
         Some(match ty {
             Type::None => "Nothing".into(),
             Type::Bool => "Bool".into(),
-            Type::Int => "Integer".into(),
+            Type::Int | Type::BigInt => "Integer".into(),
             Type::Float => "Real".into(),
+            Type::OpaquePtr => "Ptr".into(),
+            Type::DataType => "TVMFFI.DataTypeLike".into(),
+            Type::Device => "TVMFFI.DeviceLike".into(),
             Type::String => "AbstractString".into(),
             Type::Bytes => "AbstractVector{UInt8}".into(),
+            Type::Tensor => "TVMFFI.TensorLike".into(),
+            Type::Shape => "TVMFFI.ShapeLike".into(),
+            Type::Module => "TVMFFI.FFIModule".into(),
+            Type::Error => "TVMFFI.FFIError".into(),
+            Type::Array(_) | Type::List(_) | Type::Tuple(_) => "TVMFFI.SequenceLike".into(),
+            Type::Map(..) | Type::Dict(..) => "AbstractDict".into(),
             Type::Class(key) => self.abstract_of(key),
-            Type::Object => "TVMFFI.AbstractObject".into(),
             Type::Optional(inner) => format!("Union{{Nothing, {}}}", self.accepts(inner)?),
-            _ => return None,
+            Type::Any | Type::Object | Type::Variant(_) | Type::Function(_) => return None,
         })
     }
 
-    /// The type a result of type `ty` has, if known.
-    fn returns(&self, ty: &Type) -> Option<String> {
-        Some(match ty {
+    /// The `TVMFFI.to_ffi` descriptor of `ty`.
+    pub fn descriptor(&self, ty: &Type) -> String {
+        let list = |ts: &[Type]| {
+            ts.iter()
+                .map(|t| self.descriptor(t))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match ty {
             Type::None => "Nothing".into(),
+            Type::Any => "Any".into(),
             Type::Bool => "Bool".into(),
             Type::Int => "Int64".into(),
+            Type::BigInt => "Integer".into(),
             Type::Float => "Float64".into(),
+            Type::OpaquePtr => "Ptr{Cvoid}".into(),
+            Type::DataType => "TVMFFI.DLDataType".into(),
+            Type::Device => "TVMFFI.DLDevice".into(),
             Type::String => "String".into(),
             Type::Bytes => "Vector{UInt8}".into(),
+            Type::Tensor => "TVMFFI.FFITensor".into(),
+            Type::Shape => "TVMFFI.FFIShape".into(),
+            Type::Object => "TVMFFI.FFIObject".into(),
+            Type::Module => "TVMFFI.FFIModule".into(),
+            Type::Error => "TVMFFI.FFIError".into(),
+            Type::Array(t) => format!("TVMFFI.ArrayOf{{{}}}", self.descriptor(t)),
+            Type::List(t) => format!("TVMFFI.ListOf{{{}}}", self.descriptor(t)),
+            Type::Map(k, v) => format!(
+                "TVMFFI.MapOf{{{}, {}}}",
+                self.descriptor(k),
+                self.descriptor(v)
+            ),
+            Type::Dict(k, v) => format!(
+                "TVMFFI.DictOf{{{}, {}}}",
+                self.descriptor(k),
+                self.descriptor(v)
+            ),
+            Type::Optional(t) => format!("Union{{Nothing, {}}}", self.descriptor(t)),
+            Type::Variant(ts) => format!("TVMFFI.VariantOf{{Tuple{{{}}}}}", list(ts)),
+            Type::Tuple(ts) => format!("TVMFFI.TupleOf{{Tuple{{{}}}}}", list(ts)),
+            Type::Function(_) => "TVMFFI.FFIFunction".into(),
             Type::Class(key) => self.abstract_of(key),
-            Type::Optional(inner) => format!("Union{{Nothing, {}}}", self.returns(inner)?),
-            _ => return None,
-        })
+        }
     }
 
-    fn annot(t: Option<String>) -> String {
-        t.map(|t| format!("::{t}")).unwrap_or_default()
+    /// Whether a value of type `ty` must be converted by its declared type before the call.
+    fn needs_conversion(ty: &Type) -> bool {
+        match ty {
+            Type::Optional(t) => Self::needs_conversion(t),
+            Type::Float
+            | Type::Bytes
+            | Type::DataType
+            | Type::Device
+            | Type::Tensor
+            | Type::Shape
+            | Type::Array(_)
+            | Type::List(_)
+            | Type::Map(..)
+            | Type::Dict(..)
+            | Type::Tuple(_)
+            | Type::Variant(_)
+            | Type::Function(_) => true,
+            _ => false,
+        }
+    }
+
+    /// The expression that passes `ident` as a value of type `ty`.
+    pub fn convert(&self, ty: &Type, ident: &str) -> String {
+        match ty {
+            Type::Float => format!("Float64({ident})"),
+            t if Self::needs_conversion(t) => {
+                format!("TVMFFI.to_ffi({}, {ident})", self.descriptor(t))
+            }
+            _ => ident.to_string(),
+        }
+    }
+
+    /// The Julia type of a result of type `ty` (`Any` when nothing more precise is known).
+    pub fn returns(&self, ty: &Type) -> String {
+        match ty {
+            Type::None => "Nothing".into(),
+            Type::Any | Type::Object => "Any".into(),
+            Type::Bool => "Bool".into(),
+            Type::Int => "Int64".into(),
+            Type::BigInt => "Integer".into(),
+            Type::Float => "Float64".into(),
+            Type::OpaquePtr => "Ptr{Cvoid}".into(),
+            Type::DataType => "TVMFFI.DLDataType".into(),
+            Type::Device => "TVMFFI.DLDevice".into(),
+            Type::String => "String".into(),
+            Type::Bytes => "Vector{UInt8}".into(),
+            Type::Tensor => "TVMFFI.TensorLike".into(),
+            Type::Shape => "TVMFFI.FFIShape".into(),
+            Type::Module => "TVMFFI.FFIModule".into(),
+            Type::Error => "TVMFFI.FFIError".into(),
+            Type::Array(_) | Type::Tuple(_) => "TVMFFI.FFIArray".into(),
+            Type::List(_) => "TVMFFI.FFIList".into(),
+            Type::Map(..) => "TVMFFI.FFIMap".into(),
+            Type::Dict(..) => "TVMFFI.FFIDict".into(),
+            Type::Function(_) => "TVMFFI.FFIFunction".into(),
+            Type::Class(key) => self.abstract_of(key),
+            Type::Optional(inner) => match self.returns(inner) {
+                any if any == "Any" => any,
+                r => format!("Union{{Nothing, {r}}}"),
+            },
+            Type::Variant(ts) => {
+                let mut members: Vec<String> = Vec::new();
+                for t in ts {
+                    let r = self.returns(t);
+                    if r == "Any" {
+                        return r;
+                    }
+                    if !members.contains(&r) {
+                        members.push(r);
+                    }
+                }
+                format!("Union{{{}}}", members.join(", "))
+            }
+        }
+    }
+
+    /// `-> R` for a docstring's signature line (nothing for `Any`).
+    fn arrow(ret: &str) -> String {
+        if ret == "Any" {
+            String::new()
+        } else {
+            format!(" -> {ret}")
+        }
     }
 
     fn params(&self, params: &[ir::Param], item: &str, diags: &mut Diagnostics) -> Vec<Param> {
@@ -206,155 +426,387 @@ impl TypeNames {
         params
             .iter()
             .map(|p| {
-                let ident = names::value_name(&p.name);
+                let ident = names::param_name(&p.name);
                 names::claim(&mut scope, &ident, &format!("{item}({})", p.name), diags);
                 Param {
-                    ident,
-                    annot: Self::annot(self.accepts(&p.ty)),
+                    annot: self
+                        .accepts(&p.ty)
+                        .map(|a| format!("::{a}"))
+                        .unwrap_or_default(),
                     default: String::new(),
+                    arg: self.convert(&p.ty, &ident),
+                    ident,
                 }
             })
             .collect()
     }
 
+    fn args(params: &[Param]) -> String {
+        params.iter().map(|p| format!(", {}", p.arg)).collect()
+    }
+
+    fn decls(params: &[Param]) -> String {
+        params
+            .iter()
+            .map(Param::decl)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// The model of a global function.
     pub fn function(&self, f: &ir::Function, ident: String, diags: &mut Diagnostics) -> Function {
-        let (params, ret, doc_signature) = match &f.signature {
-            Some(sig) => {
-                let params = self.params(&sig.params, &f.name, diags);
-                let list: Vec<String> = params
-                    .iter()
-                    .map(|p| format!("{}{}", p.ident, p.annot))
-                    .collect();
-                let ret = Self::annot(self.returns(&sig.ret));
-                let doc_sig = format!("{ident}({}){ret}", list.join(", "));
-                (params, ret, doc_sig)
-            }
-            None => (Vec::new(), String::new(), format!("{ident}(args...)")),
+        let (params, ret, what) = match &f.signature {
+            Some(sig) => (
+                self.params(&sig.params, &f.name, diags),
+                self.returns(&sig.ret),
+                format!("`{}`: `{sig}`.", f.name),
+            ),
+            None => (
+                Vec::new(),
+                "Any".to_string(),
+                format!("`{}` (packed: any arguments, any result).", f.name),
+            ),
         };
+        let decls = if f.signature.is_some() {
+            Self::decls(&params)
+        } else {
+            "args...".to_string()
+        };
+        let signature = format!("{ident}({decls}){}", Self::arrow(&ret));
         Function {
             handle: format!("{}fn_{ident}", names::RESERVED_PREFIX),
             ffi_name: literal(&f.name),
-            doc: doc_escape(doc_lines(&f.doc)),
-            doc_signature,
+            doc: docstring(
+                &[signature],
+                &[
+                    doc_lines(&f.doc),
+                    prose(&format!("Calls the TVM-FFI global function {what}")),
+                ],
+            ),
             packed: f.signature.is_none(),
-            params,
+            args: Self::args(&params),
+            params: decls,
             ret,
             ident,
         }
     }
 
-    /// The model of an object type.
-    pub fn object(&self, t: &ir::ObjectType, diags: &mut Diagnostics) -> Object {
+    /// The model of an object type. `method_names` collects the method identifiers (for the
+    /// collision check against global functions and for the exports).
+    pub fn object(
+        &self,
+        t: &ir::ObjectType,
+        method_names: &mut BTreeMap<String, String>,
+        diags: &mut Diagnostics,
+    ) -> Object {
         let ident = self.0.get(&t.key).cloned().unwrap_or_default();
-        let mut members = Scope::with_reserved(&["_ffi_obj"]);
+        let abstract_ident = names::abstract_type_name(&ident);
+        let mut members = Scope::default();
         let fields: Vec<Field> = t
             .all_fields()
-            .map(|f| {
-                let ident = names::value_name(&f.name);
+            .enumerate()
+            .map(|(i, f)| {
+                let prop = names::value_name(&f.name);
                 names::claim(
                     &mut members,
-                    &ident,
+                    &prop,
                     &format!("{}.{}", f.owner, f.name),
                     diags,
                 );
                 Field {
-                    ident,
-                    ffi_name: literal(&f.name),
-                    ret: Self::annot(self.returns(&f.ty)),
-                    writable: f.writable,
+                    symbol: names::symbol_literal(&prop),
+                    ident: prop,
+                    ffi_symbol: names::symbol_literal(&f.name),
+                    index: i + 1,
+                    ret: self.returns(&f.ty),
+                    setter: f.writable.then(|| self.convert(&f.ty, "value")),
                 }
             })
             .collect();
-        let mut method_scope = Scope::default();
-        let ident_of_type = ident.clone();
-        let methods = t
-            .methods
-            .iter()
-            .map(|m| {
-                let item = format!("{}.{}", t.key, m.name);
-                let ident = names::value_name(&m.name);
-                // Overloads share a name: claim each name once.
-                if !t
-                    .methods
-                    .iter()
-                    .take_while(|o| !std::ptr::eq(*o, m))
-                    .any(|o| o.name == m.name)
-                {
-                    names::claim(&mut method_scope, &ident, &item, diags);
-                }
-                let (params, ret) = match &m.signature {
-                    Some(sig) => (
-                        self.params(&sig.params, &item, diags),
-                        Self::annot(self.returns(&sig.ret)),
-                    ),
-                    None => (Vec::new(), String::new()),
-                };
-                let abstract_ident = names::abstract_type_name(&ident_of_type);
-                let (receiver, target) = if m.is_static {
-                    (format!("::Type{{<:{abstract_ident}}}"), literal(&t.key))
-                } else {
-                    (format!("self::{abstract_ident}"), "self".to_string())
-                };
-                Method {
-                    ident,
-                    ffi_name: literal(&m.name),
-                    receiver,
-                    target,
-                    doc: doc_escape(doc_lines(&m.doc)),
-                    packed: m.signature.is_none(),
-                    params,
-                    ret,
-                }
-            })
-            .collect();
-        let constructor = t.constructor.as_ref().map(|c| {
-            let mut scope = Scope::default();
-            let (mut positional, mut keyword) = (Vec::new(), Vec::new());
-            for p in &c.params {
-                let ident = names::value_name(&p.param.name);
-                names::claim(
-                    &mut scope,
-                    &ident,
-                    &format!("{}.__ffi_init__({})", t.key, p.param.name),
-                    diags,
+        let property_list: Vec<&str> = fields.iter().map(|f| f.symbol.as_str()).collect();
+        let field_symbols: Vec<&str> = fields.iter().map(|f| f.ffi_symbol.as_str()).collect();
+
+        let mut seen = Scope::default();
+        let mut methods = Vec::new();
+        for m in &t.methods {
+            let item = format!("{}.{}", t.key, m.name);
+            let method_ident = names::value_name(&m.name);
+            if t.methods
+                .iter()
+                .take_while(|o| !std::ptr::eq(*o, m))
+                .any(|o| o.name == m.name)
+            {
+                diags.unsupported(
+                    super::LANG,
+                    &item,
+                    "overloaded methods (a second method with the same name) are not supported",
                 );
-                // A parameter that may be left out defaults to the `TVMFFI.MISSING` sentinel, so
-                // it is not annotated.
-                let param = if p.optional {
-                    Param {
-                        ident,
-                        annot: String::new(),
-                        default: " = TVMFFI.MISSING".into(),
-                    }
-                } else {
-                    Param {
-                        ident,
-                        annot: Self::annot(self.accepts(&p.param.ty)),
-                        default: String::new(),
-                    }
-                };
-                if p.kw_only {
-                    keyword.push(param);
-                } else {
-                    positional.push(param);
-                }
+                continue;
             }
-            Constructor {
-                positional,
-                keyword,
+            names::claim(&mut seen, &method_ident, &item, diags);
+            method_names
+                .entry(method_ident.clone())
+                .or_insert_with(|| item.clone());
+            methods.push(self.method(t, &ident, &abstract_ident, m, method_ident, diags));
+        }
+
+        let init_handle = format!("{}init_{ident}", names::RESERVED_PREFIX);
+        let constructor = t
+            .constructor
+            .as_ref()
+            .and_then(|c| self.constructor(t, c, diags));
+        let field_docs: Vec<String> = t
+            .all_fields()
+            .zip(&fields)
+            .map(|(f, m)| {
+                let access = if f.writable { "" } else { " (read-only)" };
+                let doc = doc_lines(&f.doc).join(" ");
+                let sep = if doc.is_empty() { "" } else { ": " };
+                format!("- `{}::{}`{access}{sep}{doc}", m.ident, m.ret)
+            })
+            .collect();
+        let mut signature = vec![format!("{ident} <: {abstract_ident}")];
+        if let Some(c) = &constructor {
+            signature.push(format!("{ident}({})", c.params));
+        }
+        let about = format!(
+            "The Julia type of the TVM-FFI type `{}`{}.",
+            t.key,
+            if fields.is_empty() {
+                ""
+            } else {
+                "; its fields are properties"
             }
-        });
+        );
         Object {
-            has_setters: fields.iter().any(|f| f.writable),
-            abstract_ident: names::abstract_type_name(&ident),
+            doc: docstring(&signature, &[doc_lines(&t.doc), prose(&about), field_docs]),
+            abstract_doc: docstring(
+                std::slice::from_ref(&abstract_ident),
+                &[prose(&format!(
+                    "Supertype of [`{ident}`](@ref) and of the Julia types of the TVM-FFI types \
+                     derived from `{}`: the methods of `{ident}` accept them all.",
+                    t.key
+                ))],
+            ),
             parent_abstract: self.abstract_of(&t.parent),
             key: literal(&t.key),
-            doc: doc_escape(doc_lines(&t.doc)),
+            fields_handle: format!("{}fields_{ident}", names::RESERVED_PREFIX),
+            field_symbols: format!("[{}]", field_symbols.join(", ")),
+            property_names: tuple_literal(&property_list),
+            has_setters: fields.iter().any(|f| f.setter.is_some()),
             fields,
             methods,
+            init_handle,
             constructor,
+            abstract_ident,
             ident,
         }
     }
+
+    fn method(
+        &self,
+        t: &ir::ObjectType,
+        type_ident: &str,
+        abstract_ident: &str,
+        m: &ir::Method,
+        ident: String,
+        diags: &mut Diagnostics,
+    ) -> Method {
+        let item = format!("{}.{}", t.key, m.name);
+        let receiver = if m.is_static {
+            format!("::Type{{<:{abstract_ident}}}")
+        } else {
+            format!("self::{abstract_ident}")
+        };
+        let self_arg = if m.is_static { "" } else { ", self" };
+        let (params, ret, decls, what) = match &m.signature {
+            Some(sig) => {
+                let params = self.params(&sig.params, &item, diags);
+                let mut decls = vec![receiver];
+                decls.extend(params.iter().map(Param::decl));
+                (
+                    params,
+                    self.returns(&sig.ret),
+                    decls.join(", "),
+                    format!("`{sig}`"),
+                )
+            }
+            None => (
+                Vec::new(),
+                "Any".to_string(),
+                format!("{receiver}, args..."),
+                "packed".to_string(),
+            ),
+        };
+        let kind = if m.is_static {
+            "Static method"
+        } else {
+            "Method"
+        };
+        let signature = format!("{ident}({decls}){}", Self::arrow(&ret));
+        Method {
+            def_name: names::method_definition(&ident),
+            handle: format!("{}method_{type_ident}_{ident}", names::RESERVED_PREFIX),
+            ffi_symbol: names::symbol_literal(&m.name),
+            doc: docstring(
+                &[signature],
+                &[
+                    doc_lines(&m.doc),
+                    prose(&format!(
+                        "{kind} `{}` of the TVM-FFI type `{}`: {what}.",
+                        m.name, t.key
+                    )),
+                ],
+            ),
+            params: decls,
+            args: format!("{self_arg}{}", Self::args(&params)),
+            packed: m.signature.is_none(),
+            ret,
+        }
+    }
+
+    fn constructor(
+        &self,
+        t: &ir::ObjectType,
+        c: &ir::Constructor,
+        diags: &mut Diagnostics,
+    ) -> Option<Constructor> {
+        let item = format!("{}.__ffi_init__", t.key);
+        if let [p] = c.params.as_slice() {
+            if p.param.ty == Type::OpaquePtr {
+                diags.unsupported(
+                    super::LANG,
+                    &item,
+                    "a constructor whose only parameter is an opaque pointer would replace the \
+                     wrapper constructor `T(::Ptr{Cvoid})`",
+                );
+                return None;
+            }
+        }
+        let defaults: BTreeMap<&str, &Option<DefaultValue>> = t
+            .all_fields()
+            .map(|f| (f.name.as_str(), &f.default))
+            .collect();
+        let mut scope = Scope::with_reserved(&["self"]);
+        let (mut positional, mut keyword) = (Vec::new(), Vec::new());
+        let (mut fast_args, mut construct_pos, mut construct_kw) =
+            (Vec::new(), Vec::new(), Vec::new());
+        let mut fast = true;
+        for p in &c.params {
+            let ident = names::param_name(&p.param.name);
+            names::claim(
+                &mut scope,
+                &ident,
+                &format!("{item}({})", p.param.name),
+                diags,
+            );
+            let annot = self
+                .accepts(&p.param.ty)
+                .map(|a| format!("::{a}"))
+                .unwrap_or_default();
+            let arg = self.convert(&p.param.ty, &ident);
+            // An optional parameter defaults to its field's default; when that cannot be
+            // spelled, to `TVMFFI.OMITTED` (not passed at all).
+            let spelled = p.optional.then(|| {
+                defaults
+                    .get(p.param.name.as_str())
+                    .and_then(|d| d.as_ref())
+                    .and_then(default_expr)
+            });
+            let omittable = matches!(spelled, Some(None));
+            let param = match spelled {
+                Some(Some(expr)) => Param {
+                    default: format!(" = {expr}"),
+                    annot,
+                    ident: ident.clone(),
+                    arg: arg.clone(),
+                },
+                Some(None) => {
+                    fast = false;
+                    Param {
+                        default: " = TVMFFI.OMITTED".into(),
+                        annot: String::new(),
+                        ident: ident.clone(),
+                        arg: format!("{ident} === TVMFFI.OMITTED ? {ident} : {arg}"),
+                    }
+                }
+                None => Param {
+                    default: String::new(),
+                    annot,
+                    ident: ident.clone(),
+                    arg: arg.clone(),
+                },
+            };
+            let by_name = format!("{} => {}", names::symbol_literal(&p.param.name), param.arg);
+            if p.kw_only || omittable {
+                construct_kw.push(by_name);
+            } else {
+                construct_pos.push(param.arg.clone());
+            }
+            if p.kw_only {
+                keyword.push(param);
+            } else {
+                positional.push(param);
+            }
+        }
+        for p in &positional {
+            fast_args.push(p.arg.clone());
+        }
+        if !keyword.is_empty() {
+            fast_args.push("TVMFFI.kwargs_marker()".into());
+            for (p, ir_p) in keyword.iter().zip(c.params.iter().filter(|p| p.kw_only)) {
+                fast_args.push(literal(&ir_p.param.name));
+                fast_args.push(p.arg.clone());
+            }
+        }
+        let mut params = Self::decls(&positional);
+        if !keyword.is_empty() {
+            params.push_str("; ");
+            params.push_str(&Self::decls(&keyword));
+        }
+        let mut construct_args: String = construct_pos.iter().map(|a| format!(", {a}")).collect();
+        if !construct_kw.is_empty() {
+            construct_args.push_str("; ");
+            construct_args.push_str(&construct_kw.join(", "));
+        }
+        Some(Constructor {
+            params,
+            fast,
+            args: fast_args.iter().map(|a| format!(", {a}")).collect(),
+            construct_args,
+            init_expr: format!("TVMFFI.init_function({})", literal(&t.key)),
+        })
+    }
+}
+
+/// A Julia tuple literal of already spelled items (`(:a, :b)`, `(:a,)`, `()`).
+fn tuple_literal(items: &[&str]) -> String {
+    match items {
+        [] => "()".into(),
+        [one] => format!("({one},)"),
+        _ => format!("({})", items.join(", ")),
+    }
+}
+
+/// What the load-time check compares for a type: what it declares itself, one line each
+/// (`TVMFFI.check_package` spells the live library the same way).
+pub fn check_members(t: &ir::ObjectType) -> Vec<String> {
+    let mut out: Vec<String> = t
+        .fields
+        .iter()
+        .map(|f| {
+            let access = if f.writable { " (writable)" } else { "" };
+            format!("field {}: {}{access}", f.name, f.ty)
+        })
+        .collect();
+    out.extend(t.methods.iter().map(|m| {
+        let kind = if m.is_static { "static" } else { "method" };
+        let sig = m
+            .signature
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        format!("{kind} {}: {sig}", m.name)
+    }));
+    out
 }

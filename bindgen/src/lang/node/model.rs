@@ -582,3 +582,25 @@ impl Types {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The support package's `lineHash` (bindings/node/lib/metadata.js) gives the same values.
+    #[test]
+    fn line_hash_is_fnv1a_32() {
+        assert_eq!(line_hash(""), "811c9dc5");
+        assert_eq!(line_hash("a"), "e40c292c");
+        assert_eq!(
+            line_hash("fn demo.add_one (int) -> int"),
+            line_hash("fn demo.add_one (int) -> int")
+        );
+    }
+
+    #[test]
+    fn literals_escape_quotes_and_line_breaks() {
+        assert_eq!(literal("it's\\n"), "'it\\'s\\\\n'");
+        assert_eq!(literal("a\nb"), "'a\\nb'");
+    }
+}

@@ -69,20 +69,29 @@ struct ConverterBase {
 };
 
 /// A TypeError for a value that does not convert to `expected`.
-[[noreturn]] inline void throw_conversion_error(const TVMFFIAny& v, const std::string& expected,
-                                                const char* context) {
+[[noreturn]] FFIHUB_NOINLINE inline void throw_conversion_error(const TVMFFIAny& v,
+                                                                const std::string& expected,
+                                                                const char* context) {
   std::string msg = *context != 0 ? std::string(context) + ": " : std::string();
   msg += "expected " + expected + ", got " + type_key_of(v);
   throw TypeError(msg, "<ffihub>", 0, "conversion");
+}
+
+/// The same for an owned value, which it releases (out of line: the cold path of cast_owned).
+[[noreturn]] FFIHUB_NOINLINE inline void throw_owned_conversion_error(TVMFFIAny& v,
+                                                                      std::string (*expected)(),
+                                                                      const char* context) {
+  std::string got = type_key_of(v);
+  release(v);
+  std::string msg = *context != 0 ? std::string(context) + ": " : std::string();
+  throw TypeError(msg + "expected " + expected() + ", got " + got, "<ffihub>", 0, "conversion");
 }
 
 /// Converts a borrowed value to T, throwing a TypeError that names `context` on mismatch.
 template <typename T>
 inline T cast_view(const TVMFFIAny& v, const char* context = "") {
   std::optional<T> out = Converter<T>::from_view(v);
-  if (!out) {
-    throw_conversion_error(v, Converter<T>::type_name(), context);
-  }
+  if (!out) throw_conversion_error(v, Converter<T>::type_name(), context);
   return std::move(*out);
 }
 
@@ -93,13 +102,7 @@ inline T cast_owned(TVMFFIAny& v, const char* context = "") {
     release(v);
   } else {
     std::optional<T> out = Converter<T>::from_owned(v);
-    if (!out) {
-      std::string got = type_key_of(v);
-      release(v);
-      std::string msg = *context != 0 ? std::string(context) + ": " : std::string();
-      throw TypeError(msg + "expected " + Converter<T>::type_name() + ", got " + got, "<ffihub>",
-                      0, "conversion");
-    }
+    if (!out) throw_owned_conversion_error(v, &Converter<T>::type_name, context);
     return std::move(*out);
   }
 }

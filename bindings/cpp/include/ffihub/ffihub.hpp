@@ -9,6 +9,7 @@
 //   ffihub::ObjectRef                refcounted handles, checked downcasts (object.hpp)
 //   ffihub::Error (+ ValueError...)  exceptions for raised errors (error.hpp)
 //   ffihub::String / Bytes           immutable strings and bytes (string.hpp)
+//   ffihub::BigInt                   arbitrary-precision integers (bigint.hpp)
 //   ffihub::Function / TypedFunction calls, callbacks, globals (function.hpp)
 //   ffihub::Array / List / Map / Dict / Shape   containers (containers.hpp)
 //   ffihub::Tensor / TensorView      DLPack tensors without copies (tensor.hpp)
@@ -18,6 +19,7 @@
 
 #include "any.hpp"
 #include "base.hpp"
+#include "bigint.hpp"
 #include "containers.hpp"
 #include "error.hpp"
 #include "function.hpp"

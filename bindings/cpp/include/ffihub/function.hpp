@@ -48,6 +48,14 @@ struct PackedCall {
   void fill(std::index_sequence<I...>, const A&... args) {
     (std::get<I>(slots).fill(args, &values[I]), ...);
   }
+  /// The argument array (null when there are no arguments).
+  TVMFFIAny* data() noexcept {
+    if constexpr (sizeof...(A) == 0) {
+      return nullptr;
+    } else {
+      return values;
+    }
+  }
   TVMFFIAny values[sizeof...(A) == 0 ? 1 : sizeof...(A)];
   std::tuple<ArgSlot<A>...> slots;
 };
@@ -65,7 +73,7 @@ template <typename R, typename... Args>
 inline R call_typed(TVMFFIObject* f, Args&&... args) {
   PackedCall<std::decay_t<Args>...> packed(args...);
   TVMFFIAny result = none_any();
-  int32_t rc = TVMFFIFunctionCall(f, packed.values, packed.size, &result);
+  int32_t rc = TVMFFIFunctionCall(f, packed.data(), packed.size, &result);
   if (rc != 0) throw_raised(rc);
   return cast_owned<R>(result, "result");
 }
@@ -316,7 +324,7 @@ class Function : public ObjectRef {
   template <typename... Args>
   Any operator()(Args&&... args) const {
     detail::PackedCall<std::decay_t<Args>...> packed(args...);
-    return detail::call_raw(detail::handle(*this), packed.values, packed.size);
+    return detail::call_raw(detail::handle(*this), packed.data(), packed.size);
   }
 
   /// Typed call: the result converted to R (void discards it); a TypeError if it does not

@@ -5,9 +5,7 @@
 // Generated code holds one accessor per item in a function-local static (GlobalFunction,
 // FieldAccess, MethodAccess, StaticMethodAccess). They are constant-initialized and trivially
 // destructible: no initialization guard, nothing to run at exit. On first use they check the
-// library (detail::Library) and look the item up; afterwards a lookup costs one atomic load in
-// a small out-of-line function (out of line because GCC 12 reports false -Wmaybe-uninitialized
-// warnings for std::variant/std::optional arguments built before an inlined atomic load).
+// library (detail::Library) and look the item up; afterwards a lookup costs one atomic load.
 // Method and field records are owned by the type registry, which never frees them.
 //
 // The free functions at the end (get_field, set_field, call_method, construct, ...) do the same
@@ -114,6 +112,13 @@ inline void write_field(const TVMFFIFieldInfo& f, const ObjectRef& obj, const TV
   }
 }
 
+/// Whether a lookup may be inlined into a call with these arguments: only for trivially
+/// copyable ones (scalars), where it matters most. With class-type arguments (std::variant,
+/// std::optional temporaries built by the caller), GCC 12 reports false -Wmaybe-uninitialized
+/// warnings when an atomic load is inlined after them, so the lookup is a call there.
+template <typename... A>
+inline constexpr bool inline_lookup_v = (std::is_trivially_copyable_v<std::decay_t<A>> && ...);
+
 /// A global function of a generated header, looked up on first use. It keeps the reference it
 /// takes for the life of the process (as the registry does).
 class GlobalFunction {
@@ -121,15 +126,24 @@ class GlobalFunction {
   constexpr GlobalFunction(LibraryRef lib, const char* name) noexcept : lib_(lib), name_(name) {}
   template <typename R, typename... A>
   R call(A&&... args) const {
-    return call_typed<R>(get(), std::forward<A>(args)...);
+    return call_typed<R>(get<A...>(), std::forward<A>(args)...);
   }
   template <typename... A>
   Any operator()(A&&... args) const {
-    return call_typed<Any>(get(), std::forward<A>(args)...);
+    return call_typed<Any>(get<A...>(), std::forward<A>(args)...);
   }
 
  private:
-  FFIHUB_NOINLINE TVMFFIObject* get() const {
+  template <typename... A>
+  TVMFFIObject* get() const {
+    if constexpr (inline_lookup_v<A...>) {
+      TVMFFIObject* p = ptr_.load(std::memory_order_acquire);
+      return p != nullptr ? p : resolve();
+    } else {
+      return get_out_of_line();
+    }
+  }
+  FFIHUB_NOINLINE TVMFFIObject* get_out_of_line() const {
     TVMFFIObject* p = ptr_.load(std::memory_order_acquire);
     return p != nullptr ? p : resolve();
   }
@@ -156,16 +170,25 @@ class FieldAccess {
       : lib_(lib), type_key_(type_key), name_(name) {}
   template <typename T>
   T get(const ObjectRef& obj) const {
-    return read_field<T>(info(), obj);
+    return read_field<T>(info<>(), obj);
   }
   template <typename V>
   void set(const ObjectRef& obj, const V& value) const {
     PackedCall<V> packed(value);
-    write_field(info(), obj, packed.values[0]);
+    write_field(info<V>(), obj, packed.values[0]);
   }
 
  private:
-  FFIHUB_NOINLINE const TVMFFIFieldInfo& info() const {
+  template <typename... A>
+  const TVMFFIFieldInfo& info() const {
+    if constexpr (inline_lookup_v<A...>) {
+      const TVMFFIFieldInfo* p = info_.load(std::memory_order_acquire);
+      return p != nullptr ? *p : resolve();
+    } else {
+      return info_out_of_line();
+    }
+  }
+  FFIHUB_NOINLINE const TVMFFIFieldInfo& info_out_of_line() const {
     const TVMFFIFieldInfo* p = info_.load(std::memory_order_acquire);
     return p != nullptr ? *p : resolve();
   }
@@ -192,10 +215,20 @@ class MethodAccess {
       : lib_(lib), type_key_(type_key), name_(name) {}
   template <typename R, typename... A>
   R call(const ObjectRef& self, A&&... args) const {
-    return call_typed<R>(resolve_for(self), self, std::forward<A>(args)...);
+    return call_typed<R>(target<A...>(self), self, std::forward<A>(args)...);
   }
 
  private:
+  template <typename... A>
+  TVMFFIObject* target(const ObjectRef& self) const {
+    if constexpr (inline_lookup_v<A...>) {
+      TVMFFIObject* p = ptr_.load(std::memory_order_acquire);
+      if (p != nullptr && self.type_index() == type_index_.load(std::memory_order_relaxed)) {
+        return p;
+      }
+    }
+    return resolve_for(self);
+  }
   FFIHUB_NOINLINE TVMFFIObject* resolve_for(const ObjectRef& self) const {
     TVMFFIObject* p = ptr_.load(std::memory_order_acquire);
     if (p == nullptr) p = resolve();
@@ -229,15 +262,24 @@ class StaticMethodAccess {
       : lib_(lib), type_key_(type_key), name_(name) {}
   template <typename R, typename... A>
   R call(A&&... args) const {
-    return call_typed<R>(get(), std::forward<A>(args)...);
+    return call_typed<R>(get<A...>(), std::forward<A>(args)...);
   }
   template <typename... A>
   Any operator()(A&&... args) const {
-    return call_typed<Any>(get(), std::forward<A>(args)...);
+    return call_typed<Any>(get<A...>(), std::forward<A>(args)...);
   }
 
  private:
-  FFIHUB_NOINLINE TVMFFIObject* get() const {
+  template <typename... A>
+  TVMFFIObject* get() const {
+    if constexpr (inline_lookup_v<A...>) {
+      TVMFFIObject* p = ptr_.load(std::memory_order_acquire);
+      return p != nullptr ? p : resolve();
+    } else {
+      return get_out_of_line();
+    }
+  }
+  FFIHUB_NOINLINE TVMFFIObject* get_out_of_line() const {
     TVMFFIObject* p = ptr_.load(std::memory_order_acquire);
     return p != nullptr ? p : resolve();
   }

@@ -28,17 +28,41 @@ FFIFunction(f::FFIFunction) = f
 (f::FFIFunction)(args...) = call_packed(f, args...)
 
 # Converts a tuple of arguments; on failure releases what was already made.
+#
+# Arguments whose conversion never creates a reference (numbers, `nothing`, pointers, data types,
+# devices, wrappers of existing objects: see `_never_owned`) take a path without `try`: a Julia
+# `try` costs a `sigsetjmp`, several times the cost of a whole TVMFFIFunctionCall. When every
+# argument is like that (decided at compile time) a failing conversion has nothing to release.
 @inline _convert_args(::Tuple{}) = ()
 @inline function _convert_args(args::Tuple)
+    _all_never_owned(args) && return map(_arg, args)
+    return _convert_args_guarded(args)
+end
+
+@inline _convert_args_guarded(::Tuple{}) = ()
+@inline function _convert_args_guarded(args::Tuple)
     first_ = _arg(args[1])
-    rest = try
+    rest = if _all_never_owned(Base.tail(args))
         _convert_args(Base.tail(args))
-    catch
-        first_[2] && _release_any(first_[1])
-        rethrow()
+    else
+        try
+            _convert_args_guarded(Base.tail(args))
+        catch
+            first_[2] && _release_any(first_[1])
+            rethrow()
+        end
     end
     return (first_, rest...)
 end
+
+# Whether converting a value of this type can never create a reference (`_arg` returns
+# `owned = false`). Conservative: unknown types say no.
+_never_owned(::Type) = false
+_never_owned(::Type{<:Union{Nothing,Bool,Ptr,DLDataType,DLDevice}}) = true
+_never_owned(::Type{<:Union{Base.BitInteger,AbstractFloat}}) = true
+_never_owned(::Type{<:Union{FFIObject,FFIArray,FFIList,FFIMap,FFIDict,FFIShape}}) = true
+@inline _all_never_owned(::Tuple{}) = true
+@inline _all_never_owned(args::Tuple) = _never_owned(typeof(args[1])) && _all_never_owned(Base.tail(args))
 
 @inline function _release_args(conv::Tuple)
     for c in conv
@@ -47,24 +71,19 @@ end
     return nothing
 end
 
-# Calls the function object `h` with already converted argument views; returns the owned result.
-@inline function _call_raw(h::Ptr{Cvoid}, anys::Ref, n::Integer)
+# Like `call_packed`, but returns the raw owned Any. Nothing can throw between the conversion of
+# the arguments and their release (the handle is checked first, the ccall reports errors by its
+# return code), so no `try` is needed.
+@inline function _call_any(f::FFIFunction, args::Vararg{Any,N}) where {N}
+    h = handle(f)
+    conv = _convert_args(args)
+    anys = Ref(map(first, conv))
     rv = Ref(_ANY_NONE)
-    rc = GC.@preserve anys rv ccall(_fp_TVMFFIFunctionCall[], Cint,
-        (Ptr{Cvoid}, Ptr{Cvoid}, Int32, Ptr{TVMFFIAny}), h, anys, n, rv)
+    rc = GC.@preserve f args anys rv ccall(_fp_TVMFFIFunctionCall[], Cint,
+        (Ptr{Cvoid}, Ptr{Cvoid}, Int32, Ptr{TVMFFIAny}), h, anys, N, rv)
+    _release_args(conv)
     _check(rc)
     return rv[]
-end
-
-# Like `call_packed`, but returns the raw owned Any.
-function _call_any(f::FFIFunction, args::Vararg{Any,N}) where {N}
-    conv = _convert_args(args)
-    try
-        anys = Ref(map(first, conv))
-        return GC.@preserve f args _call_raw(handle(f), anys, N)
-    finally
-        _release_args(conv)
-    end
 end
 
 """
@@ -75,7 +94,43 @@ converted to a `TVMFFIAny` view (see the type mapping in the package docs), borr
 duration of the call, and the owned result is converted back to Julia. An error raised by the
 callee is thrown as an [`FFIError`](@ref). `f(args...)` is the same call.
 """
-call_packed(f::FFIFunction, args::Vararg{Any,N}) where {N} = _take_any(_call_any(f, args...))
+@inline call_packed(f::FFIFunction, args::Vararg{Any,N}) where {N} = _take_any(_call_any(f, args...))
+
+"""
+    call_typed(R::Type, f::FFIFunction, args...) -> R
+
+[`call_packed`](@ref) for a function whose result has the Julia type `R` (what generated
+wrappers use for typed signatures): `Int64`, `Float64`, `Bool`, `Nothing`, [`DLDataType`](@ref),
+[`DLDevice`](@ref), `Ptr{Cvoid}` and `Union{Nothing,T}` of those are read straight from the
+result (no boxing, no allocation); other results are converted as by `call_packed` and checked
+to be an `R`. An integer result for `R = Float64` is converted; any other mismatch throws
+[`TVMFFI.TypeError`](@ref).
+"""
+@inline call_typed(::Type{R}, f::FFIFunction, args::Vararg{Any,N}) where {R,N} = _take_typed(R, _call_any(f, args...))
+
+# Results of a known Julia type. Scalars are read from the Any without going through `_take_any`
+# (whose result type is not inferable and would box them).
+@inline _take_typed(::Type{Int64}, a::TVMFFIAny) = a.type_index == kTVMFFIInt ? _v_int64(a) : _take_checked(Int64, a)
+@inline _take_typed(::Type{Float64}, a::TVMFFIAny) = a.type_index == kTVMFFIFloat ? _v_float64(a) : _take_checked(Float64, a)
+@inline _take_typed(::Type{Bool}, a::TVMFFIAny) = a.type_index == kTVMFFIBool ? a.v != 0 : _take_checked(Bool, a)
+@inline _take_typed(::Type{Nothing}, a::TVMFFIAny) = a.type_index == kTVMFFINone ? nothing : _take_checked(Nothing, a)
+@inline _take_typed(::Type{DLDataType}, a::TVMFFIAny) =
+    a.type_index == kTVMFFIDataType ? _dtype_from_bits(a.v) : _take_checked(DLDataType, a)
+@inline _take_typed(::Type{DLDevice}, a::TVMFFIAny) =
+    a.type_index == kTVMFFIDevice ? _device_from_bits(a.v) : _take_checked(DLDevice, a)
+@inline _take_typed(::Type{Ptr{Cvoid}}, a::TVMFFIAny) =
+    a.type_index == kTVMFFIOpaquePtr ? _v_ptr(a) : _take_checked(Ptr{Cvoid}, a)
+@inline _take_typed(::Type{Union{Nothing,T}}, a::TVMFFIAny) where {T<:Union{Int64,Float64,Bool,DLDataType,DLDevice}} =
+    a.type_index == kTVMFFINone ? nothing : _take_typed(T, a)
+@inline _take_typed(::Type{Any}, a::TVMFFIAny) = _take_any(a)
+_take_typed(::Type{R}, a::TVMFFIAny) where {R} = _take_checked(R, a)
+
+@noinline function _take_checked(::Type{R}, a::TVMFFIAny) where {R}
+    v = _take_any(a)
+    v isa R && return v
+    R === Float64 && v isa Integer && return Float64(v)
+    throw(FFIError("TypeError", "expected a result of Julia type $R, got a $(typeof(v))"))
+end
 
 """
     call_packed_vector(f::FFIFunction, args::AbstractVector) -> Any
@@ -217,7 +272,10 @@ The metadata JSON of a global function (`ffi.GetGlobalFuncMetadata`); `""` for f
 registered without metadata. Its `"type_schema"` key holds the signature (see
 [`parse_json`](@ref)).
 """
-global_func_metadata(name::AbstractString) = _global_func("ffi.GetGlobalFuncMetadata")(String(name))::String
+function global_func_metadata(name::AbstractString)
+    md = _global_func("ffi.GetGlobalFuncMetadata")(String(name))
+    return md isa String ? md : ""
+end
 
 # Cache of the global functions the binding itself uses (ffi.Array, ffi.MapSize, ...).
 const _GLOBAL_CACHE = Dict{String,FFIFunction}()

@@ -117,3 +117,46 @@ function load_library(path::AbstractString)
     _LIB_HANDLE[] == C_NULL && error("TVMFFI is not initialized")
     return Libdl.dlopen(String(path), Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL)
 end
+
+"""
+    load_package_libraries(package, files; env = "", dirs = String[]) -> Vector{String}
+
+Open the shared libraries a generated package binds (with [`load_library`](@ref)) and return
+their paths. Each file name in `files` is looked up, in order:
+
+1. in the folders listed in `ENV[env]` (separated by `:`), e.g. `ENV["DEMO_LIB_DIR"]`;
+2. in `dirs` (a generated package passes its own `lib/` folder);
+3. among the libraries already loaded in the process (by file name or SONAME);
+4. by the dynamic loader's search (`LD_LIBRARY_PATH`, the system folders).
+
+Throws an error that lists where it looked and how to point the package at the library.
+Generated packages call it from `__init__`, after `TVMFFI` has opened the runtime.
+"""
+function load_package_libraries(package::AbstractString, files; env::AbstractString = "",
+                                 dirs = String[])
+    paths = String[]
+    for file in files
+        path = _find_package_library(String(package), String(file), String(env), dirs)
+        load_library(path)
+        push!(paths, path)
+    end
+    return paths
+end
+
+function _find_package_library(package::String, file::String, env::String, dirs)
+    tried = String[]
+    folders = isempty(env) ? String[] : split(get(ENV, env, ""), ':'; keepempty = false)
+    for dir in Iterators.flatten((folders, dirs))
+        path = joinpath(dir, file)
+        isfile(path) && return abspath(path)
+        push!(tried, path)
+    end
+    handle = Libdl.dlopen(file, Libdl.RTLD_NOLOAD | Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL; throw_error = false)
+    handle === nothing || return something(Libdl.dlpath(handle), file)
+    handle = Libdl.dlopen(file, Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL; throw_error = false)
+    handle === nothing || return something(Libdl.dlpath(handle), file)
+    push!(tried, "$file on the dynamic loader's search path")
+    hint = isempty(env) ? "" : "set ENV[\"$env\"] to the folder that holds it, or "
+    error("$package: cannot find the library $file (looked at: $(join(tried, ", "))). To use it, " *
+          hint * "add its folder to LD_LIBRARY_PATH.")
+end

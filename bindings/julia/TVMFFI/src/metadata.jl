@@ -199,3 +199,200 @@ _json_string_of(x::Union{Bool,Integer,AbstractFloat}) = string(x)
 _json_string_of(x::AbstractVector) = "[" * join((_json_string_of(v) for v in x), ",") * "]"
 _json_string_of(x::AbstractDict) =
     "{" * join((_json_string_of(k) * ":" * _json_string_of(x[k]) for k in sort!(collect(keys(x)))), ",") * "}"
+
+# --- the check of generated packages ------------------------------------------------------------
+
+# Type schemas spelled the way ffihub's generator spells its normalized types (`int`, `str`,
+# `Array[int]`, `Optional[testing.TestIntPair]`, `Callable[(int) -> int]`): string-like origins
+# are `str`, C++ containers are their TVM-FFI counterparts, `Expected`/`ObjectRValueRef`/
+# `UnchangedOr` are their argument. Mirrors `Type::from_schema` and its `Display` in
+# bindgen/src/ir/types.rs; the generated package carries the same spellings.
+const _SCHEMA_NAMES = Dict{String,String}(
+    "None" => "None", "Any" => "Any", "ffi.OpaquePyObject" => "Any", "bool" => "bool", "int" => "int",
+    "ffi.BigInt" => "bigint", "float" => "float", "void*" => "void*", "DataType" => "dtype",
+    "Device" => "Device", "ffi.String" => "str", "ffi.SmallStr" => "str", "const char*" => "str",
+    "std::string" => "str", "ffi.Bytes" => "bytes", "ffi.SmallBytes" => "bytes",
+    "TVMFFIByteArray*" => "bytes", "ffi.Tensor" => "Tensor", "DLTensor*" => "Tensor",
+    "ffi.Shape" => "Shape", "ffi.Object" => "Object", "ffi.Module" => "Module", "ffi.Error" => "Error",
+)
+const _SCHEMA_CONTAINERS = Dict{String,Tuple{String,Int}}(
+    "ffi.Array" => ("Array", 1), "std::vector" => ("Array", 1), "std::array" => ("Array", 1),
+    "ffi.List" => ("List", 1), "ffi.Map" => ("Map", 2), "std::map" => ("Map", 2),
+    "std::unordered_map" => ("Map", 2), "ffi.Dict" => ("Dict", 2),
+)
+
+"""
+    schema_repr(schema) -> String
+
+A parsed type schema (see [`type_schema`](@ref); `nothing` for none) in the normalized spelling
+of ffihub's generator: `"int"`, `"str"`, `"Array[int]"`, `"Optional[str]"`,
+`"Callable[(int) -> int]"`, `"testing.TestIntPair"`. Two schemas that cross the ABI the same way
+have the same spelling (`std::string` and `ffi.String` are both `"str"`).
+"""
+function schema_repr(s)
+    s isa Dict{String,Any} || return "Any"
+    origin = get(s, "type", "Any")
+    origin isa String || return "Any"
+    args = Dict{String,Any}[]
+    raw = get(s, "args", nothing)
+    if raw isa Vector{Any}
+        for a in raw
+            a isa Dict{String,Any} && push!(args, a)
+        end
+    end
+    name = get(_SCHEMA_NAMES, origin, nothing)
+    name === nothing || return name
+    c = get(_SCHEMA_CONTAINERS, origin, nothing)
+    c === nothing || return _repr_list(string(c[1], "["), args, c[2], "]")
+    if origin == "Optional" || origin == "std::optional"
+        inner = isempty(args) ? "Any" : schema_repr(args[1])
+        return (startswith(inner, "Optional[") || inner == "Any" || inner == "None") ? inner : "Optional[$inner]"
+    elseif origin == "Variant" || origin == "std::variant"
+        return length(args) == 1 ? schema_repr(args[1]) : _repr_list("Variant[", args, length(args), "]")
+    elseif origin == "Tuple" || origin == "std::tuple"
+        return _repr_list("Tuple[", args, length(args), "]")
+    elseif origin == "ffi.Function" || origin == "std::function"
+        sig = _schema_signature(s, false)
+        return sig === nothing ? "Callable[..., Any]" : "Callable[$sig]"
+    elseif origin == "Expected" || origin == "ObjectRValueRef" || origin == "UnchangedOr"
+        return isempty(args) ? "Any" : schema_repr(args[1])
+    end
+    return origin                                      # a type key
+end
+
+# "<open>a, b<close>" for the first `n` schemas (missing ones are "Any").
+function _repr_list(open::String, items::Vector, n::Int, close::String)
+    io = IOBuffer()
+    print(io, open)
+    for i in 1:n
+        i > 1 && print(io, ", ")
+        print(io, i <= length(items) ? schema_repr(items[i]) : "Any")
+    end
+    print(io, close)
+    return String(take!(io))
+end
+
+# "(a, b) -> r" for a function schema with a signature (`named_args`, or the legacy
+# `std::function` form `args: [ret, [params...]]`); `nothing` for packed functions.
+function _schema_signature(s, drop_self::Bool)
+    s isa Dict{String,Any} || return nothing
+    origin = get(s, "type", "")
+    (origin == "ffi.Function" || origin == "std::function") || return nothing
+    named = get(s, "named_args", nothing)
+    args = get(s, "args", nothing)
+    if named isa Dict{String,Any}
+        params = get(named, "params", Any[])
+        rets = get(named, "return", nothing)
+        (params isa Vector{Any} && rets isa Vector{Any} && length(rets) == 1) || return nothing
+        ret = rets[1]
+    elseif origin == "std::function" && args isa Vector{Any} && length(args) == 2 && args[2] isa Vector{Any}
+        params, ret = args[2]::Vector{Any}, args[1]
+    else
+        return nothing
+    end
+    first_ = drop_self && !isempty(params) ? 2 : 1
+    return _repr_list("(", params[first_:end], length(params) - first_ + 1, ") -> ") * schema_repr(ret)
+end
+
+# The signature of a function or method from its metadata JSON ("" when it has none).
+function _metadata_signature(metadata::AbstractString, drop_self::Bool)
+    sig = try
+        _schema_signature(type_schema(metadata), drop_self)
+    catch
+        nothing
+    end
+    return sig === nothing ? "" : sig
+end
+
+# What a type declares itself (not its ancestors), one line per member, in the spelling the
+# generator writes into packages: "field x: float", "field count: int (writable)",
+# "method norm: () -> float", "static origin: () -> demo.Point".
+function _declared_members(ti::Int32)
+    info = unsafe_load(_type_info_ptr(ti))
+    out = String[]
+    for f in _read_fields(info)
+        ty = try
+            schema_repr(type_schema(f.metadata))
+        catch
+            "Any"
+        end
+        push!(out, "field $(f.name): $ty" * (f.writable ? " (writable)" : ""))
+    end
+    for i in 1:Int(info.num_methods)
+        m = unsafe_load(info.methods, i)
+        name = _string(m.name)
+        name == "__ffi_init__" && continue
+        static = m.flags & kTVMFFIFieldFlagBitMaskIsStaticMethod != 0
+        push!(out, (static ? "static " : "method ") * name * ": " * _metadata_signature(_string(m.metadata), !static))
+    end
+    return out
+end
+
+_member_name(line::AbstractString) = String(split(line, ':'; limit = 2)[1])
+
+@noinline function _member_differences!(problems::Vector{String}, key, expected, live::Vector{String})
+    live_names = Dict(_member_name(l) => l for l in live)
+    want_names = Set(_member_name(l) for l in expected)
+    for want in expected
+        want in live && continue
+        now = get(live_names, _member_name(want), nothing)
+        push!(problems, now === nothing ? "$key: $(_member_name(want)) is gone" :
+                        "$key: $now, not $(strip(split(want, ':'; limit = 2)[2]))")
+    end
+    for l in live
+        _member_name(l) in want_names || push!(problems, "$key: new $l")
+    end
+    return problems
+end
+
+"""
+    check_package(package, checksum; functions = [], types = [], regenerate = "")
+
+The load-time check of a package generated by `ffihub generate --lang julia`: compare what the
+loaded libraries register now with what the package was generated from, and throw an
+`ErrorException` listing every difference and the command that regenerates the package.
+
+- `functions`: `name => signature` pairs, the signature in the normalized spelling of
+  [`schema_repr`](@ref) (`"(int, str) -> Array[int]"`), or `""` for packed functions (only their
+  existence is checked);
+- `types`: `type_key => members` pairs, where `members` lists what the type declares itself, one
+  line each: `"field x: float"`, `"field count: int (writable)"`, `"method norm: () -> float"`,
+  `"static origin: () -> demo.Point"`. Missing, changed and new members are all differences;
+- `checksum`: the metadata checksum the package was generated from (quoted in the message);
+- `regenerate`: the command that regenerates the package.
+"""
+function check_package(package::AbstractString, checksum::AbstractString = "";
+                       functions = Pair{String,String}[], types = Pair{String,Vector{String}}[],
+                       regenerate::AbstractString = "")
+    problems = String[]
+    for (name, expected) in functions
+        f = get_global_func(name; allow_missing = true)
+        if f === nothing
+            push!(problems, "global function $name is not registered")
+            continue
+        end
+        close(f)
+        isempty(expected) && continue
+        live = _metadata_signature(global_func_metadata(name), false)
+        live == expected ||
+            push!(problems, "global function $name is $(isempty(live) ? "untyped" : live), not $expected")
+    end
+    for (key, expected) in types
+        ti = try
+            type_index(key)
+        catch
+            push!(problems, "type $key is not registered")
+            continue
+        end
+        live = _declared_members(ti)
+        sort(live) == sort(expected) || _member_differences!(problems, key, expected, live)
+    end
+    isempty(problems) && return nothing
+    msg = "$package does not match the TVM-FFI libraries loaded now" *
+          (isempty(checksum) ? "" : " (it was generated from metadata $checksum)") * ", " *
+          "$(length(problems)) difference$(length(problems) == 1 ? "" : "s"):\n  - " *
+          join(problems, "\n  - ")
+    msg *= isempty(regenerate) ? "\nRegenerate the package from the current library." :
+           "\nRegenerate the package: $regenerate"
+    error(msg)
+end

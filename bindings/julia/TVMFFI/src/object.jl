@@ -221,13 +221,18 @@ function __init__()
 end
 ```
 """
-function register_object_type(type_key::AbstractString, ::Type{T}) where {T<:FFIObject}
-    (isconcretetype(T) && _ismutabletype(T) && fieldnames(T) == (:handle,) && fieldtype(T, 1) === Ptr{Cvoid} &&
-     hasmethod(T, Tuple{Ptr{Cvoid}})) ||
-        throw(ArgumentError("$T must be a mutable struct with the single field handle::Ptr{Cvoid} and a constructor $T(::Ptr{Cvoid})"))
-    lock(_REGISTRY_LOCK) do
+function register_object_type(type_key::AbstractString, @nospecialize(T::Type))
+    # Not specialized on T: a generated package registers dozens of types in `__init__`.
+    (T isa DataType && T <: FFIObject && isconcretetype(T) && _ismutabletype(T) &&
+     fieldnames(T) == (:handle,) && fieldtype(T, 1) === Ptr{Cvoid} && hasmethod(T, Tuple{Ptr{Cvoid}})) ||
+        throw(ArgumentError("$T must be a mutable struct subtype of FFIObject with the single field " *
+                            "handle::Ptr{Cvoid} and a constructor $T(::Ptr{Cvoid})"))
+    lock(_REGISTRY_LOCK)
+    try
         _TYPE_REGISTRY[String(type_key)] = T
         empty!(_WRAPPER_CACHE)
+    finally
+        unlock(_REGISTRY_LOCK)
     end
     return T
 end

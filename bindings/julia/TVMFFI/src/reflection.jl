@@ -163,6 +163,14 @@ function field_info(t, name::Symbol)
 end
 
 """
+    field_info(t, names::AbstractVector{Symbol}) -> Vector{FieldInfo}
+
+The fields `names` of type `t`, in that order (what generated packages look up once in
+`__init__`).
+"""
+field_info(t, names::AbstractVector{Symbol}) = FieldInfo[field_info(t, n) for n in names]
+
+"""
     get_field(obj, name::Symbol)
     get_field(obj, f::FieldInfo)
 
@@ -171,13 +179,26 @@ wrappers with their own reference).
 """
 get_field(obj::ObjectRef, name::Symbol) = get_field(obj, field_info(type_index(obj), name))
 
-function get_field(obj::ObjectRef, f::FieldInfo)
-    f.getter == C_NULL && throw(FFIError("AttributeError", "field $(f.name) of $(f.owner) has no getter"))
+get_field(obj::ObjectRef, f::FieldInfo) = _take_any(_get_field_any(obj, f))
+
+"""
+    get_field(R::Type, obj, f::FieldInfo) -> R
+
+[`get_field`](@ref) for a field whose value has the Julia type `R` (its declared type, as
+generated code knows it): scalars are read without allocating, other values are checked to be
+`R` (see [`call_typed`](@ref)).
+"""
+@inline get_field(::Type{R}, obj::ObjectRef, f::FieldInfo) where {R} = _take_typed(R, _get_field_any(obj, f))
+
+@inline function _get_field_any(obj::ObjectRef, f::FieldInfo)
+    f.getter == C_NULL && _throw_no_getter(f)
     out = Ref(_ANY_NONE)
     rc = GC.@preserve obj ccall(f.getter, Cint, (Ptr{Cvoid}, Ptr{TVMFFIAny}), handle(obj) + f.offset, out)
     _check(rc)
-    return _take_any(out[])
+    return out[]
 end
+
+@noinline _throw_no_getter(f::FieldInfo) = throw(FFIError("AttributeError", "field $(f.name) of $(f.owner) has no getter"))
 
 """
     set_field!(obj, name::Symbol, value)
@@ -248,9 +269,33 @@ Create an object of type `t` (type key, index, or a registered Julia type) with 
 `__ffi_init__` constructor (the reflected static method, else the `__ffi_init__` type attribute).
 Keyword arguments are passed by name with TVM-FFI's keyword protocol (the `ffi.GetKwargsObject`
 marker followed by name/value pairs), which auto-generated constructors accept. The result is
-downcast to the most-derived registered Julia type.
+downcast to the most-derived registered Julia type. Keyword arguments whose value is
+[`TVMFFI.OMITTED`](@ref) are not passed (the constructor uses the field's default).
 """
 function construct(t, args...; kwargs...)
+    init = init_function(t)
+    isempty(kwargs) && return init(args...)
+    given = [k => v for (k, v) in kwargs if v !== OMITTED]
+    isempty(given) && return init(args...)
+    packed = Any[args...]
+    push!(packed, kwargs_marker())
+    for (k, v) in given
+        push!(packed, String(k), v)
+    end
+    return call_packed_vector(init, packed)
+end
+
+construct(::Type{T}, args...; kwargs...) where {T<:FFIObject} = construct(_registered_key(T), args...; kwargs...)
+
+"""
+    init_function(t) -> FFIFunction
+
+The constructor of type `t` (type key, index, or registered Julia type) that
+[`construct`](@ref) calls: the type's own static `__ffi_init__` method, else its
+`__ffi_init__` type attribute. Generated packages look it up once and call it directly.
+Throws [`TVMFFI.TypeError`](@ref) if the type has none.
+"""
+function init_function(t)
     ti = _tindex(t)
     m = get(_tables(ti).methods, :__ffi_init__, nothing)
     init = if m !== nothing && m.owner == type_key(ti)
@@ -259,16 +304,10 @@ function construct(t, args...; kwargs...)
         type_attr(ti, "__ffi_init__")
     end
     init isa FFIFunction || throw(FFIError("TypeError", "$(type_key(ti)) has no __ffi_init__ constructor"))
-    isempty(kwargs) && return init(args...)
-    packed = Any[args...]
-    push!(packed, kwargs_marker())
-    for (k, v) in kwargs
-        push!(packed, String(k), v)
-    end
-    return call_packed_vector(init, packed)
+    return init
 end
 
-construct(::Type{T}, args...; kwargs...) where {T<:FFIObject} = construct(_registered_key(T), args...; kwargs...)
+init_function(::Type{T}) where {T<:FFIObject} = init_function(_registered_key(T))
 
 const _KWARGS_MARKER = Ref{Any}(nothing)
 
@@ -284,7 +323,7 @@ function kwargs_marker()
         k = _global_func("ffi.GetKwargsObject")()
         _KWARGS_MARKER[] = k
     end
-    return k
+    return k::FFIObject
 end
 
 function _registered_key(::Type{T}) where {T}

@@ -15,7 +15,14 @@ unsafe extern "C" fn add3(env: napi_env, info: napi_callback_info) -> napi_value
     let mut sum = 0.0;
     // SAFETY: `env`/`info` come from Node for this call; argv has room for argc values.
     unsafe {
-        napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut());
+        napi_get_cb_info(
+            env,
+            info,
+            &mut argc,
+            argv.as_mut_ptr(),
+            ptr::null_mut(),
+            ptr::null_mut(),
+        );
         for v in &argv[..argc] {
             let mut x = 0.0;
             napi_get_value_double(env, *v, &mut x);
@@ -33,13 +40,22 @@ unsafe extern "C" fn add3(env: napi_env, info: napi_callback_info) -> napi_value
 /// Called by Node with a live environment and exports object.
 #[no_mangle]
 pub unsafe extern "C" fn napi_register_module_v1(env: napi_env, exports: napi_value) -> napi_value {
-    let functions: [(&[u8], unsafe extern "C" fn(napi_env, napi_callback_info) -> napi_value); 2] =
-        [(b"noop\0", noop), (b"add3\0", add3)];
+    let functions: [(
+        &[u8],
+        unsafe extern "C" fn(napi_env, napi_callback_info) -> napi_value,
+    ); 2] = [(b"noop\0", noop), (b"add3\0", add3)];
     for (name, cb) in functions {
         let mut f = ptr::null_mut();
         // SAFETY: names are NUL-terminated; `env` and `exports` are live.
         unsafe {
-            napi_create_function(env, name.as_ptr().cast(), -1, Some(cb), ptr::null_mut(), &mut f);
+            napi_create_function(
+                env,
+                name.as_ptr().cast(),
+                -1,
+                Some(cb),
+                ptr::null_mut(),
+                &mut f,
+            );
             napi_set_named_property(env, exports, name.as_ptr().cast(), f);
         }
     }

@@ -1,0 +1,14 @@
+// ES module entry of @ffihub/tvm-ffi: the CommonJS module's exports, by name.
+import ffi from './index.js';
+
+export default ffi;
+export const {
+  Object, Function, registerType, construct, getField, setField, dispose, same, refCount,
+  getGlobal, requireGlobal, registerGlobal, listGlobals, toFunction, callAsync, Sequence, Array,
+  List, MapBase, Map, Dict, Shape, array, list, map, dict, shape, toShape, toList, toDict,
+  Tensor, tensor, toTensor, DataType, Device, OpaquePtr, dtype, device, toDataType, toDevice,
+  Module, loadModule, systemLib, loadLibrary, loadLibraries, FFIError, registerError, ValueError,
+  TypeError, IndexError, KeyError, AttributeError, RuntimeError, NotImplementedError,
+  InternalError, AssertionError, MemoryError, runtimeVersion, liveObjectCount, _native,
+  _metadata,
+} = ffi;

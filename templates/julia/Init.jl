@@ -1,0 +1,43 @@
+# The metadata this package was generated from, compared with the loaded libraries at load time.
+function _ffi_check()
+    TVMFFI.check_package({{ module_literal }}, _ffi_checksum;
+        regenerate = {{ regenerate }} * Base.dirname(@__DIR__),
+        functions = Pair{String,String}[
+{%- for (name, sig) in check_functions %}
+            {{ name }} => {{ sig }},
+{%- endfor %}
+        ],
+        types = Pair{String,Vector{String}}[
+{%- for (key, members) in check_types %}
+            {{ key }} => String[{% for m in members %}
+                {{ m }},{% endfor %}
+            ],
+{%- endfor %}
+        ])
+end
+
+function __init__()
+    TVMFFI.load_package_libraries({{ module_literal }}, _ffi_libraries; env = {{ library_env }},
+        dirs = [Base.joinpath(Base.dirname(@__DIR__), "lib")])
+    _ffi_check()
+{%- for t in types %}
+    TVMFFI.register_object_type({{ t.key }}, {{ t.ident }})
+{%- if !t.fields.is_empty() %}
+    {{ t.fields_handle }}[] = TVMFFI.field_info({{ t.key }}, {{ t.field_symbols }})
+{%- endif %}
+{%- if let Some(c) = t.constructor %}
+    {{ t.init_handle }}[] = {{ c.init_expr }}
+{%- endif %}
+{%- for m in t.methods %}
+    {{ m.handle }}[] = TVMFFI.get_method({{ t.key }}, {{ m.ffi_symbol }})
+{%- endfor %}
+{%- endfor %}
+{%- for f in functions %}
+    {{ f.handle }}[] = TVMFFI.get_global_func({{ f.ffi_name }})
+{%- endfor %}
+    return nothing
+end
+
+# Inferred at precompile time, so that loading the package does not infer them again.
+precompile(_ffi_check, ())
+precompile(__init__, ())

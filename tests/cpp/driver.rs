@@ -1,0 +1,578 @@
+//! The C++ bindings' tests: `cargo test -p ffihub-tests --test cpp`.
+//!
+//! Generates the C++ headers of the demo extension (`target/debug/libffihub_demo.so`) and of
+//! the wheel's `libtvm_ffi_testing.so` with the `ffihub` binary, compiles every program
+//! `tests/cpp/test_<feature>.cpp` against them and the support headers (`bindings/cpp/include`,
+//! our C header only), and runs each one
+//!
+//! - on ffihub's runtime and on Apache's (the same binary; the library path picks the runtime),
+//! - built with AddressSanitizer (and its LeakSanitizer), on both runtimes.
+//!
+//! It also compiles every header on its own (`-Wall -Wextra -Werror -pedantic`), checks that the
+//! headers generated on either runtime are identical, and runs the example of `docs/cpp.md`.
+//!
+//! The `ffihub` binary and the demo extension are built by cargo: `cargo test --workspace`
+//! builds every binary and library of the workspace before running tests. Running this test on
+//! its own needs them built first (`cargo build -p ffihub-bindgen -p ffihub-demo`); the test
+//! fails with that command when they are missing or older than their sources. `FFIHUB_BIN`
+//! overrides the `ffihub` binary (no age check).
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime};
+
+use ffihub_tests::{
+    apache_runtime, apache_testing_lib, command_on, compile_cxx, ffihub_runtime, scratch_dir,
+    target_dir, workspace_root, Runtime,
+};
+
+/// How long one test program may run (ASan and a loaded machine included).
+const RUN_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The last line of a passing test program starts with this.
+const PASSED: &str = "PASSED: ";
+
+/// The generated headers and the libraries they bind.
+struct Setup {
+    /// Folder of this test's build products.
+    dir: PathBuf,
+    /// Include folders of the generated headers (demo.hpp, tvm_ffi_testing.hpp, demo_stale.hpp).
+    includes: Vec<PathBuf>,
+    demo_lib: PathBuf,
+    testing_lib: PathBuf,
+}
+
+/// The newest modification time of the files below `dir`, skipping the generator's other
+/// language backends (`lang/julia`, `lang/node`), which the C++ output does not depend on.
+fn newest_mtime(dir: &Path) -> SystemTime {
+    let mut newest = SystemTime::UNIX_EPOCH;
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let other_backend = path.ends_with("lang/julia") || path.ends_with("lang/node");
+            let docs = path.extension().is_some_and(|e| e == "md");
+            let t = if other_backend || docs {
+                SystemTime::UNIX_EPOCH
+            } else if path.is_dir() {
+                newest_mtime(&path)
+            } else {
+                entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(SystemTime::UNIX_EPOCH)
+            };
+            newest = newest.max(t);
+        }
+    }
+    newest
+}
+
+/// A cargo-built artifact of the debug profile, checked to be newer than its sources.
+fn built_artifact(file: &str, sources: &[&str], build: &str) -> PathBuf {
+    let path = target_dir().join("debug").join(file);
+    let built = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .unwrap_or_else(|_| {
+            panic!(
+                "{} is missing: build it with `{build}` (`cargo test --workspace` does)",
+                path.display()
+            )
+        });
+    for src in sources {
+        let newest = newest_mtime(&workspace_root().join(src));
+        assert!(
+            newest <= built,
+            "{} is older than {src}: rebuild it with `{build}` (`cargo test --workspace` does)",
+            path.display()
+        );
+    }
+    path
+}
+
+fn ffihub_binary() -> PathBuf {
+    if let Some(bin) = std::env::var_os("FFIHUB_BIN") {
+        return PathBuf::from(bin);
+    }
+    built_artifact(
+        "ffihub",
+        &["bindgen/src", "templates/cpp", "schema/src"],
+        "cargo build -p ffihub-bindgen",
+    )
+}
+
+/// Runs `cmd`, failing the test with its output if it fails or outlives `timeout`.
+fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    // Drain both pipes on threads so a chatty program cannot block on a full pipe.
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut buf).ok();
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut buf).ok();
+        buf
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for child") {
+            break status;
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out_reader.join().unwrap_or_default(),
+        stderr: err_reader.join().unwrap_or_default(),
+    }
+}
+
+fn run_ok(cmd: Command) -> Output {
+    let shown = format!("{cmd:?}");
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    assert!(
+        out.status.success(),
+        "{shown} failed with {}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `ffihub generate --lang cpp` for one library (loaded into `runtime`) into `out`.
+fn generate(ffihub: &Path, runtime: &Runtime, lib: &Path, name: &str, out: &Path) {
+    let mut cmd = Command::new(ffihub);
+    cmd.args(["generate", "--lang", "cpp", "--name", name])
+        .arg("--lib")
+        .arg(lib)
+        .arg("--runtime")
+        .arg(runtime.lib_dir.join("libtvm_ffi.so"))
+        .arg("--out")
+        .arg(out)
+        .env_remove("TVM_FFI_LIB_DIR");
+    run_ok(cmd);
+}
+
+/// A dump of the demo edited the way a library evolves after its header was generated: a
+/// function changes its signature, a field its type, and a function the header knows is gone.
+fn stale_demo_metadata(dump: &str) -> String {
+    let edits = [
+        (
+            "- name: demo.add_one\n  signature:\n    params:\n    - type: int\n",
+            "- name: demo.add_one\n  signature:\n    params:\n    - type: float\n",
+        ),
+        (
+            "- name: demo.add_one_inplace\n",
+            "- name: demo.gone\n  signature:\n    params: []\n    return:\n      type: int\n- name: demo.add_one_inplace\n",
+        ),
+        (
+            "  - name: step\n    type:\n      type: int\n",
+            "  - name: step\n    type:\n      type: float\n",
+        ),
+    ];
+    let mut text: String = dump
+        .lines()
+        .filter(|l| !l.starts_with("checksum:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for (from, to) in edits {
+        assert!(
+            text.contains(from),
+            "the demo's dump changed: cannot find {from:?} to make demo_stale.hpp; update \
+             stale_demo_metadata in tests/cpp/driver.rs"
+        );
+        text = text.replacen(from, to, 1);
+    }
+    text
+}
+
+fn setup() -> &'static Setup {
+    static SETUP: OnceLock<Setup> = OnceLock::new();
+    SETUP.get_or_init(|| {
+        let dir = scratch_dir("cpp");
+        let ffihub = ffihub_binary();
+        let demo_lib = built_artifact(
+            "libffihub_demo.so",
+            &["examples/demo/src", "bindings/rust/ffihub/src"],
+            "cargo build -p ffihub-demo",
+        );
+        let testing_lib = apache_testing_lib();
+        let ours = ffihub_runtime();
+        let gen = dir.join("generated");
+        generate(&ffihub, &ours, &demo_lib, "demo", &gen.join("demo"));
+        generate(
+            &ffihub,
+            &ours,
+            &testing_lib,
+            "tvm_ffi_testing",
+            &gen.join("testing"),
+        );
+        // demo_stale.hpp: generated from an edited dump of the demo (test_metadata.cpp).
+        let dump = gen.join("demo.yaml");
+        let mut cmd = Command::new(&ffihub);
+        cmd.arg("dump")
+            .arg("--lib")
+            .arg(&demo_lib)
+            .arg("--runtime")
+            .arg(ours.lib_dir.join("libtvm_ffi.so"))
+            .arg("-o")
+            .arg(&dump);
+        run_ok(cmd);
+        let stale = gen.join("demo_stale.yaml");
+        std::fs::write(
+            &stale,
+            stale_demo_metadata(&std::fs::read_to_string(&dump).unwrap()),
+        )
+        .unwrap();
+        let mut cmd = Command::new(&ffihub);
+        cmd.args(["generate", "--lang", "cpp", "--name", "demo_stale"])
+            .arg("--metadata")
+            .arg(&stale)
+            .arg("--out")
+            .arg(gen.join("stale"));
+        run_ok(cmd);
+        Setup {
+            includes: ["demo", "testing", "stale"]
+                .iter()
+                .map(|d| gen.join(d))
+                .collect(),
+            dir,
+            demo_lib,
+            testing_lib,
+        }
+    })
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+enum Build {
+    Plain,
+    Asan,
+}
+
+/// The compiler arguments after the sources: include folders, the runtime, sanitizer flags.
+fn cxx_args(build: Build) -> Vec<String> {
+    let s = setup();
+    let mut args = vec![
+        "-pedantic".to_string(),
+        "-I".into(),
+        workspace_root().join("tests/cpp").display().to_string(),
+        "-I".into(),
+        workspace_root()
+            .join("runtime/include")
+            .display()
+            .to_string(),
+    ];
+    for inc in &s.includes {
+        args.push("-I".into());
+        args.push(inc.display().to_string());
+    }
+    if build == Build::Asan {
+        // -O0 halves the compile time of these template-heavy programs, and ASan checks every
+        // access at any level. GCC's -Wmaybe-uninitialized is unreliable with sanitizer
+        // instrumentation (false positives on std::optional); the plain build keeps it.
+        args.extend(
+            [
+                "-O0",
+                "-fsanitize=address",
+                "-fno-omit-frame-pointer",
+                "-Wno-maybe-uninitialized",
+            ]
+            .map(String::from),
+        );
+    }
+    args.extend([
+        format!("-L{}", ffihub_runtime().lib_dir.display()),
+        "-ltvm_ffi".into(),
+        "-ldl".into(),
+        "-lpthread".into(),
+    ]);
+    args
+}
+
+/// Compiles a C++ program once per build (concurrent tests wait for it).
+fn binary(source: &Path, stem: &str, build: Build) -> PathBuf {
+    type Slot = Arc<OnceLock<PathBuf>>;
+    static BUILDS: OnceLock<Mutex<HashMap<(String, Build), Slot>>> = OnceLock::new();
+    let slot = BUILDS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry((stem.to_string(), build))
+        .or_default()
+        .clone();
+    slot.get_or_init(|| {
+        let out_dir = setup().dir.join(match build {
+            Build::Plain => "bin",
+            Build::Asan => "asan",
+        });
+        std::fs::create_dir_all(&out_dir).unwrap();
+        let output = out_dir.join(stem);
+        let args = cxx_args(build);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        compile_cxx(
+            &[source.to_path_buf()],
+            &workspace_root().join("bindings/cpp/include"),
+            &output,
+            &args,
+        );
+        output
+    })
+    .clone()
+}
+
+fn program_command(program: &Path, runtime: &Runtime, build: Build) -> Command {
+    let s = setup();
+    let mut cmd = command_on(runtime, program);
+    cmd.env("FFIHUB_DEMO_LIB", &s.demo_lib)
+        .env("FFIHUB_TESTING_LIB", &s.testing_lib)
+        .env_remove("TVM_FFI_REPR_WITH_ADDR");
+    if build == Build::Asan {
+        cmd.env(
+            "ASAN_OPTIONS",
+            "detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1",
+        );
+    }
+    cmd
+}
+
+/// Builds and runs `tests/cpp/<name>.cpp` on `runtime`; it must print "PASSED" and, under
+/// ASan, report nothing.
+fn run_test(name: &str, runtime: &Runtime, build: Build) {
+    let source = workspace_root().join(format!("tests/cpp/{name}.cpp"));
+    let program = binary(&source, name, build);
+    let out = run_with_timeout(program_command(&program, runtime, build), RUN_TIMEOUT);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let passed = stdout.lines().last().is_some_and(|l| l.starts_with(PASSED));
+    let sanitizer = stderr.contains("Sanitizer");
+    if !out.status.success() || !passed || sanitizer {
+        let failed: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("ok ")).collect();
+        panic!(
+            "{name} ({build:?}) failed on the {} runtime ({}), status {}:\n{}\n--- stderr\n{stderr}",
+            runtime.name,
+            runtime.lib_dir.display(),
+            out.status,
+            failed.join("\n")
+        );
+    }
+}
+
+/// One #[test] per program, runtime and build.
+macro_rules! cpp_tests {
+    ($($name:ident),* $(,)?) => {
+        /// Every test program.
+        const TESTS: &[&str] = &[$(stringify!($name)),*];
+
+        mod on_ffihub {
+            $(#[test] fn $name() { super::run_test(stringify!($name), &super::ffihub_runtime(), super::Build::Plain) })*
+        }
+        mod on_apache {
+            $(#[test] fn $name() { super::run_test(stringify!($name), &super::apache_runtime(), super::Build::Plain) })*
+        }
+        mod asan_on_ffihub {
+            $(#[test] fn $name() { super::run_test(stringify!($name), &super::ffihub_runtime(), super::Build::Asan) })*
+        }
+        mod asan_on_apache {
+            $(#[test] fn $name() { super::run_test(stringify!($name), &super::apache_runtime(), super::Build::Asan) })*
+        }
+    };
+}
+
+cpp_tests!(
+    test_any,
+    test_callbacks,
+    test_containers,
+    test_errors,
+    test_metadata,
+    test_modules,
+    test_objects,
+    test_packed,
+    test_scalars,
+    test_strings,
+    test_stress,
+    test_tensors,
+    test_testing_functions,
+    test_testing_objects,
+    test_threads,
+);
+
+#[test]
+fn every_test_program_is_listed() {
+    let on_disk: BTreeSet<String> = std::fs::read_dir(workspace_root().join("tests/cpp"))
+        .unwrap()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name.starts_with("test_") && name.ends_with(".cpp"))
+                .then(|| name.trim_end_matches(".cpp").to_string())
+        })
+        .collect();
+    let listed: BTreeSet<String> = TESTS.iter().map(|s| s.to_string()).collect();
+    assert_eq!(
+        on_disk, listed,
+        "list every tests/cpp/test_*.cpp in cpp_tests!"
+    );
+}
+
+/// `g++ -fsyntax-only` of a file that includes only `header`.
+fn compiles_alone(header: &Path, include_dirs: &[PathBuf], scratch: &Path) -> Result<(), String> {
+    let main = scratch.join(format!(
+        "{}.check.cpp",
+        header.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::write(&main, format!("#include \"{}\"\n", header.display())).unwrap();
+    let mut cmd = Command::new("g++");
+    cmd.args([
+        "-std=c++17",
+        "-fsyntax-only",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+    ]);
+    for d in include_dirs {
+        cmd.arg("-I").arg(d);
+    }
+    let out = cmd.arg(&main).output().expect("run g++");
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}:\n{}",
+            header.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+#[test]
+fn every_header_compiles_on_its_own() {
+    let s = setup();
+    let support = workspace_root().join("bindings/cpp/include");
+    let dirs = vec![support.clone(), workspace_root().join("runtime/include")];
+    let scratch = s.dir.join("headers");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let mut headers: Vec<PathBuf> = std::fs::read_dir(support.join("ffihub"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "hpp"))
+        .collect();
+    headers.sort();
+    for inc in &s.includes {
+        for e in std::fs::read_dir(inc).unwrap().flatten() {
+            if e.path().extension().is_some_and(|x| x == "hpp") {
+                headers.push(e.path());
+            }
+        }
+    }
+    assert!(headers.len() > 10, "{headers:?}");
+    let failures: Vec<String> = headers
+        .iter()
+        .filter_map(|h| compiles_alone(h, &dirs, &scratch).err())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn generated_headers_are_the_same_on_both_runtimes() {
+    let s = setup();
+    let ffihub = ffihub_binary();
+    let apache = apache_runtime();
+    let out = s.dir.join("generated-on-apache");
+    let _ = std::fs::remove_dir_all(&out);
+    generate(&ffihub, &apache, &s.demo_lib, "demo", &out.join("demo"));
+    generate(
+        &ffihub,
+        &apache,
+        &s.testing_lib,
+        "tvm_ffi_testing",
+        &out.join("testing"),
+    );
+    for (dir, file) in [("demo", "demo.hpp"), ("testing", "tvm_ffi_testing.hpp")] {
+        let ours = std::fs::read_to_string(s.dir.join("generated").join(dir).join(file)).unwrap();
+        let theirs = std::fs::read_to_string(out.join(dir).join(file)).unwrap();
+        assert!(
+            ours == theirs,
+            "{file} differs when generated on Apache's runtime:\n{}",
+            ffihub_tests::line_diff(&ours, &theirs, 40)
+        );
+    }
+}
+
+/// The first ```lang block after `marker` in `text`.
+fn code_block<'a>(text: &'a str, marker: &str, lang: &str) -> &'a str {
+    let from = text
+        .find(marker)
+        .unwrap_or_else(|| panic!("docs/cpp.md has no {marker:?}"));
+    let fence = format!("```{lang}\n");
+    let start = text[from..]
+        .find(&fence)
+        .unwrap_or_else(|| panic!("no ```{lang} block after {marker:?} in docs/cpp.md"))
+        + from
+        + fence.len();
+    let end = text[start..].find("```").expect("closing fence") + start;
+    &text[start..end]
+}
+
+#[test]
+fn the_documented_example_runs_on_both_runtimes() {
+    let s = setup();
+    let doc = std::fs::read_to_string(workspace_root().join("docs/cpp.md")).unwrap();
+    let source = code_block(&doc, "<!-- example -->", "cpp");
+    let expected = code_block(&doc, "<!-- example output -->", "text");
+    let dir = s.dir.join("example");
+    std::fs::create_dir_all(&dir).unwrap();
+    let main = dir.join("example.cpp");
+    std::fs::write(&main, source).unwrap();
+    let program = dir.join("example");
+    let demo_dir = s.demo_lib.parent().unwrap().display().to_string();
+    let args = [
+        "-pedantic".to_string(),
+        "-I".into(),
+        workspace_root()
+            .join("runtime/include")
+            .display()
+            .to_string(),
+        "-I".into(),
+        s.includes[0].display().to_string(),
+        format!("-L{}", ffihub_runtime().lib_dir.display()),
+        "-ltvm_ffi".into(),
+    ];
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    compile_cxx(
+        &[main],
+        &workspace_root().join("bindings/cpp/include"),
+        &program,
+        &args,
+    );
+    for runtime in [ffihub_runtime(), apache_runtime()] {
+        // The example loads libffihub_demo.so from the library path. The runtime's folder goes
+        // first: target/debug, where the demo is, holds a debug build of the runtime too.
+        let path = format!("{}:{demo_dir}", runtime.lib_dir.display());
+        let mut cmd = Command::new(&program);
+        cmd.env("LD_LIBRARY_PATH", path);
+        let out = run_ok(cmd);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            expected,
+            "the example's output on the {} runtime differs from docs/cpp.md",
+            runtime.name
+        );
+    }
+}
