@@ -17,6 +17,9 @@ scripts/setup-apache.sh
 step "Julia 1.5.3 with bullseye's libunwind (for the Julia bindings)"
 scripts/setup-julia.sh
 
+step "Node packages for the Node binding tests (typescript, pinned by a lockfile)"
+scripts/setup-node.sh
+
 step "build the runtime (target/release/libtvm_ffi.so; everything else links it)"
 cargo build --release --locked -p ffihub-runtime
 
