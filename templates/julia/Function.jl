@@ -1,4 +1,4 @@
-const {{ f.handle }} = Ref{TVMFFI.FFIFunction}()
+const {{ f.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound in __init__
 
 """
 {%- for line in f.doc %}
@@ -6,9 +6,9 @@ const {{ f.handle }} = Ref{TVMFFI.FFIFunction}()
 {%- endfor %}
 """
 {%- if f.packed %}
-{{ f.ident }}(args...) = TVMFFI.call_packed({{ f.handle }}[], args...)
+{{ f.ident }}(args::Vararg{Any,N}) where {N} = TVMFFI.call_packed({{ f.handle }}, args...)
 {%- else %}
 function {{ f.ident }}({{ f.params }})
-    return TVMFFI.call_typed({{ f.ret }}, {{ f.handle }}[]{{ f.args }})
+    return TVMFFI.call_typed({{ f.ret }}, {{ f.handle }}{{ f.args }})
 end
 {%- endif %}

@@ -23,17 +23,17 @@ function __init__()
 {%- for t in types %}
     TVMFFI.register_object_type({{ t.key }}, {{ t.ident }})
 {%- if !t.fields.is_empty() %}
-    {{ t.fields_handle }}[] = TVMFFI.field_info({{ t.key }}, {{ t.field_symbols }})
+    append!(empty!({{ t.fields_handle }}), TVMFFI.field_info({{ t.key }}, {{ t.field_symbols }}))
 {%- endif %}
 {%- if let Some(c) = t.constructor %}
-    {{ t.init_handle }}[] = {{ c.init_expr }}
+    TVMFFI.bind!({{ t.init_handle }}, {{ c.init_expr }})
 {%- endif %}
 {%- for m in t.methods %}
-    {{ m.handle }}[] = TVMFFI.get_method({{ t.key }}, {{ m.ffi_symbol }})
+    TVMFFI.bind!({{ m.handle }}, TVMFFI.get_method({{ t.key }}, {{ m.ffi_symbol }}))
 {%- endfor %}
 {%- endfor %}
 {%- for f in functions %}
-    {{ f.handle }}[] = TVMFFI.get_global_func({{ f.ffi_name }})
+    TVMFFI.bind!({{ f.handle }}, TVMFFI.get_global_func({{ f.ffi_name }}))
 {%- endfor %}
     return nothing
 end

@@ -1,4 +1,4 @@
-const {{ m.handle }} = Ref{TVMFFI.FFIFunction}()
+const {{ m.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound in __init__
 
 """
 {%- for line in m.doc %}
@@ -6,9 +6,9 @@ const {{ m.handle }} = Ref{TVMFFI.FFIFunction}()
 {%- endfor %}
 """
 {%- if m.packed %}
-{{ m.def_name }}({{ m.params }}) = TVMFFI.call_packed({{ m.handle }}[]{{ m.args }}, args...)
+{{ m.def_name }}({{ m.params }}) where {N} = TVMFFI.call_packed({{ m.handle }}{{ m.args }}, args...)
 {%- else %}
 function {{ m.def_name }}({{ m.params }})
-    return TVMFFI.call_typed({{ m.ret }}, {{ m.handle }}[]{{ m.args }})
+    return TVMFFI.call_typed({{ m.ret }}, {{ m.handle }}{{ m.args }})
 end
 {%- endif %}

@@ -9,34 +9,36 @@ mutable struct {{ t.ident }} <: {{ t.abstract_ident }}
 end
 {%- if !t.fields.is_empty() %}
 
-const {{ t.fields_handle }} = Ref{Vector{TVMFFI.FieldInfo}}()
+const {{ t.fields_handle }} = TVMFFI.FieldInfo[]  # filled in __init__
 {%- endif %}
 {%- if let Some(c) = t.constructor %}
 
-const {{ t.init_handle }} = Ref{TVMFFI.FFIFunction}()
+const {{ t.init_handle }} = TVMFFI.FFIFunction(C_NULL)  # bound in __init__
+{%- for o in c.overloads %}
 
-function {{ t.ident }}({{ c.params }})
+function {{ t.ident }}({{ o.params }})
 {%- if c.fast %}
-    return TVMFFI.call_typed({{ t.ident }}, {{ t.init_handle }}[]{{ c.args }})
+    return TVMFFI.call_typed({{ t.ident }}, {{ t.init_handle }}{{ o.args }})
 {%- else %}
-    return TVMFFI.construct({{ t.key }}{{ c.construct_args }})::{{ t.ident }}
+    return TVMFFI.construct({{ t.key }}{{ o.construct_args }})::{{ t.ident }}
 {%- endif %}
 end
+{%- endfor %}
 {%- endif %}
 
 Base.propertynames(::{{ t.ident }}, private::Bool = false) = {{ t.property_names }}
 
-function Base.getproperty(self::{{ t.ident }}, name::Symbol)
+@inline function Base.getproperty(self::{{ t.ident }}, name::Symbol)
 {%- for fld in t.fields %}
-    name === {{ fld.symbol }} && return TVMFFI.get_field({{ fld.ret }}, self, {{ t.fields_handle }}[][{{ fld.index }}])
+    name === {{ fld.symbol }} && return TVMFFI.get_field({{ fld.ret }}, self, {{ t.fields_handle }}[{{ fld.index }}])
 {%- endfor %}
     return TVMFFI.get_field(self, name)
 end
 
-function Base.setproperty!(self::{{ t.ident }}, name::Symbol, value)
+@inline function Base.setproperty!(self::{{ t.ident }}, name::Symbol, value)
 {%- for fld in t.fields %}
 {%- if let Some(conv) = fld.setter %}
-    name === {{ fld.symbol }} && return (TVMFFI.set_field!(self, {{ t.fields_handle }}[][{{ fld.index }}], {{ conv }}); value)
+    name === {{ fld.symbol }} && return (TVMFFI.set_field!(self, {{ t.fields_handle }}[{{ fld.index }}], {{ conv }}); value)
 {%- endif %}
 {%- endfor %}
     TVMFFI.set_field!(self, name, value)  # read-only and unknown fields throw AttributeError

@@ -23,6 +23,18 @@ TEST_CASE(constructor_fields_and_setters) {
   CHECK(alias.same_as(c));
 }
 
+TEST_CASE(constructor_defaults) {
+  demo::Counter c("defaults");  // start 0, step 1: the __ffi_init__ defaults
+  CHECK_EQ(c.count(), 0);
+  CHECK_EQ(c.increment(), 1);
+  CHECK_EQ(demo::Counter("s", 5).step(), 1);
+  CHECK_EQ(demo::Point3D(1, 2).z(), 0.0);
+  CHECK(!demo::Shape2D("bare", {}).color().has_value());
+  // Positions cannot have holes: `start` cannot be left out when `step` is given.
+  CHECK_THROWS(ffihub::TypeError, demo::Counter("gap", std::nullopt, 3),
+               "argument step is given but start");
+}
+
 TEST_CASE(static_methods) {
   demo::Counter c = demo::Counter::with_step("by5", 5);
   CHECK_EQ(c.count(), 0);

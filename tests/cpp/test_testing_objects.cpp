@@ -61,7 +61,8 @@ TEST_CASE(generated_init_defaults_and_keywords) {
 }
 
 TEST_CASE(inheritance) {
-  t::TestObjectDerived d(1, 2.0, "s", {{"k", 1}}, {1, 2});
+  // Required fields first (v_map, v_array), then the ones with defaults.
+  t::TestObjectDerived d({{"k", 1}}, {1, 2}, 1, 2.0, std::string("s"));
   CHECK_EQ(d.v_i64(), 1);  // a base-class getter on a derived object
   CHECK_EQ(d.v_str(), "s");
   CHECK_EQ(d.v_array().size(), 2u);
@@ -70,16 +71,21 @@ TEST_CASE(inheritance) {
   t::TestObjectBase as_base = d;
   CHECK(as_base.as<t::TestObjectDerived>().has_value());
   CHECK(!t::TestObjectBase().as<t::TestObjectDerived>().has_value());
-  t::TestCxxClassDerivedDerived dd(1, 2, 3.0, 4.0, "five", true);
+  t::TestCxxClassDerivedDerived dd(1, 2, 3.0, true, 4.0, std::string("five"));
   CHECK_EQ(dd.v_i32(), 2);
   CHECK_EQ(dd.v_f32(), 4.0);
   CHECK_EQ(dd.v_str(), "five");
   CHECK_EQ(dd.v_bool(), true);
   t::TestCxxClassBase base = dd;
   CHECK_EQ(base.runtime_type_key(), "testing.TestCxxClassDerivedDerived");
-  t::TestCxxAutoInitChild child(1, 2, 3, 4);
+  t::TestCxxAutoInitChild child(1, 3, 4);  // parent_default keeps 5
   CHECK_EQ(child.parent_required(), 1);
+  CHECK_EQ(child.parent_default(), 5);
+  CHECK_EQ(child.child_required(), 3);
   CHECK_EQ(child.child_kw_only(), 4);
+  CHECK_EQ(t::TestCxxAutoInitChild(1, 3, 4, 2).parent_default(), 2);
+  t::TestCxxClassDerived derived(1, 2, 3.0);  // v_f32 keeps 8
+  CHECK_EQ(derived.v_f32(), 8.0);
 }
 
 TEST_CASE(fields_of_every_kind) {
@@ -145,7 +151,7 @@ TEST_CASE(constructor_errors) {
 
 TEST_CASE(no_leaks) {
   CHECK_NO_LEAKS([] {
-    t::TestObjectDerived d(1, 2.0, std::string(20, 's'), {{"k", 1}}, {1, "x"});
+    t::TestObjectDerived d({{"k", 1}}, {1, "x"}, 1, 2.0, std::string(20, 's'));
     d.v_map();
     d.add_i64(1);
     t::TestCxxKwOnly k(1, 2, 3);

@@ -1,20 +1,30 @@
-//! Runs the Julia test suite of the TVMFFI support package (tests/julia/runtests.jl) on ffihub's
-//! runtime and on Apache's, through the `scripts/julia` wrapper that `scripts/setup-julia.sh`
-//! installs. Both runs load Apache's `libtvm_ffi_testing.so` and compile a small C kernel.
+//! Runs the Julia suites on ffihub's runtime and on Apache's, through the `scripts/julia` wrapper
+//! that `scripts/setup-julia.sh` installs:
+//!
+//! - the suite of the TVMFFI support package (tests/julia/runtests.jl), which loads Apache's
+//!   `libtvm_ffi_testing.so` and compiles a small C kernel;
+//! - the suite of the generated packages (tests/julia/generated/runtests.jl): set up once per
+//!   `cargo test` run, it builds the demo extension and the `ffihub` binary (nested
+//!   `cargo build`, same target folder), generates the Julia packages `Demo` (the demo extension)
+//!   and `TestingLib` (the wheel's `libtvm_ffi_testing.so`) with `ffihub generate --lang julia`
+//!   into `target/ffihub-tests/julia/packages`, and writes a Julia environment next to them
+//!   (`Project.toml` + `Manifest.toml` with `path` entries for both packages and the local
+//!   TVMFFI: no registry, no network). The packages find their libraries through
+//!   `DEMO_LIB_DIR` and `TESTING_LIB_LIB_DIR`.
 //!
 //! The runtime is selected with `TVM_FFI_LIB` (the package) and `LD_LIBRARY_PATH` (for libraries
-//! that carry `DT_NEEDED libtvm_ffi.so`, see ADR 0001). The two runs are serialized: both
-//! precompile the same Julia package into the same depot.
+//! that carry `DT_NEEDED libtvm_ffi.so`, see ADR 0001). All runs are serialized: they
+//! precompile the same Julia packages into the same depot.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, apache_testing_lib, ffihub_runtime_checked, run_with_timeout, workspace_root,
-    Runtime,
+    apache_runtime, apache_testing_lib, ffihub_runtime, ffihub_runtime_checked, run_ok,
+    run_with_timeout, target_dir, workspace_root, Runtime,
 };
 
 /// The whole suite takes a few minutes (a 1,000,000-call GC stress test included).
@@ -44,22 +54,23 @@ fn counts_line(stdout: &str) -> Option<&str> {
     stdout.lines().rev().find(|l| l.starts_with("julia: "))
 }
 
-fn run_suite(runtime: &Runtime) {
+/// Runs `scripts/julia --project=<project> <script>` on `runtime` and checks its counts line.
+fn run_julia(what: &str, runtime: &Runtime, project: &Path, script: &Path, env: &[(&str, PathBuf)]) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let root = workspace_root();
     let mut cmd = Command::new(julia());
     cmd.current_dir(&root)
         .arg("--startup-file=no")
-        .arg(format!(
-            "--project={}",
-            root.join("bindings/julia/TVMFFI").display()
-        ))
-        .arg(root.join("tests/julia/runtests.jl"))
+        .arg(format!("--project={}", project.display()))
+        .arg(script)
         .env("TVM_FFI_LIB", runtime.lib_dir.join("libtvm_ffi.so"))
         .env("LD_LIBRARY_PATH", &runtime.lib_dir)
         .env("TVM_FFI_TESTING_LIB", apache_testing_lib())
         .env_remove("TVM_FFI_LIB_DIR")
         .env_remove("TVM_FFI_REPR_WITH_ADDR");
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
     let out = run_with_timeout(cmd, SUITE_TIMEOUT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -68,17 +79,121 @@ fn run_suite(runtime: &Runtime) {
     // even when the test passes.
     let _ = writeln!(
         std::io::stderr(),
-        "Julia suite on {}: {}",
+        "{what} on {}: {}",
         runtime.name,
         counts.trim_start_matches("julia: ")
     );
     assert!(
         out.status.success() && counts.contains(" 0 failed"),
-        "the Julia suite failed on {}'s runtime ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        "the {what} failed on {}'s runtime ({}):\n--- stdout\n{}\n--- stderr\n{}",
         runtime.name,
         out.status,
         stdout,
         stderr
+    );
+}
+
+fn run_suite(runtime: &Runtime) {
+    let root = workspace_root();
+    run_julia(
+        "Julia suite",
+        runtime,
+        &root.join("bindings/julia/TVMFFI"),
+        &root.join("tests/julia/runtests.jl"),
+        &[],
+    );
+}
+
+/// The generated packages and their Julia environment, made once per test run.
+struct Generated {
+    /// The environment (Project.toml + Manifest.toml) that has Demo, TestingLib and TVMFFI.
+    env: PathBuf,
+    /// The folder of `libffihub_demo.so`.
+    demo_lib_dir: PathBuf,
+    /// The folder of `libtvm_ffi_testing.so`.
+    testing_lib_dir: PathBuf,
+}
+
+fn cargo(args: &[&str]) {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.args(args).current_dir(workspace_root());
+    run_ok(cmd);
+}
+
+/// A package's name and UUID from its Project.toml.
+fn package_identity(project_toml: &Path) -> (String, String) {
+    let text = std::fs::read_to_string(project_toml)
+        .unwrap_or_else(|e| panic!("{}: {e}", project_toml.display()));
+    let value = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key} = \"")))
+            .and_then(|rest| rest.strip_suffix('"'))
+            .unwrap_or_else(|| panic!("{} has no {key}", project_toml.display()))
+            .to_string()
+    };
+    (value("name"), value("uuid"))
+}
+
+fn generated() -> &'static Generated {
+    static GENERATED: OnceLock<Generated> = OnceLock::new();
+    GENERATED.get_or_init(|| {
+        let root = workspace_root();
+        let target = target_dir();
+        cargo(&["build", "-p", "ffihub-demo", "-p", "ffihub-bindgen", "--bin", "ffihub"]);
+        let demo_lib = target.join("debug/libffihub_demo.so");
+        let base = target.join("ffihub-tests/julia");
+        let packages = base.join("packages");
+        let generate = |lib: &Path, name: &str, dir: &str| {
+            let mut cmd = Command::new(target.join("debug/ffihub"));
+            cmd.args(["generate", "--lang", "julia", "--runtime"])
+                .arg(ffihub_runtime().lib_dir.join("libtvm_ffi.so"))
+                .arg("--lib")
+                .arg(lib)
+                .args(["--name", name, "--out"])
+                .arg(packages.join(dir));
+            run_ok(cmd);
+            packages.join(dir)
+        };
+        let demo = generate(&demo_lib, "demo", "Demo");
+        let testing = generate(&apache_testing_lib(), "testing_lib", "TestingLib");
+
+        // An environment with path entries only (Julia 1.5's manifest format, which current
+        // Julia still reads): `using Demo` works offline, without Pkg or a registry.
+        let tvmffi = root.join("bindings/julia/TVMFFI");
+        let mut project = String::from("[deps]\n");
+        let mut manifest = String::new();
+        for (dir, deps) in [(&demo, "[\"TVMFFI\"]"), (&testing, "[\"TVMFFI\"]"), (&tvmffi, "[\"Libdl\"]")] {
+            let (name, uuid) = package_identity(&dir.join("Project.toml"));
+            project.push_str(&format!("{name} = \"{uuid}\"\n"));
+            manifest.push_str(&format!(
+                "[[{name}]]\ndeps = {deps}\npath = {:?}\nuuid = \"{uuid}\"\nversion = \"0.1.0\"\n\n",
+                dir.display().to_string()
+            ));
+        }
+        manifest.push_str("[[Libdl]]\nuuid = \"8f399da3-3557-5675-b5ff-fb832c97cbdb\"\n");
+        let env = base.join("env");
+        std::fs::create_dir_all(&env).unwrap();
+        std::fs::write(env.join("Project.toml"), project).unwrap();
+        std::fs::write(env.join("Manifest.toml"), manifest).unwrap();
+        Generated {
+            env,
+            demo_lib_dir: demo_lib.parent().unwrap().to_path_buf(),
+            testing_lib_dir: apache_testing_lib().parent().unwrap().to_path_buf(),
+        }
+    })
+}
+
+fn run_generated(runtime: &Runtime) {
+    let g = generated();
+    run_julia(
+        "Julia suite of the generated packages",
+        runtime,
+        &g.env,
+        &workspace_root().join("tests/julia/generated/runtests.jl"),
+        &[
+            ("DEMO_LIB_DIR", g.demo_lib_dir.clone()),
+            ("TESTING_LIB_LIB_DIR", g.testing_lib_dir.clone()),
+        ],
     );
 }
 
@@ -90,4 +205,14 @@ fn julia_suite_on_ffihub_runtime() {
 #[test]
 fn julia_suite_on_apache_runtime() {
     run_suite(&apache_runtime());
+}
+
+#[test]
+fn julia_generated_packages_on_ffihub_runtime() {
+    run_generated(&ffihub_runtime_checked());
+}
+
+#[test]
+fn julia_generated_packages_on_apache_runtime() {
+    run_generated(&apache_runtime());
 }

@@ -1,5 +1,6 @@
 //! Links `libtvm_ffi` by name (ADR 0001 and 0002): `rustc-link-lib=dylib=tvm_ffi` plus a search
-//! path, no rpath. The search path is `TVM_FFI_LIB_DIR`, or the workspace's `target/release`
+//! path, no rpath. The search path is `TVM_FFI_LIB_DIR` (relative to the workspace root), or the
+//! workspace's `target/release`
 //! (honouring `CARGO_TARGET_DIR`), where `cargo build --release -p ffihub-runtime` puts ffihub's
 //! runtime. Which `libtvm_ffi.so` a program gets is decided at run time by the library path.
 
@@ -18,8 +19,10 @@ fn main() {
         .nth(3)
         .expect("the crate lives at <workspace>/bindings/rust/ffihub")
         .to_path_buf();
+    // A relative TVM_FFI_LIB_DIR is taken from the workspace root (build scripts run in the
+    // package folder, which nobody means).
     let lib_dir = match std::env::var_os("TVM_FFI_LIB_DIR") {
-        Some(dir) => PathBuf::from(dir),
+        Some(dir) => workspace.join(dir),
         None => target_dir(&workspace).join("release"),
     };
     let lib = lib_dir.join("libtvm_ffi.so");

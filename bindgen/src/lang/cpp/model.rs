@@ -375,13 +375,15 @@ impl Types {
                     Type::Optional(_) => self.nested(&p.param.ty),
                     other => format!("std::optional<{}>", self.nested(other)),
                 };
+                // The field's default applies to generated constructors; a typed
+                // `__ffi_init__` has its own defaults, which the metadata does not spell.
                 let default = t
                     .all_fields()
-                    .find(|f| f.name == p.param.name)
+                    .find(|f| keywords && f.name == p.param.name)
                     .and_then(|f| f.default.as_ref())
-                    .map_or_else(|| "its default".to_string(), default_text);
+                    .map_or_else(String::new, |d| format!(" ({})", default_text(d)));
                 doc_lines.push(format!(
-                    "@param {ident} optional: std::nullopt leaves the default ({default})"
+                    "@param {ident} optional: std::nullopt leaves the default{default}"
                 ));
                 format!("const {ty}& {ident}")
             } else {

@@ -139,19 +139,28 @@ pub struct Method {
     pub ret: String,
 }
 
-/// A constructor.
+/// A constructor: one Julia method per number of optional positional arguments given.
 pub struct Constructor {
-    /// Parameter declarations (positional, then `; keyword...`).
-    pub params: String,
-    /// Every argument has a spelled default or none (the fast path through the cached
-    /// `__ffi_init__`); otherwise `TVMFFI.construct` is called so that omitted ones are dropped.
+    /// The methods, fewest arguments first.
+    pub overloads: Vec<Overload>,
+    /// Every keyword argument has a spelled default or none: the methods call the cached
+    /// `__ffi_init__` directly; otherwise `TVMFFI.construct` is called so that omitted keyword
+    /// arguments (`TVMFFI.OMITTED`) are dropped.
     pub fast: bool,
-    /// Fast path: call arguments after the handle (kwargs marker and names included).
-    pub args: String,
-    /// Slow path: positional arguments after the type, then `; name = value...`.
-    pub construct_args: String,
     /// How `__init__` obtains the `__ffi_init__` function.
     pub init_expr: String,
+    /// The signature line of the docstring (optional positional parameters in brackets).
+    pub doc_signature: String,
+}
+
+/// One constructor method.
+pub struct Overload {
+    /// Parameter declarations (positional, then `; keyword...`).
+    pub params: String,
+    /// Fast path: call arguments after the handle (kwargs marker and names included).
+    pub args: String,
+    /// Slow path: positional arguments after the type, then `; :name => value...`.
+    pub construct_args: String,
 }
 
 /// An object type (`Object.jl`).
@@ -445,10 +454,10 @@ impl TypeNames {
         params.iter().map(|p| format!(", {}", p.arg)).collect()
     }
 
-    fn decls(params: &[Param]) -> String {
+    fn decls<P: std::borrow::Borrow<Param>>(params: &[P]) -> String {
         params
             .iter()
-            .map(Param::decl)
+            .map(|p| p.borrow().decl())
             .collect::<Vec<_>>()
             .join(", ")
     }
@@ -554,7 +563,7 @@ impl TypeNames {
         let constructor = t
             .constructor
             .as_ref()
-            .and_then(|c| self.constructor(t, c, diags));
+            .and_then(|c| self.constructor(t, &ident, c, diags));
         let field_docs: Vec<String> = t
             .all_fields()
             .zip(&fields)
@@ -566,8 +575,10 @@ impl TypeNames {
             })
             .collect();
         let mut signature = vec![format!("{ident} <: {abstract_ident}")];
-        if let Some(c) = &constructor {
-            signature.push(format!("{ident}({})", c.params));
+        let mut ctor_doc = Vec::new();
+        if let (Some(c), Some(ir_c)) = (&constructor, &t.constructor) {
+            signature.push(c.doc_signature.clone());
+            ctor_doc = doc_lines(&ir_c.doc);
         }
         let about = format!(
             "The Julia type of the TVM-FFI type `{}`{}.",
@@ -579,7 +590,10 @@ impl TypeNames {
             }
         );
         Object {
-            doc: docstring(&signature, &[doc_lines(&t.doc), prose(&about), field_docs]),
+            doc: docstring(
+                &signature,
+                &[doc_lines(&t.doc), ctor_doc, prose(&about), field_docs],
+            ),
             abstract_doc: docstring(
                 std::slice::from_ref(&abstract_ident),
                 &[prose(&format!(
@@ -634,7 +648,7 @@ impl TypeNames {
             None => (
                 Vec::new(),
                 "Any".to_string(),
-                format!("{receiver}, args..."),
+                format!("{receiver}, args::Vararg{{Any,N}}"),
                 "packed".to_string(),
             ),
         };
@@ -643,7 +657,8 @@ impl TypeNames {
         } else {
             "Method"
         };
-        let signature = format!("{ident}({decls}){}", Self::arrow(&ret));
+        let doc_decls = decls.replace("args::Vararg{Any,N}", "args...");
+        let signature = format!("{ident}({doc_decls}){}", Self::arrow(&ret));
         Method {
             def_name: names::method_definition(&ident),
             handle: format!("{}method_{type_ident}_{ident}", names::RESERVED_PREFIX),
@@ -668,6 +683,7 @@ impl TypeNames {
     fn constructor(
         &self,
         t: &ir::ObjectType,
+        ident: &str,
         c: &ir::Constructor,
         diags: &mut Diagnostics,
     ) -> Option<Constructor> {
@@ -683,98 +699,91 @@ impl TypeNames {
                 return None;
             }
         }
+        // Keyword-only parameters are fields of an auto-generated `__ffi_init__`: an optional
+        // one defaults to its field's default, or, when that cannot be spelled, to
+        // `TVMFFI.OMITTED` (not passed at all).
         let defaults: BTreeMap<&str, &Option<DefaultValue>> = t
             .all_fields()
             .map(|f| (f.name.as_str(), &f.default))
             .collect();
         let mut scope = Scope::with_reserved(&["self"]);
-        let (mut positional, mut keyword) = (Vec::new(), Vec::new());
-        let (mut fast_args, mut construct_pos, mut construct_kw) =
-            (Vec::new(), Vec::new(), Vec::new());
+        let (mut required, mut optional, mut keyword) = (Vec::new(), Vec::new(), Vec::new());
         let mut fast = true;
         for p in &c.params {
             let ident = names::param_name(&p.param.name);
-            names::claim(
-                &mut scope,
-                &ident,
-                &format!("{item}({})", p.param.name),
-                diags,
-            );
-            let annot = self
-                .accepts(&p.param.ty)
-                .map(|a| format!("::{a}"))
-                .unwrap_or_default();
-            let arg = self.convert(&p.param.ty, &ident);
-            // An optional parameter defaults to its field's default; when that cannot be
-            // spelled, to `TVMFFI.OMITTED` (not passed at all).
-            let spelled = p.optional.then(|| {
-                defaults
-                    .get(p.param.name.as_str())
-                    .and_then(|d| d.as_ref())
-                    .and_then(default_expr)
-            });
-            let omittable = matches!(spelled, Some(None));
-            let param = match spelled {
-                Some(Some(expr)) => Param {
-                    default: format!(" = {expr}"),
-                    annot,
-                    ident: ident.clone(),
-                    arg: arg.clone(),
-                },
-                Some(None) => {
-                    fast = false;
-                    Param {
-                        default: " = TVMFFI.OMITTED".into(),
-                        annot: String::new(),
-                        ident: ident.clone(),
-                        arg: format!("{ident} === TVMFFI.OMITTED ? {ident} : {arg}"),
+            names::claim(&mut scope, &ident, &format!("{item}({})", p.param.name), diags);
+            let mut param = Param {
+                annot: self
+                    .accepts(&p.param.ty)
+                    .map(|a| format!("::{a}"))
+                    .unwrap_or_default(),
+                default: String::new(),
+                arg: self.convert(&p.param.ty, &ident),
+                ident,
+            };
+            if p.kw_only {
+                if p.optional {
+                    let spelled = defaults
+                        .get(p.param.name.as_str())
+                        .and_then(|d| d.as_ref())
+                        .and_then(default_expr);
+                    match spelled {
+                        Some(expr) => param.default = format!(" = {expr}"),
+                        None => {
+                            fast = false;
+                            param.annot.clear();
+                            param.default = " = TVMFFI.OMITTED".into();
+                            param.arg = format!(
+                                "{0} === TVMFFI.OMITTED ? {0} : {1}",
+                                param.ident, param.arg
+                            );
+                        }
                     }
                 }
-                None => Param {
-                    default: String::new(),
-                    annot,
-                    ident: ident.clone(),
-                    arg: arg.clone(),
-                },
-            };
-            let by_name = format!("{} => {}", names::symbol_literal(&p.param.name), param.arg);
-            if p.kw_only || omittable {
-                construct_kw.push(by_name);
+                keyword.push((p.param.name.as_str(), param));
+            } else if p.optional {
+                optional.push(param);
             } else {
-                construct_pos.push(param.arg.clone());
-            }
-            if p.kw_only {
-                keyword.push(param);
-            } else {
-                positional.push(param);
+                required.push(param);
             }
         }
-        for p in &positional {
-            fast_args.push(p.arg.clone());
+        let mut keyword_decls = Self::decls(&keyword.iter().map(|(_, p)| p).collect::<Vec<_>>());
+        if !keyword_decls.is_empty() {
+            keyword_decls.insert_str(0, "; ");
         }
-        if !keyword.is_empty() {
-            fast_args.push("TVMFFI.kwargs_marker()".into());
-            for (p, ir_p) in keyword.iter().zip(c.params.iter().filter(|p| p.kw_only)) {
-                fast_args.push(literal(&ir_p.param.name));
-                fast_args.push(p.arg.clone());
-            }
-        }
-        let mut params = Self::decls(&positional);
-        if !keyword.is_empty() {
-            params.push_str("; ");
-            params.push_str(&Self::decls(&keyword));
-        }
-        let mut construct_args: String = construct_pos.iter().map(|a| format!(", {a}")).collect();
-        if !construct_kw.is_empty() {
-            construct_args.push_str("; ");
-            construct_args.push_str(&construct_kw.join(", "));
+        let overloads = (0..=optional.len())
+            .map(|given| {
+                let positional: Vec<&Param> = required.iter().chain(&optional[..given]).collect();
+                let mut args: String = positional.iter().map(|p| format!(", {}", p.arg)).collect();
+                let mut construct_args = args.clone();
+                if !keyword.is_empty() {
+                    args.push_str(", TVMFFI.kwargs_marker()");
+                    let mut by_name = Vec::new();
+                    for (name, p) in &keyword {
+                        args.push_str(&format!(", {}, {}", literal(name), p.arg));
+                        by_name.push(format!("{} => {}", names::symbol_literal(name), p.arg));
+                    }
+                    construct_args.push_str(&format!("; {}", by_name.join(", ")));
+                }
+                Overload {
+                    params: format!("{}{keyword_decls}", Self::decls(&positional)),
+                    args,
+                    construct_args,
+                }
+            })
+            .collect();
+        let mut doc_params = Self::decls(&required.iter().collect::<Vec<_>>());
+        let mut closing = String::new();
+        for p in &optional {
+            let sep = if doc_params.is_empty() { "" } else { ", " };
+            doc_params.push_str(&format!("{sep}[{}", p.decl()));
+            closing.push(']');
         }
         Some(Constructor {
-            params,
+            overloads,
             fast,
-            args: fast_args.iter().map(|a| format!(", {a}")).collect(),
-            construct_args,
             init_expr: format!("TVMFFI.init_function({})", literal(&t.key)),
+            doc_signature: format!("{ident}({doc_params}{closing}{keyword_decls})"),
         })
     }
 }

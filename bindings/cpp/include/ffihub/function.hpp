@@ -196,13 +196,17 @@ struct TypedMaker<R(A...)> {
 
 }  // namespace detail
 
+namespace detail {
+template <typename F>
+struct PackedCallback;
+}  // namespace detail
+
 /**
  * The arguments of a packed callback: `args.size()`, `args[i]` (an AnyView valid during the
  * call) and `args.get<T>(i)` (converted; a TypeError names the argument).
  */
 class PackedArgs {
  public:
-  PackedArgs(const TVMFFIAny* args, int32_t size) noexcept : args_(args), size_(size) {}
   std::size_t size() const noexcept { return static_cast<std::size_t>(size_); }
   /// Argument `i`; throws ffihub::IndexError when there is none.
   AnyView operator[](std::size_t i) const {
@@ -216,16 +220,15 @@ class PackedArgs {
   }
 
  private:
+  template <typename F>
+  friend struct detail::PackedCallback;
+  PackedArgs(const TVMFFIAny* args, int32_t size) noexcept : args_(args), size_(size) {}
   void check(std::size_t i) const {
     if (i >= size()) {
       throw IndexError("argument " + std::to_string(i) + " requested, the call has " +
                        std::to_string(size_));
     }
   }
-
- public:
-
- private:
   const TVMFFIAny* args_;
   int32_t size_;
 };

@@ -333,12 +333,25 @@ inline const Any& kwargs_marker() {
   return marker;
 }
 
-/// Arguments of a constructor call: positional ones, then keyword ones.
+/// Arguments of a constructor call assembled at run time: positional ones (some of which may
+/// be left out at the end), then keyword ones.
 class Kwargs {
  public:
   template <typename V>
-  Kwargs& positional(const V& value) {
+  Kwargs& positional(const char* name, const V& value) {
+    check_no_gap(name);
     positional_.emplace_back(value);
+    return *this;
+  }
+  /// A positional argument passed only if it is set; once one is left out, no later positional
+  /// argument may be given (positions cannot have holes).
+  template <typename V>
+  Kwargs& positional_optional(const char* name, const std::optional<V>& value) {
+    if (value) {
+      positional(name, *value);
+    } else if (gap_ == nullptr) {
+      gap_ = name;
+    }
     return *this;
   }
   template <typename V>
@@ -347,7 +360,7 @@ class Kwargs {
     keywords_.emplace_back(value);
     return *this;
   }
-  /// Passes `value` by keyword only if it is set (the field's default applies otherwise).
+  /// A keyword argument passed only if it is set (the field's default applies otherwise).
   template <typename V>
   Kwargs& add_optional(const char* name, const std::optional<V>& value) {
     if (value) add(name, *value);
@@ -363,8 +376,16 @@ class Kwargs {
   }
 
  private:
+  void check_no_gap(const char* name) const {
+    if (gap_ != nullptr) {
+      throw TypeError(std::string("argument ") + name + " is given but " + gap_ +
+                      ", which comes before it, is not (positional arguments cannot be left "
+                      "out in the middle)");
+    }
+  }
   std::vector<Any> positional_;
   std::vector<Any> keywords_;
+  const char* gap_ = nullptr;
 };
 
 /// Constructs a T with positional arguments.

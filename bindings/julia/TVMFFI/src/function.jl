@@ -94,7 +94,16 @@ converted to a `TVMFFIAny` view (see the type mapping in the package docs), borr
 duration of the call, and the owned result is converted back to Julia. An error raised by the
 callee is thrown as an [`FFIError`](@ref). `f(args...)` is the same call.
 """
-@inline call_packed(f::FFIFunction, args::Vararg{Any,N}) where {N} = _take_any(_call_any(f, args...))
+@inline function call_packed(f::FFIFunction, args::Vararg{Any,N}) where {N}
+    a = _call_any(f, args...)
+    # Common scalar results without the (not inlined) general conversion.
+    ti = a.type_index
+    ti == kTVMFFINone && return nothing
+    ti == kTVMFFIInt && return _v_int64(a)
+    ti == kTVMFFIFloat && return _v_float64(a)
+    ti == kTVMFFIBool && return a.v != 0
+    return _take_any(a)
+end
 
 """
     call_typed(R::Type, f::FFIFunction, args...) -> R
@@ -127,10 +136,13 @@ _take_typed(::Type{R}, a::TVMFFIAny) where {R} = _take_checked(R, a)
 
 @noinline function _take_checked(::Type{R}, a::TVMFFIAny) where {R}
     v = _take_any(a)
-    v isa R && return v
-    R === Float64 && v isa Integer && return Float64(v)
-    throw(FFIError("TypeError", "expected a result of Julia type $R, got a $(typeof(v))"))
+    v isa R && return v::R
+    R === Float64 && v isa Integer && return Float64(v)::R
+    _throw_result_type(R, v)
 end
+
+@noinline _throw_result_type(R, v) =
+    throw(FFIError("TypeError", "expected a result of Julia type $R, got a $(typeof(v))"))
 
 """
     call_packed_vector(f::FFIFunction, args::AbstractVector) -> Any
@@ -200,6 +212,23 @@ function _new_callback(@nospecialize(f))
 end
 
 # --- globals -------------------------------------------------------------------------------------------
+
+"""
+    TVMFFI.bind!(slot::FFIFunction, f::FFIFunction) -> slot
+
+Make `slot` refer to the same function as `f`, with a reference of its own that it keeps for
+the rest of the session. Generated packages declare each function they call as a constant
+placeholder, `const _ffi_fn_add_one = TVMFFI.FFIFunction(C_NULL)` (safe to precompile: it holds
+nothing), and bind it in `__init__`; calling a constant is cheaper than reading a `Ref`.
+"""
+function bind!(slot::FFIFunction, f::FFIFunction)
+    h = handle(f)
+    _incref(h)
+    old = getfield(slot, :handle)
+    setfield!(slot, :handle, h)
+    old == C_NULL || _decref(old)
+    return slot
+end
 
 """
     get_global_func(name; allow_missing = false) -> Union{FFIFunction,Nothing}

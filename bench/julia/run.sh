@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds what the Julia benchmark needs (release builds of the runtime and the demo extension,
+# the generator; the generated packages TestingLib and Demo and a Julia environment that has
+# them) and runs bench/julia/bench.jl on ffihub's runtime and on Apache's.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+[[ "$TARGET" = /* ]] || TARGET="$ROOT/$TARGET"
+APACHE="${APACHE_TVM_FFI_DIR:-$ROOT/.deps/apache-tvm-ffi/tvm_ffi}"
+
+scripts/setup-apache.sh >/dev/null
+cargo build --release -p ffihub-runtime -p ffihub-demo
+cargo build --release -p ffihub-bindgen --bin ffihub
+OUT="$TARGET/bench/julia"
+for spec in "demo:Demo:$TARGET/release/libffihub_demo.so" "testing_lib:TestingLib:$APACHE/lib/libtvm_ffi_testing.so"; do
+    IFS=: read -r name dir lib <<<"$spec"
+    "$TARGET/release/ffihub" generate --lang julia --runtime "$TARGET/release/libtvm_ffi.so" \
+        --lib "$lib" --name "$name" --out "$OUT/packages/$dir"
+done
+# A Julia environment with the local packages (offline: scripts/setup-julia.sh installs an
+# empty placeholder registry).
+mkdir -p "$OUT/env"
+scripts/julia --startup-file=no --project="$OUT/env" -e "using Pkg; Pkg.develop([
+    PackageSpec(path = \"$ROOT/bindings/julia/TVMFFI\"),
+    PackageSpec(path = \"$OUT/packages/Demo\"),
+    PackageSpec(path = \"$OUT/packages/TestingLib\")])" >/dev/null
+
+for runtime in "$TARGET/release" "$APACHE/lib"; do
+    TVM_FFI_LIB="$runtime/libtvm_ffi.so" LD_LIBRARY_PATH="$runtime" \
+    DEMO_LIB_DIR="$TARGET/release" TESTING_LIB_LIB_DIR="$APACHE/lib" \
+        scripts/julia --startup-file=no --project="$OUT/env" bench/julia/bench.jl
+    echo
+done

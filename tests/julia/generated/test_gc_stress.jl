@@ -1,0 +1,88 @@
+# GC stress through the generated packages: 1,000,000 calls that create and drop objects,
+# strings, bytes, containers, tensors, callbacks and errors, with a full collection every
+# 10,000 calls. Nothing may crash, every result must be right, and afterwards the runtime's
+# live-object count (ffihub's runtime), the demo's live Rust objects and the Julia keep-alive
+# slots must be back where they started. (`TVMFFI_STRESS_CALLS` overrides the count.)
+isdefined(Main, :GenTest) || include(joinpath(@__DIR__, "common.jl"))
+module TestGeneratedGCStress
+using Test, TVMFFI, Demo, TestingLib, ..GenTest
+const L = TestingLib
+
+const CALLS = parse(Int, get(ENV, "TVMFFI_STRESS_CALLS", "1000000"))
+const GC_EVERY = 10_000
+
+# One call of a generated wrapper per iteration (plus the conversions it implies); returns
+# whether the result was right.
+function step(i::Int)
+    k = i % 10
+    if k == 0                                   # an object: constructor, field, method
+        p = Point(i, 1)
+        return p.x == i && translate(p, 1, 0).x == i + 1
+    elseif k == 1                               # a heap string
+        s = "a heap string, number $i"
+        return echo_string(s) == s
+    elseif k == 2                               # an Array[int] built from a Julia vector
+        a = L.schema_id_arr_int([i, i + 1])
+        return a[2] == i + 1
+    elseif k == 3                               # a Map[str, Array[int]] built from a Dict
+        m = L.schema_arr_map_opt([i], Dict("k" => [i]), "s")
+        return m["k"][1] == i
+    elseif k == 4                               # a Julia array as a tensor and back, zero-copy
+        x = Float32[i, 2, 3]
+        y = L.schema_id_tensor(x)
+        return pointer(y) == pointer(x) && y[1] == Float32(i)
+    elseif k == 5                               # a Julia closure as a callback
+        return L.apply(x -> x + i, 1) == i + 1
+    elseif k == 6                               # a callback that C keeps (returned and called)
+        f = L.schema_id_func(y -> y * 2)
+        return f(i) == 2i
+    elseif k == 7                               # a tensor allocated in C, viewed from Julia
+        a = arange(4)
+        return a[4] == 3.0f0
+    elseif k == 8                               # bytes, and a raised error every 10,000 calls
+        if i % 10_000 == 8
+            e = try
+                raise_error("ValueError", "stress $i")
+                nothing
+            catch err
+                err
+            end
+            return e isa TVMFFI.ValueError && e.message == "stress $i"
+        end
+        b = rand(UInt8, 16)
+        return L.schema_id_bytes(b) == b
+    else                                        # a plain int call
+        return L.add_one(i) == i + 1
+    end
+end
+
+function stress(n::Int)
+    wrong = 0
+    for i in 1:n
+        step(i) || (wrong += 1)
+        i % GC_EVERY == 0 && GC.gc()
+    end
+    return wrong
+end
+
+@testset "GC stress: $CALLS calls through the generated packages" begin
+    stress(1000)                                # warm up caches and compile
+    settle()
+    live_before = TVMFFI.live_object_count()
+    rust_before = Demo.live_object_count()
+    slots_before = TVMFFI.keepalive_count()
+    t = @elapsed wrong = stress(CALLS)
+    @info "GC stress on $(runtime_name()): $CALLS calls in $(round(t, digits = 1)) s"
+    @test wrong == 0
+    settle()
+    if live_before === nothing
+        @test_skip TVMFFI.live_object_count() == live_before
+    else
+        @test TVMFFI.live_object_count() == live_before
+        @info "live objects: $live_before before, $(TVMFFI.live_object_count()) after"
+    end
+    @test Demo.live_object_count() == rust_before
+    @test TVMFFI.keepalive_count() == slots_before
+end
+
+end # module
