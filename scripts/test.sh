@@ -27,5 +27,8 @@ step "formatting and lints"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "build the workspace (the demo extension, the Node addon and ffihub land in target/debug)"
+cargo build --workspace --locked
+
 step "tests"
 cargo test --workspace --locked

@@ -2,18 +2,14 @@
 function _ffi_check()
     TVMFFI.check_package({{ module_literal }}, _ffi_checksum;
         regenerate = {{ regenerate }} * Base.dirname(@__DIR__),
-        functions = Pair{String,String}[
-{%- for (name, sig) in check_functions %}
-            {{ name }} => {{ sig }},
-{%- endfor %}
-        ],
-        types = Pair{String,Vector{String}}[
-{%- for (key, members) in check_types %}
+        functions = Pair{String,String}[{% for (name, sig) in check_functions %}
+            {{ name }} => {{ sig }},{% endfor %}{% if !check_functions.is_empty() %}
+        {% endif %}],
+        types = Pair{String,Vector{String}}[{% for (key, members) in check_types %}
             {{ key }} => String[{% for m in members %}
-                {{ m }},{% endfor %}
-            ],
-{%- endfor %}
-        ])
+                {{ m }},{% endfor %}{% if !members.is_empty() %}
+            {% endif %}],{% endfor %}{% if !check_types.is_empty() %}
+        {% endif %}])
 end
 
 function __init__()

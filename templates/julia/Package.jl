@@ -11,7 +11,10 @@ import TVMFFI
 const _ffi_checksum = {{ checksum }}
 const _ffi_libraries = String[{% for lib in libraries %}{{ lib }}{% if !loop.last %}, {% endif %}{% endfor %}]
 
+{%- if !types.is_empty() %}
+
 # Abstract types first: signatures below may name any of them.
+{%- endif %}
 {%- for t in types %}
 
 {% include "julia/Abstract.jl" %}

@@ -482,6 +482,13 @@ impl TypeNames {
             "args...".to_string()
         };
         let signature = format!("{ident}({decls}){}", Self::arrow(&ret));
+        let unexported = if names::is_base_export(&ident) {
+            prose(&format!(
+                "Not exported (Julia's `Base` has a `{ident}`): call it with the module's name."
+            ))
+        } else {
+            Vec::new()
+        };
         Function {
             handle: format!("{}fn_{ident}", names::RESERVED_PREFIX),
             ffi_name: literal(&f.name),
@@ -490,6 +497,7 @@ impl TypeNames {
                 &[
                     doc_lines(&f.doc),
                     prose(&format!("Calls the TVM-FFI global function {what}")),
+                    unexported,
                 ],
             ),
             packed: f.signature.is_none(),
@@ -702,10 +710,19 @@ impl TypeNames {
         // Keyword-only parameters are fields of an auto-generated `__ffi_init__`: an optional
         // one defaults to its field's default, or, when that cannot be spelled, to
         // `TVMFFI.OMITTED` (not passed at all).
-        let defaults: BTreeMap<&str, &Option<DefaultValue>> = t
-            .all_fields()
-            .map(|f| (f.name.as_str(), &f.default))
-            .collect();
+        let defaults: BTreeMap<&str, &Option<DefaultValue>> = match c.kind {
+            ir::ConstructorKind::AutoInit => t
+                .all_fields()
+                .map(|f| (f.name.as_str(), &f.default))
+                .collect(),
+            ir::ConstructorKind::InitMethod => BTreeMap::new(),
+        };
+        let spelled_default = |name: &str| {
+            defaults
+                .get(name)
+                .and_then(|d| d.as_ref())
+                .and_then(default_expr)
+        };
         let mut scope = Scope::with_reserved(&["self"]);
         let (mut required, mut optional, mut keyword) = (Vec::new(), Vec::new(), Vec::new());
         let mut fast = true;
@@ -723,11 +740,7 @@ impl TypeNames {
             };
             if p.kw_only {
                 if p.optional {
-                    let spelled = defaults
-                        .get(p.param.name.as_str())
-                        .and_then(|d| d.as_ref())
-                        .and_then(default_expr);
-                    match spelled {
+                    match spelled_default(&p.param.name) {
                         Some(expr) => param.default = format!(" = {expr}"),
                         None => {
                             fast = false;
@@ -742,7 +755,10 @@ impl TypeNames {
                 }
                 keyword.push((p.param.name.as_str(), param));
             } else if p.optional {
-                optional.push(param);
+                let doc_default = spelled_default(&p.param.name)
+                    .map(|d| format!(" = {d}"))
+                    .unwrap_or_default();
+                optional.push((param, doc_default));
             } else {
                 required.push(param);
             }
@@ -753,7 +769,10 @@ impl TypeNames {
         }
         let overloads = (0..=optional.len())
             .map(|given| {
-                let positional: Vec<&Param> = required.iter().chain(&optional[..given]).collect();
+                let positional: Vec<&Param> = required
+                    .iter()
+                    .chain(optional[..given].iter().map(|(p, _)| p))
+                    .collect();
                 let mut args: String = positional.iter().map(|p| format!(", {}", p.arg)).collect();
                 let mut construct_args = args.clone();
                 if !keyword.is_empty() {
@@ -774,9 +793,9 @@ impl TypeNames {
             .collect();
         let mut doc_params = Self::decls(&required.iter().collect::<Vec<_>>());
         let mut closing = String::new();
-        for p in &optional {
+        for (p, doc_default) in &optional {
             let sep = if doc_params.is_empty() { "" } else { ", " };
-            doc_params.push_str(&format!("{sep}[{}", p.decl()));
+            doc_params.push_str(&format!("{sep}[{}{doc_default}", p.decl()));
             closing.push(']');
         }
         Some(Constructor {
