@@ -24,7 +24,7 @@ mkdir -p "$OUT/env"
 scripts/julia --startup-file=no --project="$OUT/env" -e "using Pkg; Pkg.develop([
     PackageSpec(path = \"$ROOT/bindings/julia/TVMFFI\"),
     PackageSpec(path = \"$OUT/packages/Demo\"),
-    PackageSpec(path = \"$OUT/packages/TestingLib\")])" >/dev/null
+    PackageSpec(path = \"$OUT/packages/TestingLib\")]; io = devnull)"
 
 for runtime in "$TARGET/release" "$APACHE/lib"; do
     TVM_FFI_LIB="$runtime/libtvm_ffi.so" LD_LIBRARY_PATH="$runtime" \

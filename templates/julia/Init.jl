@@ -19,7 +19,7 @@ function __init__()
 {%- for t in types %}
     TVMFFI.register_object_type({{ t.key }}, {{ t.ident }})
 {%- if !t.fields.is_empty() %}
-    append!(empty!({{ t.fields_handle }}), TVMFFI.field_info({{ t.key }}, {{ t.field_symbols }}))
+    Base.append!(Base.empty!({{ t.fields_handle }}), TVMFFI.field_info({{ t.key }}, {{ t.field_symbols }}))
 {%- endif %}
 {%- if let Some(c) = t.constructor %}
     TVMFFI.bind!({{ t.init_handle }}, {{ c.init_expr }})
@@ -35,5 +35,5 @@ function __init__()
 end
 
 # Inferred at precompile time, so that loading the package does not infer them again.
-precompile(_ffi_check, ())
-precompile(__init__, ())
+Base.precompile(_ffi_check, ())
+Base.precompile(__init__, ())

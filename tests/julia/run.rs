@@ -55,7 +55,13 @@ fn counts_line(stdout: &str) -> Option<&str> {
 }
 
 /// Runs `scripts/julia --project=<project> <script>` on `runtime` and checks its counts line.
-fn run_julia(what: &str, runtime: &Runtime, project: &Path, script: &Path, env: &[(&str, PathBuf)]) {
+fn run_julia(
+    what: &str,
+    runtime: &Runtime,
+    project: &Path,
+    script: &Path,
+    env: &[(&str, PathBuf)],
+) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let root = workspace_root();
     let mut cmd = Command::new(julia());

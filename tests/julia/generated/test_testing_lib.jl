@@ -49,6 +49,11 @@ end
     @test L.TestCxxAutoInitAllInitOff().x === 7
     @test L.TestCxxInitSubset(5).required_field === 5
     @test L.TestCxxAutoInitSimple(1, 2).y === 2
+    # What a constructor with a keyword argument whose default the library computes does: the
+    # omitted argument is not passed (TVMFFI.construct drops TVMFFI.OMITTED keyword arguments).
+    o = TVMFFI.construct("testing.TestCxxAutoInit", 1; :c => 3, :d => TVMFFI.OMITTED)
+    @test o isa L.TestCxxAutoInit && o.d === 99
+    @test TVMFFI.construct("testing.TestCxxAutoInit", 1; :c => 3, Symbol("d") => 4).d === 4
 end
 
 @testset "class hierarchy" begin

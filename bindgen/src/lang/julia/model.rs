@@ -728,7 +728,12 @@ impl TypeNames {
         let mut fast = true;
         for p in &c.params {
             let ident = names::param_name(&p.param.name);
-            names::claim(&mut scope, &ident, &format!("{item}({})", p.param.name), diags);
+            names::claim(
+                &mut scope,
+                &ident,
+                &format!("{item}({})", p.param.name),
+                diags,
+            );
             let mut param = Param {
                 annot: self
                     .accepts(&p.param.ty)
@@ -837,4 +842,85 @@ pub fn check_members(t: &ir::ObjectType) -> Vec<String> {
         format!("{kind} {}: {sig}", m.name)
     }));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::Config;
+
+    fn field(name: &str, ty: Type, default: Option<DefaultValue>) -> ir::Field {
+        ir::Field {
+            name: name.into(),
+            owner: "t.Bag".into(),
+            ty,
+            doc: String::new(),
+            writable: true,
+            default,
+        }
+    }
+
+    fn param(name: &str, ty: Type, kw_only: bool, optional: bool) -> ir::CtorParam {
+        ir::CtorParam {
+            param: ir::Param {
+                name: name.into(),
+                ty,
+            },
+            kw_only,
+            optional,
+        }
+    }
+
+    /// A keyword argument whose default the library computes (a factory) defaults to
+    /// `TVMFFI.OMITTED` and goes through `TVMFFI.construct`, which leaves it out.
+    #[test]
+    fn factory_defaults_are_omitted_arguments() {
+        let items = Type::Array(Box::new(Type::Int));
+        let bag = ir::ObjectType {
+            key: "t.Bag".into(),
+            path: vec!["t".into(), "Bag".into()],
+            parent: "ffi.Object".into(),
+            parent_is_local: false,
+            ancestors: vec!["ffi.Object".into()],
+            doc: String::new(),
+            is_final: true,
+            inherited_fields: Vec::new(),
+            fields: vec![
+                field("size", Type::Int, None),
+                field("items", items.clone(), Some(DefaultValue::Factory)),
+                field("end", Type::Float, Some(DefaultValue::Float(0.5))),
+            ],
+            methods: Vec::new(),
+            constructor: Some(ir::Constructor {
+                kind: ir::ConstructorKind::AutoInit,
+                doc: String::new(),
+                params: vec![
+                    param("size", Type::Int, false, false),
+                    param("items", items, true, true),
+                    param("end", Type::Float, true, true),
+                ],
+            }),
+        };
+        let lib = ir::Library {
+            checksum: "fnv1a64:0".into(),
+            libraries: vec!["libt.so".into()],
+            functions: Vec::new(),
+            types: vec![bag],
+        };
+        let cfg = Config {
+            name: "t".into(),
+            allow_unsupported: Vec::new(),
+        };
+        let files = super::super::generate(&lib, &cfg).unwrap();
+        let text = &files[std::path::Path::new("src/T.jl")];
+        assert!(
+            text.contains(
+                "function Bag(size::Integer; items = TVMFFI.OMITTED, end_::Real = 0.5)\n    \
+                 return TVMFFI.construct(\"t.Bag\", size; :items => items === TVMFFI.OMITTED ? \
+                 items : TVMFFI.to_ffi(TVMFFI.ArrayOf{Int64}, items), Symbol(\"end\") => \
+                 Float64(end_))::Bag\nend"
+            ),
+            "{text}"
+        );
+    }
 }

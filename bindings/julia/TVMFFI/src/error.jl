@@ -91,9 +91,12 @@ end
 
 # Checks the return code of a safe call: throws the raised error when it is not 0.
 @inline function _check(rc::Integer)
-    rc == 0 || throw(_take_raised_error())
+    rc == 0 || _throw_raised()
     return nothing
 end
+
+# Out of line, so that the hot path of every call needs no GC frame for the error object.
+@noinline _throw_raised() = throw(_take_raised_error())
 
 # --- Julia -> C ----------------------------------------------------------------------------------
 

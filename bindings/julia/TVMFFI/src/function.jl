@@ -81,7 +81,7 @@ end
     rv = Ref(_ANY_NONE)
     rc = GC.@preserve f args anys rv ccall(_fp_TVMFFIFunctionCall[], Cint,
         (Ptr{Cvoid}, Ptr{Cvoid}, Int32, Ptr{TVMFFIAny}), h, anys, N, rv)
-    _release_args(conv)
+    _all_never_owned(args) || _release_args(conv)   # decided at compile time
     _check(rc)
     return rv[]
 end
