@@ -3,7 +3,7 @@
 # package with `ffihub generate --lang julia` into target/generated/julia/Demo, makes a Julia
 # environment that has it and the TVMFFI support package (target/generated/julia/env, with
 # Pkg.develop: offline), and runs the README's Julia example (the ```julia block after the
-# `julia-example` marker in README.md, or in docs/julia.md until it is merged) as
+# `julia-example` marker in README.md) as
 # target/generated/julia/example.jl.
 #   --apache   run the example on Apache's runtime too (installs the wheel into .deps/)
 # Julia comes from scripts/setup-julia.sh (run it once, as root), through the scripts/julia wrapper.
@@ -25,7 +25,6 @@ scripts/julia --startup-file=no --project="$OUT/env" -e "using Pkg; Pkg.develop(
     PackageSpec(path = \"$ROOT/bindings/julia/TVMFFI\"), PackageSpec(path = \"$OUT/Demo\")]; io = devnull)"
 
 doc=README.md
-grep -q 'julia-example' "$doc" 2>/dev/null || doc=docs/julia.md
 awk '/julia-example/ { armed = 1; next }
      armed && /^```julia/ { inside = 1; next }
      inside && /^```/ { exit }

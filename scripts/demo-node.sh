@@ -2,7 +2,7 @@
 # The Node main job: builds the runtime, the Node addon and the demo extension, generates the
 # demo's Node package with `ffihub generate --lang node` into target/generated/node/demo, and
 # runs the README's Node example (the ```js block after the `node-example` marker in README.md,
-# or in docs/node.md until it is merged) as target/generated/node/example.mjs.
+# ) as target/generated/node/example.mjs.
 #   --apache   run the example on Apache's runtime too (installs the wheel into .deps/)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,7 +21,6 @@ mkdir -p "$OUT/node_modules/@ffihub"
 ln -sfn "$ROOT/bindings/node" "$OUT/node_modules/@ffihub/tvm-ffi"
 
 doc=README.md
-grep -q 'node-example' "$doc" 2>/dev/null || doc=docs/node.md
 awk '/node-example/ { armed = 1; next }
      armed && /^```js/ { inside = 1; next }
      inside && /^```/ { exit }

@@ -9,7 +9,7 @@
 //! - built with AddressSanitizer (and its LeakSanitizer), on both runtimes.
 //!
 //! It also compiles every header on its own (`-Wall -Wextra -Werror -pedantic`), checks that the
-//! headers generated on either runtime are identical, and runs the example of `docs/cpp.md`.
+//! headers generated on either runtime are identical, and runs the C++ example of `README.md`.
 //!
 //! The `ffihub` binary and the demo extension are built by cargo: `cargo test --workspace`
 //! builds every binary and library of the workspace before running tests. Running this test on
@@ -519,11 +519,11 @@ fn generated_headers_are_the_same_on_both_runtimes() {
 fn code_block<'a>(text: &'a str, marker: &str, lang: &str) -> &'a str {
     let from = text
         .find(marker)
-        .unwrap_or_else(|| panic!("docs/cpp.md has no {marker:?}"));
+        .unwrap_or_else(|| panic!("README.md has no {marker:?}"));
     let fence = format!("```{lang}\n");
     let start = text[from..]
         .find(&fence)
-        .unwrap_or_else(|| panic!("no ```{lang} block after {marker:?} in docs/cpp.md"))
+        .unwrap_or_else(|| panic!("no ```{lang} block after {marker:?} in README.md"))
         + from
         + fence.len();
     let end = text[start..].find("```").expect("closing fence") + start;
@@ -533,9 +533,9 @@ fn code_block<'a>(text: &'a str, marker: &str, lang: &str) -> &'a str {
 #[test]
 fn the_documented_example_runs_on_both_runtimes() {
     let s = setup();
-    let doc = std::fs::read_to_string(workspace_root().join("docs/cpp.md")).unwrap();
-    let source = code_block(&doc, "<!-- example -->", "cpp");
-    let expected = code_block(&doc, "<!-- example output -->", "text");
+    let doc = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let source = code_block(&doc, "<!-- cpp-example -->", "cpp");
+    let expected = code_block(&doc, "<!-- cpp-example-output -->", "text");
     let dir = s.dir.join("example");
     std::fs::create_dir_all(&dir).unwrap();
     let main = dir.join("example.cpp");
@@ -571,7 +571,7 @@ fn the_documented_example_runs_on_both_runtimes() {
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
             expected,
-            "the example's output on the {} runtime differs from docs/cpp.md",
+            "the example's output on the {} runtime differs from README.md",
             runtime.name
         );
     }
