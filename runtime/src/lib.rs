@@ -23,6 +23,7 @@ pub mod reflection;
 pub mod registry;
 pub mod repr;
 pub mod string;
+pub mod structural;
 pub mod tensor;
 pub mod type_schema;
 pub mod types;

@@ -485,6 +485,81 @@ fn bigint_decimal(value: &TVMFFIAny) -> String {
     out
 }
 
+// ---- `__ffi_repr__` hooks of ffi.reflection.AccessStep and ffi.reflection.AccessPath ----
+
+/// Calls the `fn_repr` callback a repr hook receives.
+fn repr_via(fn_repr: &TVMFFIAny, value: &TVMFFIAny) -> Result<String, Error> {
+    if fn_repr.type_index != tindex::FUNCTION {
+        return Err(Error::new("TypeError", "the repr callback must be an ffi.Function"));
+    }
+    // SAFETY: a live Function and a valid view.
+    let text = unsafe { crate::function::call(fn_repr.value.v_obj, &[*value])? };
+    // SAFETY: the result is an owned value.
+    let bytes = unsafe { crate::string::str_bytes(text.as_raw()) }
+        .ok_or_else(|| Error::new("TypeError", "the repr callback must return a str"))?;
+    Ok(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// The repr of one access step: `.field`, `[index]`, `[key]`, or `[<missing:...>]`.
+fn step_text(step: &ObjectRef, fn_repr: &TVMFFIAny) -> Result<String, Error> {
+    use crate::builtins::access_kind as kind;
+    let (step_kind, key) = crate::builtins::step_parts(step);
+    let int_key = || match key.type_index() {
+        // SAFETY: the tag says the payload is an integer.
+        tindex::INT => Ok(unsafe { key.as_raw().value.v_int64 }),
+        _ => Err(Error::new("TypeError", "an array step's key must be an int")),
+    };
+    Ok(match step_kind {
+        kind::ATTR => {
+            // SAFETY: the key is an owned value.
+            let name = unsafe { crate::string::str_bytes(key.as_raw()) }
+                .ok_or_else(|| Error::new("TypeError", "an attribute step's key must be a str"))?;
+            format!(".{}", String::from_utf8_lossy(name))
+        }
+        kind::ARRAY_ITEM => format!("[{}]", int_key()?),
+        kind::MAP_ITEM => format!("[{}]", repr_via(fn_repr, key.as_raw())?),
+        kind::ARRAY_ITEM_MISSING => format!("[<missing:{}>]", int_key()?),
+        kind::ATTR_MISSING | kind::MAP_ITEM_MISSING => {
+            format!("[<missing:{}>]", repr_via(fn_repr, key.as_raw())?)
+        }
+        other => return Err(Error::new("ValueError", format!("unknown access kind {other}"))),
+    })
+}
+
+/// A repr hook `(self, fn_repr) -> str` for objects of `type_index`.
+fn repr_hook(
+    type_index: i32,
+    text: fn(&ObjectRef, &TVMFFIAny) -> Result<String, Error>,
+) -> ObjectRef {
+    crate::function::from_closure(move |args| match args {
+        [this, fn_repr] if this.type_index == type_index => {
+            // SAFETY: the tag says the payload is a live object of this type.
+            let this = unsafe { ObjectRef::from_borrowed(this.value.v_obj) };
+            Ok(Any::string(text(&this, fn_repr)?))
+        }
+        _ => Err(Error::new(
+            "TypeError",
+            format!("__ffi_repr__ of {} takes (self, fn_repr)", type_key(type_index)),
+        )),
+    })
+}
+
+/// The `__ffi_repr__` hook of ffi.reflection.AccessStep (`type_index` is its index).
+pub fn access_step_repr_hook(type_index: i32) -> ObjectRef {
+    repr_hook(type_index, step_text)
+}
+
+/// The `__ffi_repr__` hook of ffi.reflection.AccessPath: `<root>` followed by its steps.
+pub fn access_path_repr_hook(type_index: i32) -> ObjectRef {
+    repr_hook(type_index, |path, fn_repr| {
+        let mut text = String::from("<root>");
+        for step in crate::builtins::path_steps(path)? {
+            text.push_str(&repr_via(fn_repr, Any::object(step).as_raw())?);
+        }
+        Ok(text)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

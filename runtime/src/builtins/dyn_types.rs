@@ -206,14 +206,18 @@ fn new_enum_state() -> Result<Any, Error> {
 
 // ---- ffi.reflection.AccessStep / AccessPath ----
 
-const ATTR: i64 = 0;
-const ARRAY_ITEM: i64 = 1;
-const MAP_ITEM: i64 = 2;
-const ATTR_MISSING: i64 = 3;
-const ARRAY_ITEM_MISSING: i64 = 4;
-const MAP_ITEM_MISSING: i64 = 5;
+/// `AccessKind`: what an AccessStep steps into.
+pub(crate) mod access_kind {
+    pub const ATTR: i64 = 0;
+    pub const ARRAY_ITEM: i64 = 1;
+    pub const MAP_ITEM: i64 = 2;
+    pub const ATTR_MISSING: i64 = 3;
+    pub const ARRAY_ITEM_MISSING: i64 = 4;
+    pub const MAP_ITEM_MISSING: i64 = 5;
+}
+use access_kind::*;
 
-fn new_step(kind: i64, key: &Any) -> Result<ObjectRef, Error> {
+pub(crate) fn new_step(kind: i64, key: &Any) -> Result<ObjectRef, Error> {
     let step = new_reflected(ACCESS_STEP, 48);
     init_field(&step, 24, Accessor::I32, &Any::int(kind))?;
     init_field(&step, 32, Accessor::Any, key)?;
@@ -257,6 +261,37 @@ fn path_step(path: &ObjectRef) -> Option<ObjectRef> {
 
 fn extend(path: &ObjectRef, step: &ObjectRef) -> Result<Any, Error> {
     new_path(Some(path), Some(step), path_depth(path) + 1)
+}
+
+/// The AccessPath from the root through `steps` (AccessStep objects), in order.
+pub(crate) fn path_from_steps(steps: impl IntoIterator<Item = ObjectRef>) -> Result<Any, Error> {
+    let mut path = new_path(None, None, 0)?;
+    for step in steps {
+        let parent = path.as_object().cloned().expect("an AccessPath is an object");
+        path = extend(&parent, &step)?;
+    }
+    Ok(path)
+}
+
+/// The steps of an AccessPath from the root, and the kind and key of each.
+pub(crate) fn path_steps(path: &ObjectRef) -> Result<Vec<ObjectRef>, Error> {
+    let mut steps = Vec::new();
+    let mut current = path.clone();
+    while let Some(parent) = path_parent(&current) {
+        steps.push(path_step(&current).ok_or_else(|| {
+            Error::new("InternalError", "an AccessPath with a parent has no step")
+        })?);
+        current = parent;
+    }
+    steps.reverse();
+    Ok(steps)
+}
+
+/// The kind and key of an AccessStep.
+pub(crate) fn step_parts(step: &ObjectRef) -> (i64, Any) {
+    let kind = read_field(step.as_ptr(), 24, Accessor::I32);
+    // SAFETY: the kind is an int32 read as an Int.
+    (unsafe { kind.as_raw().value.v_int64 }, read_field(step.as_ptr(), 32, Accessor::Any))
 }
 
 fn steps_equal(a: &ObjectRef, b: &ObjectRef) -> Result<bool, Error> {
@@ -347,15 +382,10 @@ fn access_path_methods() -> Vec<Method> {
             generic("ffi.Array", vec![step_ty()]),
             vec![p()],
             |call| {
-                let mut steps = Vec::new();
-                let mut current = call.object(0, ACCESS_PATH)?;
-                while let Some(parent) = path_parent(&current) {
-                    steps.push(Any::object(path_step(&current).ok_or_else(|| {
-                        Error::new("InternalError", "an AccessPath with a parent has no step")
-                    })?));
-                    current = parent;
-                }
-                steps.reverse();
+                let steps: Vec<Any> = path_steps(&call.object(0, ACCESS_PATH)?)?
+                    .into_iter()
+                    .map(Any::object)
+                    .collect();
                 let views: Vec<TVMFFIAny> = steps.iter().map(|s| *s.as_raw()).collect();
                 call_global("ffi.Array", &views)
             },
@@ -561,11 +591,9 @@ fn definitions() -> Vec<TypeDef> {
             ],
             methods: vec![Method {
                 doc: "Constructor that takes any key and computes its structural hash",
-                ..method("__ffi_init__", true, OBJECT, vec![ANY], |_| {
-                    Err(Error::new(
-                        "RuntimeError",
-                        "ffi.StructuralKey needs structural hashing, which the ffihub runtime does not provide yet",
-                    ))
+                ..method("__ffi_init__", true, OBJECT, vec![ANY], |call| {
+                    // SAFETY: the argument is a valid view for the call.
+                    crate::structural::key::new_key(unsafe { crate::any::view_to_owned(call.any(0))? })
                 })
             }],
             ..def(
@@ -770,6 +798,21 @@ pub(crate) fn register(registrar: &mut TypeRegistrar) -> Result<(), Error> {
     register_type(registrar, &visit_interrupt)?;
     for def in definitions() {
         register_type(registrar, &def)?;
+    }
+    register_structural_attrs(registrar)
+}
+
+/// Type attributes of the structural machinery (hooks of the containers and of StructuralKey).
+fn register_structural_attrs(registrar: &mut TypeRegistrar) -> Result<(), Error> {
+    for (column, hook) in crate::structural::key::key_hooks() {
+        registrar.register_attr(STRUCTURAL_KEY, column, hook.as_raw())?;
+    }
+    let step_repr = crate::repr::access_step_repr_hook(ACCESS_STEP);
+    registrar.register_attr(ACCESS_STEP, b"__ffi_repr__", Any::object(step_repr).as_raw())?;
+    let path_repr = crate::repr::access_path_repr_hook(ACCESS_PATH);
+    registrar.register_attr(ACCESS_PATH, b"__ffi_repr__", Any::object(path_repr).as_raw())?;
+    for (index, column, value) in crate::structural::visit::type_attrs() {
+        registrar.register_attr(index, column, value.as_raw())?;
     }
     Ok(())
 }

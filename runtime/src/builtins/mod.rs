@@ -9,9 +9,11 @@ mod maps;
 mod module;
 mod reflection;
 mod static_types;
+mod structural;
 mod tensor;
 
 pub use args::{type_key_of, Call};
+pub(crate) use dyn_types::{access_kind, new_step, path_from_steps, path_steps, step_parts};
 pub use reflection::{kwargs_object, missing_object, ENUM_TYPE_INDEX};
 pub(crate) use static_types::register_types;
 
@@ -87,5 +89,6 @@ pub(crate) fn global_functions() -> Globals {
     tensor::register(&mut globals);
     module::register(&mut globals);
     reflection::register(&mut globals);
+    structural::register(&mut globals);
     globals
 }

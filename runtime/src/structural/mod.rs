@@ -1,0 +1,223 @@
+//! Structural equality, hashing and traversal of values (`ffi.StructuralEqual`,
+//! `ffi.StructuralHash`, `ffi.GetFirstStructuralMismatch`, `ffi.StructuralKey`, the structural
+//! visitor and `ffi.VisitErrorContext.FindAccessPaths`), with Apache's semantics: objects are
+//! compared through their reflected fields as their type's `structural_eq_hash_kind` says, field
+//! flags mark ignored fields and definition regions, and `__s_equal__` / `__s_hash__` hooks take
+//! over for types that define them. Hash values are bit-for-bit Apache's.
+
+pub mod equal;
+pub mod error_context;
+pub mod hash;
+pub mod key;
+pub mod visit;
+
+use crate::abi::{TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIFieldInfo, TVMFFITypeInfo};
+use crate::error::Error;
+use std::cell::Cell;
+
+/// `TVMFFISEqHashKind`: how a type takes part in structural equality and hashing.
+pub mod kind {
+    pub const UNSUPPORTED: i32 = 0;
+    pub const TREE_NODE: i32 = 1;
+    pub const FREE_VAR: i32 = 2;
+    pub const DAG_NODE: i32 = 3;
+    pub const CONST_TREE_NODE: i32 = 4;
+    pub const UNIQUE_INSTANCE: i32 = 5;
+}
+
+/// `TVMFFIDefRegionKind`: whether free variables met now are being defined, and how.
+pub mod region {
+    pub const NONE: i32 = 0;
+    pub const PATTERN: i32 = 1;
+    pub const SIMPLE: i32 = 2;
+}
+
+const IGNORE: i64 = Flag::kTVMFFIFieldFlagBitMaskSEqHashIgnore as i64;
+const DEF_PATTERN: i64 = Flag::kTVMFFIFieldFlagBitMaskSEqHashDefPattern as i64;
+const DEF_SIMPLE: i64 = Flag::kTVMFFIFieldFlagBitMaskSEqHashDefSimple as i64;
+
+/// Is the field left out of structural comparison?
+#[inline]
+pub(crate) fn is_ignored(field: &TVMFFIFieldInfo) -> bool {
+    field.flags & IGNORE != 0
+}
+
+/// The definition region a field opens, if any (`region::SIMPLE` wins over `region::PATTERN`).
+#[inline]
+pub(crate) fn field_region(field: &TVMFFIFieldInfo) -> Option<i32> {
+    if field.flags & DEF_SIMPLE != 0 {
+        Some(region::SIMPLE)
+    } else if field.flags & DEF_PATTERN != 0 {
+        Some(region::PATTERN)
+    } else {
+        None
+    }
+}
+
+/// The region in force after entering `entered` from `current`: a pattern region propagates,
+/// entering any kind inside it has no effect.
+#[inline]
+pub(crate) fn enter_region(current: i32, entered: i32) -> i32 {
+    if current == region::PATTERN {
+        region::PATTERN
+    } else {
+        entered
+    }
+}
+
+/// The type's structural kind, or Apache's TypeError when it has none.
+pub(crate) fn seq_hash_kind(info: &TVMFFITypeInfo) -> Result<i32, Error> {
+    let key = || {
+        // SAFETY: type keys point at registry-owned storage.
+        String::from_utf8_lossy(unsafe { crate::any::byte_array_slice(&info.type_key) })
+            .into_owned()
+    };
+    // SAFETY: metadata is NULL or points at registry-owned storage.
+    let Some(metadata) = (unsafe { info.metadata.as_ref() }) else {
+        return Err(Error::new(
+            "TypeError",
+            format!(
+                "Type metadata is not set for type `{}`, so StructuralHash is not supported for this type",
+                key()
+            ),
+        ));
+    };
+    if metadata.structural_eq_hash_kind == kind::UNSUPPORTED {
+        return Err(Error::new(
+            "TypeError",
+            format!(
+                "_type_s_eq_hash_kind is not set for type `{}`, so StructuralHash is not supported for this type",
+                key()
+            ),
+        ));
+    }
+    Ok(metadata.structural_eq_hash_kind)
+}
+
+/// Calls `f` on every field of a type, ancestors' first, until it returns `Ok(true)` (stop).
+/// Returns whether it stopped.
+///
+/// # Safety
+/// `info` is a registered type info.
+pub(crate) unsafe fn for_each_field(
+    info: &TVMFFITypeInfo,
+    mut f: impl FnMut(&'static TVMFFIFieldInfo) -> Result<bool, Error>,
+) -> Result<bool, Error> {
+    for depth in 1..info.type_depth.max(0) as usize {
+        let ancestor = &**info.type_ancestors.add(depth);
+        for i in 0..ancestor.num_fields.max(0) as usize {
+            if f(&*ancestor.fields.add(i))? {
+                return Ok(true);
+            }
+        }
+    }
+    for i in 0..info.num_fields.max(0) as usize {
+        if f(&*info.fields.add(i))? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// A type-attribute column read without locking, as header code reads it.
+#[derive(Clone, Copy)]
+pub(crate) struct Column(Option<&'static crate::abi::TVMFFITypeAttrColumn>);
+
+impl Column {
+    pub(crate) fn new(name: &[u8]) -> Column {
+        Column(crate::types::attr_column(name))
+    }
+
+    /// The entry of exactly `type_index`, unless it is None.
+    pub(crate) fn get(&self, type_index: i32) -> Option<&'static TVMFFIAny> {
+        let column = self.0?;
+        let slot = type_index.checked_sub(column.begin_index)?;
+        if slot < 0 || slot >= column.size || column.data.is_null() {
+            return None;
+        }
+        // SAFETY: the column's data is valid for `size` entries and never shrinks.
+        let entry = unsafe { &*column.data.add(slot as usize) };
+        (entry.type_index != crate::tindex::NONE).then_some(entry)
+    }
+}
+
+/// Refuses recursion that would run the thread out of stack: traversals recurse on nesting, and
+/// inputs can be nested arbitrarily deep.
+pub(crate) struct StackGuard {
+    lowest: usize,
+}
+
+thread_local! {
+    static STACK_LOWEST_SAFE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Headroom kept free below the deepest traversal frame (hooks and callbacks need stack too).
+const STACK_HEADROOM: usize = 256 * 1024;
+
+impl StackGuard {
+    pub(crate) fn new() -> StackGuard {
+        let lowest = STACK_LOWEST_SAFE.with(|cell| {
+            if cell.get() == 0 {
+                cell.set(lowest_safe_address());
+            }
+            cell.get()
+        });
+        StackGuard { lowest }
+    }
+
+    /// Errors when the stack is nearly exhausted.
+    #[inline]
+    pub(crate) fn check(&self, what: &str) -> Result<(), Error> {
+        let marker = 0u8;
+        let here = std::ptr::addr_of!(marker) as usize;
+        if here < self.lowest {
+            return Err(Error::new(
+                "ValueError",
+                format!("{what}: the value is nested too deeply to traverse (stack exhausted)"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The lowest stack address a traversal may reach on this thread.
+fn lowest_safe_address() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        if let Some((low, size)) = linux_stack_bounds() {
+            return low + STACK_HEADROOM.min(size / 4);
+        }
+    }
+    // Unknown bounds: allow 1 MiB below the current frame (a conservative default thread stack).
+    let marker = 0u8;
+    (std::ptr::addr_of!(marker) as usize).saturating_sub(1024 * 1024)
+}
+
+#[cfg(target_os = "linux")]
+fn linux_stack_bounds() -> Option<(usize, usize)> {
+    use std::ffi::c_void;
+    extern "C" {
+        fn pthread_self() -> usize;
+        fn pthread_getattr_np(thread: usize, attr: *mut c_void) -> i32;
+        fn pthread_attr_getstack(
+            attr: *const c_void,
+            addr: *mut *mut c_void,
+            size: *mut usize,
+        ) -> i32;
+        fn pthread_attr_destroy(attr: *mut c_void) -> i32;
+    }
+    // pthread_attr_t is 56 bytes on 64-bit glibc and musl; the buffer is larger and aligned.
+    let mut attr = [0u64; 16];
+    let attr_ptr = attr.as_mut_ptr().cast::<c_void>();
+    // SAFETY: standard pthread calls on the current thread with a large enough attribute buffer.
+    unsafe {
+        if pthread_getattr_np(pthread_self(), attr_ptr) != 0 {
+            return None;
+        }
+        let mut addr = std::ptr::null_mut();
+        let mut size = 0usize;
+        let ok = pthread_attr_getstack(attr_ptr, &mut addr, &mut size) == 0;
+        pthread_attr_destroy(attr_ptr);
+        ok.then_some((addr as usize, size))
+    }
+}
