@@ -22,34 +22,34 @@ typedef struct {
   TVMFFIAny fields[SX_MAX_FIELDS];
 } SxObject;
 
-static void sx_fatal(const char* what) {
+static inline void sx_fatal(const char* what) {
   fprintf(stderr, "structural: setup error: %s\n", what);
   exit(2);
 }
 
-static TVMFFIByteArray sx_bytes(const char* s) {
+static inline TVMFFIByteArray sx_bytes(const char* s) {
   TVMFFIByteArray b = {s, strlen(s)};
   return b;
 }
 
-static void sx_release(TVMFFIAny* v) {
+static inline void sx_release(TVMFFIAny* v) {
   if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectDecRef(v->v_obj);
   v->type_index = kTVMFFINone;
   v->v_int64 = 0;
 }
 
-static void sx_retain(const TVMFFIAny* v) {
+static inline void sx_retain(const TVMFFIAny* v) {
   if (v->type_index >= kTVMFFIStaticObjectBegin) TVMFFIObjectIncRef(v->v_obj);
 }
 
 /* Field getter: a new reference to the stored value. */
-static int sx_get_field(void* field, TVMFFIAny* result) {
+static inline int sx_get_field(void* field, TVMFFIAny* result) {
   *result = *(const TVMFFIAny*)field;
   sx_retain(result);
   return 0;
 }
 
-static void sx_delete(void* self, int flags) {
+static inline void sx_delete(void* self, int flags) {
   SxObject* obj = (SxObject*)self;
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
     for (int i = 0; i < SX_MAX_FIELDS; ++i) sx_release(&obj->fields[i]);
@@ -58,7 +58,7 @@ static void sx_delete(void* self, int flags) {
 }
 
 /* Registers a type with `nfields` Any fields named `names`, with `flags`, and a structural kind. */
-static int32_t sx_register(const char* key, int32_t seq_kind, int nfields, const char* const* names,
+static inline int32_t sx_register(const char* key, int32_t seq_kind, int nfields, const char* const* names,
                            const int64_t* flags) {
   TVMFFIByteArray key_bytes = sx_bytes(key);
   int32_t index = TVMFFITypeGetOrAllocIndex(&key_bytes, -1, 1, 0, 0, kTVMFFIObject);
@@ -90,7 +90,7 @@ static int32_t sx_register(const char* key, int32_t seq_kind, int nfields, const
 }
 
 /* A new object of `type_index`; its fields take over the references of `values`. */
-static TVMFFIAny sx_new(int32_t type_index, int nfields, const TVMFFIAny* values) {
+static inline TVMFFIAny sx_new(int32_t type_index, int nfields, const TVMFFIAny* values) {
   SxObject* obj = (SxObject*)calloc(1, sizeof(SxObject));
   if (obj == NULL) sx_fatal("out of memory");
   obj->header.combined_ref_count = 1 | (1ULL << 32);
@@ -104,7 +104,7 @@ static TVMFFIAny sx_new(int32_t type_index, int nfields, const TVMFFIAny* values
   return out;
 }
 
-static TVMFFIAny sx_int(int64_t v) {
+static inline TVMFFIAny sx_int(int64_t v) {
   TVMFFIAny out;
   memset(&out, 0, sizeof(out));
   out.type_index = kTVMFFIInt;
@@ -112,7 +112,7 @@ static TVMFFIAny sx_int(int64_t v) {
   return out;
 }
 
-static TVMFFIAny sx_none(void) {
+static inline TVMFFIAny sx_none(void) {
   TVMFFIAny out;
   memset(&out, 0, sizeof(out));
   out.type_index = kTVMFFINone;
@@ -120,7 +120,7 @@ static TVMFFIAny sx_none(void) {
 }
 
 /* A String from a C string (small or heap, as the runtime decides). */
-static TVMFFIAny sx_str(const char* s) {
+static inline TVMFFIAny sx_str(const char* s) {
   TVMFFIByteArray b = sx_bytes(s);
   TVMFFIAny out;
   if (TVMFFIStringFromByteArray(&b, &out) != 0) sx_fatal("TVMFFIStringFromByteArray");
@@ -129,7 +129,7 @@ static TVMFFIAny sx_str(const char* s) {
 
 /* Calls a global function; on error prints nothing and returns the error code (the raised error
  * stays for the caller to take). */
-static int sx_call(const char* name, TVMFFIAny* args, int nargs, TVMFFIAny* result) {
+static inline int sx_call(const char* name, TVMFFIAny* args, int nargs, TVMFFIAny* result) {
   TVMFFIByteArray n = sx_bytes(name);
   TVMFFIObjectHandle f = NULL;
   if (TVMFFIFunctionGetGlobal(&n, &f) != 0 || f == NULL) {
@@ -143,7 +143,7 @@ static int sx_call(const char* name, TVMFFIAny* args, int nargs, TVMFFIAny* resu
 }
 
 /* Array(values...): takes the references of `values`. */
-static TVMFFIAny sx_array(const char* ctor, TVMFFIAny* values, int n) {
+static inline TVMFFIAny sx_array(const char* ctor, TVMFFIAny* values, int n) {
   TVMFFIAny out;
   if (sx_call(ctor, values, n, &out) != 0) sx_fatal("container constructor");
   for (int i = 0; i < n; ++i) sx_release(&values[i]);

@@ -4,5 +4,6 @@ mod add_one;
 mod headers;
 mod layouts;
 mod scenario;
+mod structural;
 mod testing_lib;
 mod valgrind;

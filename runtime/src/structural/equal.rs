@@ -1,7 +1,10 @@
 //! `ffi.StructuralEqual` and `ffi.GetFirstStructuralMismatch`.
 
-use super::{enter_region, field_region, for_each_field, is_ignored, kind, region, Column, StackGuard};
-use crate::abi::{TVMFFIAny, TVMFFITypeInfo};
+use super::{
+    enter_region, field_region, for_each_field, is_ignored, kind, region, AddressMap, Column,
+    StackGuard,
+};
+use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
 use crate::any::Any;
 use crate::builtins::access_kind as step;
 use crate::containers::map::MapView;
@@ -10,7 +13,6 @@ use crate::error::Error;
 use crate::object::ObjectRef;
 use crate::tindex;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Arc;
 
@@ -58,8 +60,8 @@ struct Comparer {
     paths: Option<RefCell<(ReversePath, ReversePath)>>,
     /// Objects mapped to each other (DAG nodes and free variables), keyed by address; the
     /// references keep the addresses from being reused during the comparison.
-    lhs_to_rhs: RefCell<HashMap<usize, (ObjectRef, ObjectRef)>>,
-    rhs_to_lhs: RefCell<HashMap<usize, (ObjectRef, ObjectRef)>>,
+    lhs_to_rhs: RefCell<AddressMap<(ObjectRef, ObjectRef)>>,
+    rhs_to_lhs: RefCell<AddressMap<(ObjectRef, ObjectRef)>>,
     hook_column: Column,
     /// The callback handed to `__s_equal__` hooks, made on first use.
     callback: RefCell<Option<(ObjectRef, Arc<AtomicPtr<Comparer>>)>>,
@@ -85,8 +87,8 @@ impl Comparer {
             }),
             skip_tensor_content: options.skip_tensor_content,
             paths: trace.then(|| RefCell::new((Vec::new(), Vec::new()))),
-            lhs_to_rhs: RefCell::new(HashMap::new()),
-            rhs_to_lhs: RefCell::new(HashMap::new()),
+            lhs_to_rhs: RefCell::new(AddressMap::default()),
+            rhs_to_lhs: RefCell::new(AddressMap::default()),
             hook_column: Column::new(b"__s_equal__"),
             callback: RefCell::new(None),
             guard: StackGuard::new(),
@@ -149,27 +151,26 @@ impl Comparer {
                 tindex::SHAPE => Ok(crate::containers::shape::shape_dims(lhs.value.v_obj)
                     == crate::containers::shape::shape_dims(rhs.value.v_obj)),
                 tindex::TENSOR => self.compare_tensor(lhs, rhs),
-                _ => self.compare_object(
-                    &ObjectRef::from_borrowed(lhs.value.v_obj),
-                    &ObjectRef::from_borrowed(rhs.value.v_obj),
-                ),
+                _ => self.compare_object(lhs.value.v_obj, rhs.value.v_obj),
             }
         }
     }
 
-    fn compare_object(&self, lhs: &ObjectRef, rhs: &ObjectRef) -> Result<bool, Error> {
+    /// Compares two objects of the same type (borrowed: the caller keeps them alive).
+    fn compare_object(&self, lhs: *mut TVMFFIObject, rhs: *mut TVMFFIObject) -> Result<bool, Error> {
         self.guard.check("StructuralEqual")?;
-        let info = type_info_of(lhs)?;
+        // SAFETY: the caller holds both objects.
+        let info = type_info_of(unsafe { (*lhs).type_index })?;
         let seq_kind = super::seq_hash_kind(info)?;
-        let same = lhs.as_ptr() == rhs.as_ptr();
+        let same = lhs == rhs;
         match seq_kind {
             kind::UNIQUE_INSTANCE => return Ok(same),
             kind::CONST_TREE_NODE if same => return Ok(true),
             kind::DAG_NODE | kind::FREE_VAR => {
-                if let Some((_, mapped)) = self.lhs_to_rhs.borrow().get(&addr(lhs)) {
-                    return Ok(mapped.as_ptr() == rhs.as_ptr());
+                if let Some((_, mapped)) = self.lhs_to_rhs.borrow().get(&(lhs as usize)) {
+                    return Ok(mapped.as_ptr() == rhs);
                 }
-                if self.rhs_to_lhs.borrow().contains_key(&addr(rhs)) {
+                if self.rhs_to_lhs.borrow().contains_key(&(rhs as usize)) {
                     return Ok(false);
                 }
             }
@@ -200,19 +201,19 @@ impl Comparer {
         Ok(false)
     }
 
-    fn bind(&self, lhs: &ObjectRef, rhs: &ObjectRef) {
+    fn bind(&self, lhs: *mut TVMFFIObject, rhs: *mut TVMFFIObject) {
+        // SAFETY: the caller holds both objects; the maps keep them alive from now on.
+        let (l, r) = unsafe { (ObjectRef::from_borrowed(lhs), ObjectRef::from_borrowed(rhs)) };
         self.lhs_to_rhs
             .borrow_mut()
-            .insert(addr(lhs), (lhs.clone(), rhs.clone()));
-        self.rhs_to_lhs
-            .borrow_mut()
-            .insert(addr(rhs), (rhs.clone(), lhs.clone()));
+            .insert(lhs as usize, (l.clone(), r.clone()));
+        self.rhs_to_lhs.borrow_mut().insert(rhs as usize, (r, l));
     }
 
     fn compare_fields(
         &self,
-        lhs: &ObjectRef,
-        rhs: &ObjectRef,
+        lhs: *mut TVMFFIObject,
+        rhs: *mut TVMFFIObject,
         info: &TVMFFITypeInfo,
     ) -> Result<bool, Error> {
         if let Some(hook) = self.hook_column.get(info.type_index) {
@@ -224,8 +225,8 @@ impl Comparer {
                 if is_ignored(field) {
                     return Ok(false);
                 }
-                let l = crate::reflection::get_field(field, lhs.as_ptr())?;
-                let r = crate::reflection::get_field(field, rhs.as_ptr())?;
+                let l = crate::reflection::get_field(field, lhs)?;
+                let r = crate::reflection::get_field(field, rhs)?;
                 let equal = match field_region(field) {
                     Some(entered) => {
                         self.with_region(entered, || self.compare_any(l.as_raw(), r.as_raw()))?
@@ -243,11 +244,22 @@ impl Comparer {
     }
 
     /// Runs a type's `__s_equal__(lhs, rhs, callback)` hook.
-    fn call_hook(&self, hook: &TVMFFIAny, lhs: &ObjectRef, rhs: &ObjectRef) -> Result<bool, Error> {
+    fn call_hook(
+        &self,
+        hook: &TVMFFIAny,
+        lhs: *mut TVMFFIObject,
+        rhs: *mut TVMFFIObject,
+    ) -> Result<bool, Error> {
         if hook.type_index != tindex::FUNCTION {
             return Err(Error::new("TypeError", "__s_equal__ must be an ffi.Function"));
         }
-        let (l, r) = (Any::object(lhs.clone()), Any::object(rhs.clone()));
+        // SAFETY: the caller holds both objects.
+        let (l, r) = unsafe {
+            (
+                Any::object(ObjectRef::from_borrowed(lhs)),
+                Any::object(ObjectRef::from_borrowed(rhs)),
+            )
+        };
         let callback = Any::object(self.callback_function());
         // SAFETY: the hook is a live Function and the arguments are valid views.
         let result = unsafe {
@@ -407,11 +419,11 @@ impl Comparer {
     }
 
     /// A map key translated through the objects mapped so far.
-    fn mapped(&self, key: &Any, map: &RefCell<HashMap<usize, (ObjectRef, ObjectRef)>>) -> Any {
+    fn mapped(&self, key: &Any, map: &RefCell<AddressMap<(ObjectRef, ObjectRef)>>) -> Any {
         match key.as_object() {
             Some(obj) => map
                 .borrow()
-                .get(&addr(obj))
+                .get(&(obj.as_ptr() as usize))
                 .map_or_else(|| key.clone(), |(_, other)| Any::object(other.clone())),
             None => key.clone(),
         }
@@ -445,18 +457,9 @@ impl Comparer {
     }
 }
 
-#[inline]
-fn addr(obj: &ObjectRef) -> usize {
-    obj.as_ptr() as usize
-}
-
-pub(crate) fn type_info_of(obj: &ObjectRef) -> Result<&'static TVMFFITypeInfo, Error> {
-    crate::types::type_info(obj.type_index()).ok_or_else(|| {
-        Error::new(
-            "TypeError",
-            format!("unknown type index {}", obj.type_index()),
-        )
-    })
+pub(crate) fn type_info_of(type_index: i32) -> Result<&'static TVMFFITypeInfo, Error> {
+    crate::types::type_info(type_index)
+        .ok_or_else(|| Error::new("TypeError", format!("unknown type index {type_index}")))
 }
 
 /// The DLTensor of a tensor value.

@@ -2,8 +2,11 @@
 //! seeds and traversal order), so hashes computed by either runtime can be compared.
 
 use super::equal::{dims, dl_tensor, object_bytes, tensor_bytes, type_info_of};
-use super::{enter_region, field_region, for_each_field, is_ignored, kind, region, Column, StackGuard};
-use crate::abi::{TVMFFIAny, TVMFFITypeInfo};
+use super::{
+    enter_region, field_region, for_each_field, is_ignored, kind, region, AddressMap, Column,
+    SpareMap, StackGuard,
+};
+use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
 use crate::any::Any;
 use crate::containers::map::MapView;
 use crate::error::Error;
@@ -11,7 +14,6 @@ use crate::hash::{stable_hash_bytes, stable_hash_combine as combine};
 use crate::object::ObjectRef;
 use crate::tindex;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Arc;
 
@@ -30,17 +32,23 @@ struct Hasher {
     free_var_counter: Cell<u32>,
     graph_node_counter: Cell<u32>,
     /// Hashes of the objects seen so far, keyed by address (the reference keeps it unique).
-    memo: RefCell<HashMap<usize, (ObjectRef, u64)>>,
+    memo: RefCell<AddressMap<(ObjectRef, u64)>>,
     hook_column: Column,
     callback: RefCell<Option<(ObjectRef, Arc<AtomicPtr<Hasher>>)>>,
     guard: StackGuard,
 }
+
+thread_local! {
+    static SPARE: RefCell<Option<AddressMap<(ObjectRef, u64)>>> = const { RefCell::new(None) };
+}
+static SPARE_MEMO: SpareMap<(ObjectRef, u64)> = SpareMap::new(&SPARE);
 
 impl Drop for Hasher {
     fn drop(&mut self) {
         if let Some((_, target)) = self.callback.get_mut() {
             target.store(std::ptr::null_mut(), Ordering::Release);
         }
+        SPARE_MEMO.give_back(std::mem::take(self.memo.get_mut()));
     }
 }
 
@@ -79,7 +87,7 @@ impl Hasher {
             skip_tensor_content: options.skip_tensor_content,
             free_var_counter: Cell::new(0),
             graph_node_counter: Cell::new(0),
-            memo: RefCell::new(HashMap::new()),
+            memo: RefCell::new(SPARE_MEMO.take()),
             hook_column: Column::new(b"__s_hash__"),
             callback: RefCell::new(None),
             guard: StackGuard::new(),
@@ -120,16 +128,18 @@ impl Hasher {
                     Ok(dims.iter().fold(seed, |h, &d| combine(h, d as u64)))
                 }
                 tindex::TENSOR => self.hash_tensor(value),
-                _ => self.hash_object(&ObjectRef::from_borrowed(value.value.v_obj)),
+                _ => self.hash_object(value.value.v_obj),
             }
         }
     }
 
-    fn hash_object(&self, obj: &ObjectRef) -> Result<u64, Error> {
+    /// Hashes an object (borrowed: the caller keeps it alive).
+    fn hash_object(&self, obj: *mut TVMFFIObject) -> Result<u64, Error> {
         self.guard.check("StructuralHash")?;
-        let info = type_info_of(obj)?;
+        // SAFETY: the caller holds the object.
+        let info = type_info_of(unsafe { (*obj).type_index })?;
         let seq_kind = super::seq_hash_kind(info)?;
-        if let Some((_, hash)) = self.memo.borrow().get(&(obj.as_ptr() as usize)) {
+        if let Some((_, hash)) = self.memo.borrow().get(&(obj as usize)) {
             return Ok(*hash);
         }
         let mut hash = if seq_kind != kind::FREE_VAR {
@@ -151,7 +161,7 @@ impl Hasher {
                 combine(fields, counter as u64)
             } else {
                 // Outside a definition region a free variable is its identity.
-                obj.as_ptr() as u64
+                obj as u64
             }
         };
         if seq_kind == kind::DAG_NODE {
@@ -159,13 +169,13 @@ impl Hasher {
             self.graph_node_counter.set(counter.wrapping_add(1));
             hash = combine(hash, counter as u64);
         }
-        self.memo
-            .borrow_mut()
-            .insert(obj.as_ptr() as usize, (obj.clone(), hash));
+        // SAFETY: the caller holds the object; the memo keeps it alive from now on.
+        let owned = unsafe { ObjectRef::from_borrowed(obj) };
+        self.memo.borrow_mut().insert(obj as usize, (owned, hash));
         Ok(hash)
     }
 
-    fn hash_fields(&self, obj: &ObjectRef, info: &TVMFFITypeInfo, init: u64) -> Result<u64, Error> {
+    fn hash_fields(&self, obj: *mut TVMFFIObject, info: &TVMFFITypeInfo, init: u64) -> Result<u64, Error> {
         if let Some(hook) = self.hook_column.get(info.type_index) {
             return self.call_hook(hook, obj, init);
         }
@@ -174,7 +184,7 @@ impl Hasher {
         unsafe {
             for_each_field(info, |field| {
                 if !is_ignored(field) {
-                    let value = crate::reflection::get_field(field, obj.as_ptr())?;
+                    let value = crate::reflection::get_field(field, obj)?;
                     let field_hash = match field_region(field) {
                         Some(entered) => self.with_region(entered, || self.hash_any(value.as_raw()))?,
                         None => self.hash_any(value.as_raw())?,
@@ -188,11 +198,12 @@ impl Hasher {
     }
 
     /// Runs a type's `__s_hash__(obj, init_hash, callback)` hook.
-    fn call_hook(&self, hook: &TVMFFIAny, obj: &ObjectRef, init: u64) -> Result<u64, Error> {
+    fn call_hook(&self, hook: &TVMFFIAny, obj: *mut TVMFFIObject, init: u64) -> Result<u64, Error> {
         if hook.type_index != tindex::FUNCTION {
             return Err(Error::new("TypeError", "__s_hash__ must be an ffi.Function"));
         }
-        let this = Any::object(obj.clone());
+        // SAFETY: the caller holds the object.
+        let this = Any::object(unsafe { ObjectRef::from_borrowed(obj) });
         let init = Any::int(init as i64);
         let callback = Any::object(self.callback_function());
         // SAFETY: the hook is a live Function and the arguments are valid views.

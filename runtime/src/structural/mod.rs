@@ -141,6 +141,60 @@ impl Column {
     }
 }
 
+/// Maps keyed by object address: the identity hash of Apache's `ObjectPtrHash`, spread by a
+/// multiply so that aligned addresses use every bucket (SipHash would dominate the traversal).
+pub(crate) type AddressMap<V> =
+    std::collections::HashMap<usize, V, std::hash::BuildHasherDefault<AddressHasher>>;
+
+#[derive(Default)]
+pub(crate) struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, address: usize) {
+        self.0 = (address as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    }
+}
+
+/// Keeps one cleared [`AddressMap`] per thread between traversals, so that repeated traversals
+/// of big values do not regrow their tables from scratch.
+pub(crate) struct SpareMap<V: 'static>(&'static std::thread::LocalKey<std::cell::RefCell<Option<AddressMap<V>>>>);
+
+/// Tables larger than this are freed rather than kept.
+const SPARE_MAP_MAX_CAPACITY: usize = 1 << 20;
+
+impl<V: 'static> SpareMap<V> {
+    pub(crate) const fn new(
+        key: &'static std::thread::LocalKey<std::cell::RefCell<Option<AddressMap<V>>>>,
+    ) -> Self {
+        SpareMap(key)
+    }
+
+    /// The spare table (empty), or a new one.
+    pub(crate) fn take(&self) -> AddressMap<V> {
+        self.0
+            .try_with(|spare| spare.borrow_mut().take())
+            .ok()
+            .flatten()
+            .unwrap_or_default()
+    }
+
+    /// Empties `map` (dropping its values now) and keeps it for the next traversal.
+    pub(crate) fn give_back(&self, mut map: AddressMap<V>) {
+        map.clear();
+        if map.capacity() <= SPARE_MAP_MAX_CAPACITY {
+            let _ = self.0.try_with(|spare| *spare.borrow_mut() = Some(map));
+        }
+    }
+}
+
 /// Refuses recursion that would run the thread out of stack: traversals recurse on nesting, and
 /// inputs can be nested arbitrarily deep.
 pub(crate) struct StackGuard {
