@@ -490,7 +490,10 @@ fn bigint_decimal(value: &TVMFFIAny) -> String {
 /// Calls the `fn_repr` callback a repr hook receives.
 fn repr_via(fn_repr: &TVMFFIAny, value: &TVMFFIAny) -> Result<String, Error> {
     if fn_repr.type_index != tindex::FUNCTION {
-        return Err(Error::new("TypeError", "the repr callback must be an ffi.Function"));
+        return Err(Error::new(
+            "TypeError",
+            "the repr callback must be an ffi.Function",
+        ));
     }
     // SAFETY: a live Function and a valid view.
     let text = unsafe { crate::function::call(fn_repr.value.v_obj, &[*value])? };
@@ -507,7 +510,10 @@ fn step_text(step: &ObjectRef, fn_repr: &TVMFFIAny) -> Result<String, Error> {
     let int_key = || match key.type_index() {
         // SAFETY: the tag says the payload is an integer.
         tindex::INT => Ok(unsafe { key.as_raw().value.v_int64 }),
-        _ => Err(Error::new("TypeError", "an array step's key must be an int")),
+        _ => Err(Error::new(
+            "TypeError",
+            "an array step's key must be an int",
+        )),
     };
     Ok(match step_kind {
         kind::ATTR => {
@@ -522,7 +528,12 @@ fn step_text(step: &ObjectRef, fn_repr: &TVMFFIAny) -> Result<String, Error> {
         kind::ATTR_MISSING | kind::MAP_ITEM_MISSING => {
             format!("[<missing:{}>]", repr_via(fn_repr, key.as_raw())?)
         }
-        other => return Err(Error::new("ValueError", format!("unknown access kind {other}"))),
+        other => {
+            return Err(Error::new(
+                "ValueError",
+                format!("unknown access kind {other}"),
+            ))
+        }
     })
 }
 
@@ -539,7 +550,10 @@ fn repr_hook(
         }
         _ => Err(Error::new(
             "TypeError",
-            format!("__ffi_repr__ of {} takes (self, fn_repr)", type_key(type_index)),
+            format!(
+                "__ffi_repr__ of {} takes (self, fn_repr)",
+                type_key(type_index)
+            ),
         )),
     })
 }

@@ -267,7 +267,10 @@ fn extend(path: &ObjectRef, step: &ObjectRef) -> Result<Any, Error> {
 pub(crate) fn path_from_steps(steps: impl IntoIterator<Item = ObjectRef>) -> Result<Any, Error> {
     let mut path = new_path(None, None, 0)?;
     for step in steps {
-        let parent = path.as_object().cloned().expect("an AccessPath is an object");
+        let parent = path
+            .as_object()
+            .cloned()
+            .expect("an AccessPath is an object");
         path = extend(&parent, &step)?;
     }
     Ok(path)
@@ -291,7 +294,10 @@ pub(crate) fn path_steps(path: &ObjectRef) -> Result<Vec<ObjectRef>, Error> {
 pub(crate) fn step_parts(step: &ObjectRef) -> (i64, Any) {
     let kind = read_field(step.as_ptr(), 24, Accessor::I32);
     // SAFETY: the kind is an int32 read as an Int.
-    (unsafe { kind.as_raw().value.v_int64 }, read_field(step.as_ptr(), 32, Accessor::Any))
+    (
+        unsafe { kind.as_raw().value.v_int64 },
+        read_field(step.as_ptr(), 32, Accessor::Any),
+    )
 }
 
 fn steps_equal(a: &ObjectRef, b: &ObjectRef) -> Result<bool, Error> {
@@ -593,7 +599,9 @@ fn definitions() -> Vec<TypeDef> {
                 doc: "Constructor that takes any key and computes its structural hash",
                 ..method("__ffi_init__", true, OBJECT, vec![ANY], |call| {
                     // SAFETY: the argument is a valid view for the call.
-                    crate::structural::key::new_key(unsafe { crate::any::view_to_owned(call.any(0))? })
+                    crate::structural::key::new_key(unsafe {
+                        crate::any::view_to_owned(call.any(0))?
+                    })
                 })
             }],
             ..def(
@@ -808,9 +816,17 @@ fn register_structural_attrs(registrar: &mut TypeRegistrar) -> Result<(), Error>
         registrar.register_attr(STRUCTURAL_KEY, column, hook.as_raw())?;
     }
     let step_repr = crate::repr::access_step_repr_hook(ACCESS_STEP);
-    registrar.register_attr(ACCESS_STEP, b"__ffi_repr__", Any::object(step_repr).as_raw())?;
+    registrar.register_attr(
+        ACCESS_STEP,
+        b"__ffi_repr__",
+        Any::object(step_repr).as_raw(),
+    )?;
     let path_repr = crate::repr::access_path_repr_hook(ACCESS_PATH);
-    registrar.register_attr(ACCESS_PATH, b"__ffi_repr__", Any::object(path_repr).as_raw())?;
+    registrar.register_attr(
+        ACCESS_PATH,
+        b"__ffi_repr__",
+        Any::object(path_repr).as_raw(),
+    )?;
     for (index, column, value) in crate::structural::visit::type_attrs() {
         registrar.register_attr(index, column, value.as_raw())?;
     }

@@ -27,7 +27,9 @@ pub struct Options {
 
 /// Are `lhs` and `rhs` structurally equal?
 pub fn structural_equal(lhs: &Any, rhs: &Any, options: Options) -> Result<bool, Error> {
-    Comparer::new(options, false).run(lhs, rhs).map(|c| c.is_none())
+    Comparer::new(options, false)
+        .run(lhs, rhs)
+        .map(|c| c.is_none())
 }
 
 /// The access paths (lhs, rhs) of the first mismatch, or None when the values are equal.
@@ -99,7 +101,10 @@ impl Comparer {
         if self.compare_any(lhs.as_raw(), rhs.as_raw())? {
             return Ok(None);
         }
-        let paths = self.paths.as_ref().map(|p| std::mem::take(&mut *p.borrow_mut()));
+        let paths = self
+            .paths
+            .as_ref()
+            .map(|p| std::mem::take(&mut *p.borrow_mut()));
         Ok(Some(paths.unwrap_or_default()))
     }
 
@@ -112,7 +117,9 @@ impl Comparer {
     }
 
     fn with_region<T>(&self, entered: i32, f: impl FnOnce() -> T) -> T {
-        let saved = self.region.replace(enter_region(self.region.get(), entered));
+        let saved = self
+            .region
+            .replace(enter_region(self.region.get(), entered));
         let out = f();
         self.region.set(saved);
         out
@@ -143,8 +150,11 @@ impl Comparer {
                     && lhs.value.v_int64 == rhs.value.v_int64);
             }
             match lt {
-                tindex::BIG_INT => Ok(crate::any::byte_array_slice(&crate::string::bigint_words(lhs))
-                    == crate::any::byte_array_slice(&crate::string::bigint_words(rhs))),
+                tindex::BIG_INT => Ok(crate::any::byte_array_slice(&crate::string::bigint_words(
+                    lhs,
+                )) == crate::any::byte_array_slice(
+                    &crate::string::bigint_words(rhs),
+                )),
                 tindex::STR | tindex::BYTES => Ok(object_bytes(lhs) == object_bytes(rhs)),
                 tindex::ARRAY | tindex::LIST => self.compare_seq(lhs, rhs),
                 tindex::MAP | tindex::DICT => self.compare_map(lhs, rhs),
@@ -157,7 +167,11 @@ impl Comparer {
     }
 
     /// Compares two objects of the same type (borrowed: the caller keeps them alive).
-    fn compare_object(&self, lhs: *mut TVMFFIObject, rhs: *mut TVMFFIObject) -> Result<bool, Error> {
+    fn compare_object(
+        &self,
+        lhs: *mut TVMFFIObject,
+        rhs: *mut TVMFFIObject,
+    ) -> Result<bool, Error> {
         self.guard.check("StructuralEqual")?;
         // SAFETY: the caller holds both objects.
         let info = type_info_of(unsafe { (*lhs).type_index })?;
@@ -251,7 +265,10 @@ impl Comparer {
         rhs: *mut TVMFFIObject,
     ) -> Result<bool, Error> {
         if hook.type_index != tindex::FUNCTION {
-            return Err(Error::new("TypeError", "__s_equal__ must be an ffi.Function"));
+            return Err(Error::new(
+                "TypeError",
+                "__s_equal__ must be an ffi.Function",
+            ));
         }
         // SAFETY: the caller holds both objects.
         let (l, r) = unsafe {
@@ -263,7 +280,10 @@ impl Comparer {
         let callback = Any::object(self.callback_function());
         // SAFETY: the hook is a live Function and the arguments are valid views.
         let result = unsafe {
-            crate::function::call(hook.value.v_obj, &[*l.as_raw(), *r.as_raw(), *callback.as_raw()])
+            crate::function::call(
+                hook.value.v_obj,
+                &[*l.as_raw(), *r.as_raw(), *callback.as_raw()],
+            )
         };
         let result = result?;
         match result.type_index() {
@@ -291,7 +311,10 @@ impl Comparer {
             if args.len() != 4 {
                 return Err(Error::new(
                     "TypeError",
-                    format!("the __s_equal__ callback takes 4 arguments, got {}", args.len()),
+                    format!(
+                        "the __s_equal__ callback takes 4 arguments, got {}",
+                        args.len()
+                    ),
                 ));
             }
             let this = weak_target.load(Ordering::Acquire);
@@ -342,10 +365,14 @@ impl Comparer {
             // SAFETY: `seq` is a live Array or List.
             let items = unsafe { crate::containers::seq::seq_elements(seq.value.v_obj) };
             // SAFETY: the element is a valid owned value of the sequence.
-            items.get(i).map(|v| unsafe { crate::any::view_to_owned(v) }.unwrap_or_default())
+            items
+                .get(i)
+                .map(|v| unsafe { crate::any::view_to_owned(v) }.unwrap_or_default())
         };
         // SAFETY: both are live sequences.
-        let len = |seq: &TVMFFIAny| unsafe { crate::containers::seq::seq_elements(seq.value.v_obj) }.len();
+        let len = |seq: &TVMFFIAny| {
+            unsafe { crate::containers::seq::seq_elements(seq.value.v_obj) }.len()
+        };
         let (ln, rn) = (len(lhs), len(rhs));
         if ln != rn && self.paths.is_none() {
             return Ok(false);
@@ -443,7 +470,9 @@ impl Comparer {
                 return Ok(false);
             }
         }
-        if (l.dtype.code, l.dtype.bits, l.dtype.lanes) != (r.dtype.code, r.dtype.bits, r.dtype.lanes) {
+        if (l.dtype.code, l.dtype.bits, l.dtype.lanes)
+            != (r.dtype.code, r.dtype.bits, r.dtype.lanes)
+        {
             return Ok(false);
         }
         if self.skip_tensor_content {

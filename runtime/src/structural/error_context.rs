@@ -60,7 +60,9 @@ pub unsafe fn record(error: *mut TVMFFIObject, node: &TVMFFIAny) {
     let _ = Accessor::ObjectRef.write(base.add(PATTERN_OFFSET), pattern.as_raw());
     if !existing.is_null() {
         // The old context moves into the new one (the slot's reference is handed over).
-        base.add(PREV_OFFSET).cast::<*mut TVMFFIObject>().write(existing);
+        base.add(PREV_OFFSET)
+            .cast::<*mut TVMFFIObject>()
+            .write(existing);
     }
     *slot = context.into_raw();
 }
@@ -104,9 +106,14 @@ pub fn find_access_paths(
     allow_prefix_match: bool,
 ) -> Result<Any, Error> {
     // SAFETY: `context` is a live VisitErrorContext (the caller checked its type).
-    let pattern = unsafe { Accessor::ObjectRef.read(context.as_ptr().cast::<u8>().add(PATTERN_OFFSET)) };
+    let pattern =
+        unsafe { Accessor::ObjectRef.read(context.as_ptr().cast::<u8>().add(PATTERN_OFFSET)) };
     let mut trail: Vec<usize> = Vec::new();
-    if let Some(list) = pattern.as_object().cloned().and_then(|o| List::from_object(o).ok()) {
+    if let Some(list) = pattern
+        .as_object()
+        .cloned()
+        .and_then(|o| List::from_object(o).ok())
+    {
         for entry in list.iter() {
             if let Some(obj) = entry.as_object() {
                 let address = obj.as_ptr() as usize;
@@ -155,7 +162,9 @@ impl Finder {
                 // SAFETY: the object is a live sequence; elements are read one at a time.
                 let len = unsafe { crate::containers::seq::seq_elements(obj.as_ptr()) }.len();
                 for i in 0..len {
-                    let item = match unsafe { crate::containers::seq::seq_elements(obj.as_ptr()) }.get(i) {
+                    let item = match unsafe { crate::containers::seq::seq_elements(obj.as_ptr()) }
+                        .get(i)
+                    {
                         // SAFETY: elements are valid owned values.
                         Some(item) => unsafe { crate::any::view_to_owned(item)? },
                         None => break,

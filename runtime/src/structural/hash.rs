@@ -95,7 +95,9 @@ impl Hasher {
     }
 
     fn with_region<T>(&self, entered: i32, f: impl FnOnce() -> T) -> T {
-        let saved = self.region.replace(enter_region(self.region.get(), entered));
+        let saved = self
+            .region
+            .replace(enter_region(self.region.get(), entered));
         let out = f();
         self.region.set(saved);
         out
@@ -175,7 +177,12 @@ impl Hasher {
         Ok(hash)
     }
 
-    fn hash_fields(&self, obj: *mut TVMFFIObject, info: &TVMFFITypeInfo, init: u64) -> Result<u64, Error> {
+    fn hash_fields(
+        &self,
+        obj: *mut TVMFFIObject,
+        info: &TVMFFITypeInfo,
+        init: u64,
+    ) -> Result<u64, Error> {
         if let Some(hook) = self.hook_column.get(info.type_index) {
             return self.call_hook(hook, obj, init);
         }
@@ -186,7 +193,9 @@ impl Hasher {
                 if !is_ignored(field) {
                     let value = crate::reflection::get_field(field, obj)?;
                     let field_hash = match field_region(field) {
-                        Some(entered) => self.with_region(entered, || self.hash_any(value.as_raw()))?,
+                        Some(entered) => {
+                            self.with_region(entered, || self.hash_any(value.as_raw()))?
+                        }
                         None => self.hash_any(value.as_raw())?,
                     };
                     hash = combine(hash, field_hash);
@@ -200,7 +209,10 @@ impl Hasher {
     /// Runs a type's `__s_hash__(obj, init_hash, callback)` hook.
     fn call_hook(&self, hook: &TVMFFIAny, obj: *mut TVMFFIObject, init: u64) -> Result<u64, Error> {
         if hook.type_index != tindex::FUNCTION {
-            return Err(Error::new("TypeError", "__s_hash__ must be an ffi.Function"));
+            return Err(Error::new(
+                "TypeError",
+                "__s_hash__ must be an ffi.Function",
+            ));
         }
         // SAFETY: the caller holds the object.
         let this = Any::object(unsafe { ObjectRef::from_borrowed(obj) });
@@ -238,7 +250,10 @@ impl Hasher {
             if args.len() != 3 {
                 return Err(Error::new(
                     "TypeError",
-                    format!("the __s_hash__ callback takes 3 arguments, got {}", args.len()),
+                    format!(
+                        "the __s_hash__ callback takes 3 arguments, got {}",
+                        args.len()
+                    ),
                 ));
             }
             let this = weak_target.load(Ordering::Acquire);
@@ -280,10 +295,11 @@ impl Hasher {
         for i in 0..len {
             // Elements are read one at a time: a List can change under a hook.
             // SAFETY: as above; elements are valid owned values.
-            let item = match unsafe { crate::containers::seq::seq_elements(value.value.v_obj) }.get(i) {
-                Some(item) => unsafe { crate::any::view_to_owned(item)? },
-                None => break,
-            };
+            let item =
+                match unsafe { crate::containers::seq::seq_elements(value.value.v_obj) }.get(i) {
+                    Some(item) => unsafe { crate::any::view_to_owned(item)? },
+                    None => break,
+                };
             hash = combine(hash, self.hash_any(item.as_raw())?);
         }
         Ok(hash)

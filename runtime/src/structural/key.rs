@@ -51,7 +51,12 @@ pub fn key_equal(lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {
     {
         return Ok(true);
     }
-    let not_key = || Error::new("InternalError", "Check failed: StructuralKeyEqual expects two ffi.StructuralKey values");
+    let not_key = || {
+        Error::new(
+            "InternalError",
+            "Check failed: StructuralKeyEqual expects two ffi.StructuralKey values",
+        )
+    };
     let (l, lh) = parts(lhs).ok_or_else(not_key)?;
     let (r, rh) = parts(rhs).ok_or_else(not_key)?;
     if lh != rh {
@@ -86,7 +91,10 @@ unsafe extern "C" fn any_equal_hook(lhs: *const TVMFFIAny, rhs: *const TVMFFIAny
         // SAFETY: the hook convention passes valid values.
         match unsafe { (lhs.as_ref(), rhs.as_ref()) } {
             (Some(l), Some(r)) => key_equal(l, r).map(Any::bool),
-            _ => Err(Error::new("ValueError", "NULL value passed to an equality hook")),
+            _ => Err(Error::new(
+                "ValueError",
+                "NULL value passed to an equality hook",
+            )),
         }
     });
     hook_result(outcome.unwrap_or_else(|p| Err(crate::function::panic_error(p))))
@@ -105,4 +113,3 @@ pub fn key_hooks() -> [(&'static [u8], Any); 2] {
         ),
     ]
 }
-

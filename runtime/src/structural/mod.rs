@@ -159,13 +159,17 @@ impl std::hash::Hasher for AddressHasher {
         }
     }
     fn write_usize(&mut self, address: usize) {
-        self.0 = (address as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+        self.0 = (address as u64)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29);
     }
 }
 
 /// Keeps one cleared [`AddressMap`] per thread between traversals, so that repeated traversals
 /// of big values do not regrow their tables from scratch.
-pub(crate) struct SpareMap<V: 'static>(&'static std::thread::LocalKey<std::cell::RefCell<Option<AddressMap<V>>>>);
+pub(crate) struct SpareMap<V: 'static>(
+    &'static std::thread::LocalKey<std::cell::RefCell<Option<AddressMap<V>>>>,
+);
 
 /// Tables larger than this are freed rather than kept.
 const SPARE_MAP_MAX_CAPACITY: usize = 1 << 20;

@@ -60,7 +60,9 @@ enum Engine {
     Visit { callbacks: Callbacks },
 }
 
-static VTABLE: VisitorVTable = VisitorVTable { visit: engine_visit };
+static VTABLE: VisitorVTable = VisitorVTable {
+    visit: engine_visit,
+};
 
 /// The result of a visit: `Ok(Some(interrupt))` stops the traversal.
 pub type Outcome = Result<Option<Any>, Error>;
@@ -79,7 +81,10 @@ fn outcome_from(value: Any) -> Outcome {
         tindex::NONE => Ok(None),
         tindex::VISIT_INTERRUPT => Ok(Some(value)),
         tindex::ERROR => Err(Error::from_object(
-            value.as_object().cloned().expect("an Error value is an object"),
+            value
+                .as_object()
+                .cloned()
+                .expect("an Error value is an object"),
         )),
         other => Err(Error::new(
             "TypeError",
@@ -105,7 +110,10 @@ fn with_context<T>(outcome: Result<T, Error>, node: &TVMFFIAny) -> Result<T, Err
 /// # Safety
 /// `visitor` is a live StructuralVisitorObj; `value` is a valid view.
 pub unsafe fn visit(visitor: *mut TVMFFIObject, value: &TVMFFIAny) -> Outcome {
-    let vtable = *visitor.cast::<u8>().add(VTABLE_OFFSET).cast::<*const VisitorVTable>();
+    let vtable = *visitor
+        .cast::<u8>()
+        .add(VTABLE_OFFSET)
+        .cast::<*const VisitorVTable>();
     outcome_from(Any::from_raw(((*vtable).visit)(visitor, *value)))
 }
 
@@ -149,7 +157,10 @@ pub unsafe fn default_visit(visitor: *mut TVMFFIObject, value: &TVMFFIAny) -> Ou
         }
         Some(hook) if hook.type_index == tindex::FUNCTION => {
             let this = Any::object(ObjectRef::from_borrowed(visitor));
-            outcome_from(crate::function::call(hook.value.v_obj, &[*this.as_raw(), *value])?)
+            outcome_from(crate::function::call(
+                hook.value.v_obj,
+                &[*this.as_raw(), *value],
+            )?)
         }
         Some(_) => Err(Error::new(
             "TypeError",
@@ -239,7 +250,10 @@ fn walk_step(result: Any) -> Result<Step, Error> {
         },
         tindex::VISIT_INTERRUPT => Ok(Step::Interrupt(result)),
         tindex::ERROR => Err(Error::from_object(
-            result.as_object().cloned().expect("an Error value is an object"),
+            result
+                .as_object()
+                .cloned()
+                .expect("an Error value is an object"),
         )),
         other => Err(Error::new(
             "TypeError",
@@ -264,7 +278,10 @@ impl VisitorPayload {
         }
         if let Some(f) = find(with_region, value.type_index) {
             let kind = Any::int(self.region.get() as i64);
-            return walk_step(crate::function::call(f.as_ptr(), &[*value, *kind.as_raw()])?);
+            return walk_step(crate::function::call(
+                f.as_ptr(),
+                &[*value, *kind.as_raw()],
+            )?);
         }
         Ok(Step::Advance)
     }
@@ -406,7 +423,8 @@ fn read_callbacks(value: &TVMFFIAny, what: &str) -> Result<Callbacks, Error> {
             let parts = unsafe { crate::containers::seq::seq_elements(entry.value.v_obj) };
             match parts {
                 [index, function, ..]
-                    if index.type_index == tindex::INT && function.type_index == tindex::FUNCTION =>
+                    if index.type_index == tindex::INT
+                        && function.type_index == tindex::FUNCTION =>
                 {
                     // SAFETY: the tags say which payloads are set.
                     unsafe {
@@ -438,10 +456,16 @@ pub fn new_interrupt(value: &Any) -> Result<Any, Error> {
 /// Registers the visitor globals.
 pub(crate) fn register(globals: &mut Globals, callbacks: &Ty, visitor_ty: Ty, interrupt_ty: Ty) {
     let optional_interrupt = Ty::Generic("Optional", vec![interrupt_ty.clone()]);
-    def_typed(globals, "ffi.VisitInterrupt", interrupt_ty, vec![ANY], |call| {
-        // SAFETY: the argument is a valid view for the call.
-        new_interrupt(&unsafe { view_to_owned(call.any(0))? })
-    });
+    def_typed(
+        globals,
+        "ffi.VisitInterrupt",
+        interrupt_ty,
+        vec![ANY],
+        |call| {
+            // SAFETY: the argument is a valid view for the call.
+            new_interrupt(&unsafe { view_to_owned(call.any(0))? })
+        },
+    );
     def_typed(
         globals,
         "ffi.StructuralVisitorVisit",
@@ -498,20 +522,21 @@ pub(crate) fn register(globals: &mut Globals, callbacks: &Ty, visitor_ty: Ty, in
         optional_interrupt.clone(),
         vec![ANY, callbacks.clone(), callbacks.clone(), INT],
         |call| {
-            let engine = Engine::Walk {
-                callbacks: read_callbacks(call.any(1), "callbacks")?,
-                with_region: read_callbacks(call.any(2), "callbacks_with_def_region_kind")?,
-                post_order: match call.int(3)? {
-                    0 => false,
-                    1 => true,
-                    other => {
-                        return Err(Error::new(
+            let engine =
+                Engine::Walk {
+                    callbacks: read_callbacks(call.any(1), "callbacks")?,
+                    with_region: read_callbacks(call.any(2), "callbacks_with_def_region_kind")?,
+                    post_order: match call.int(3)? {
+                        0 => false,
+                        1 => true,
+                        other => return Err(Error::new(
                             "ValueError",
-                            format!("walk order must be 0 (pre-order) or 1 (post-order), got {other}"),
-                        ))
-                    }
-                },
-            };
+                            format!(
+                                "walk order must be 0 (pre-order) or 1 (post-order), got {other}"
+                            ),
+                        )),
+                    },
+                };
             let visitor = new_visitor(engine);
             // SAFETY: a live visitor and a valid view.
             finish(unsafe { visit(visitor.as_ptr(), call.any(0)) })
