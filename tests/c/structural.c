@@ -690,6 +690,155 @@ static void test_visit(void) {
   for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) sx_release(&all[i]);
 }
 
+/* ---- mutation --------------------------------------------------------------------------- */
+
+/* Map callback on ints: multiplies by 10 (records what it saw). */
+static int times_ten(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* rv) {
+  (void)self;
+  trail_add(&args[0], n > 1 ? args[1].v_int64 : -1);
+  if (args[0].v_int64 == 13) {
+    TVMFFIErrorSetRaisedFromCStr("ValueError", "unlucky number");
+    return -1;
+  }
+  *rv = sx_int(args[0].v_int64 * 10);
+  return 0;
+}
+
+/* Map callback on sx.Const: replaces the node by the int inside. */
+static int unwrap_const(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* rv) {
+  (void)self;
+  (void)n;
+  trail_add(&args[0], -1);
+  *rv = ((const SxObject*)args[0].v_obj)->fields[0];
+  sx_retain(rv);
+  return 0;
+}
+
+static const char* map_with(const TVMFFIAny* root, TVMFFIAny cbs, TVMFFIAny cbs_kind, int order,
+                            char* out, size_t cap) {
+  g_trail[0] = '\0';
+  TVMFFIAny args[4] = {*root, cbs, cbs_kind, sx_int(order)};
+  TVMFFIAny result;
+  char what[512];
+  if (sx_call("ffi.StructuralMap", args, 4, &result) != 0) {
+    take_error(what, sizeof(what));
+  } else {
+    repr(&result, what, sizeof(what));
+    if (result.type_index >= kTVMFFIStaticObjectBegin && result.v_obj == root->v_obj) {
+      strncat(what, " (same object)", sizeof(what) - strlen(what) - 1);
+    }
+    sx_release(&result);
+  }
+  snprintf(out, cap, "[%s] -> %s", g_trail, what);
+  sx_release(&cbs);
+  sx_release(&cbs_kind);
+  return out;
+}
+
+/* StructuralMutate callback on sx.Add: swaps the operands, then mutates them. */
+static int swap_add(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* rv) {
+  (void)self;
+  trail_add(&args[0], n > 2 ? args[2].v_int64 : -1);
+  const SxObject* obj = (const SxObject*)args[0].v_obj;
+  TVMFFIAny fields[2];
+  for (int i = 0; i < 2; ++i) {
+    TVMFFIAny margs[2] = {args[1], obj->fields[1 - i]};
+    int rc = sx_call("ffi.StructuralMutatorMutate", margs, 2, &fields[i]);
+    if (rc != 0) return rc;
+  }
+  *rv = sx_new(t_add, 2, fields);
+  return 0;
+}
+
+static void test_mutation(void) {
+  char buf[2048];
+  TVMFFIAny empty = sx_array("ffi.Array", NULL, 0);
+  TVMFFIAny x = var("x");
+  TVMFFIAny tree = lambda(arr1("ffi.Array", copy(&x)),
+                          add(copy(&x), arr2("ffi.List", sx_int(2), one(t_const, sx_int(3)))));
+  CHECK(1, "map.pre-order", "%s",
+        map_with(&tree, callbacks(kTVMFFIInt, times_ten), copy(&empty), 0, buf, sizeof(buf)));
+  CHECK(1, "map.post-order", "%s",
+        map_with(&tree, callbacks(t_const, unwrap_const), copy(&empty), 1, buf, sizeof(buf)));
+  CHECK(1, "map.pre-order-replace", "%s",
+        map_with(&tree, callbacks(t_const, unwrap_const), copy(&empty), 0, buf, sizeof(buf)));
+  CHECK(1, "map.with-region-kind", "%s",
+        map_with(&tree, copy(&empty), callbacks(kTVMFFIInt, times_ten), 0, buf, sizeof(buf)));
+  CHECK(1, "map.unchanged", "%s",
+        map_with(&tree, callbacks(kTVMFFIFloat, times_ten), copy(&empty), 0, buf, sizeof(buf)));
+  TVMFFIAny bad = add(sx_int(1), add(sx_int(13), sx_int(2)));
+  CHECK(1, "map.error", "%s",
+        map_with(&bad, callbacks(kTVMFFIInt, times_ten), copy(&empty), 1, buf, sizeof(buf)));
+  /* a uniquely held root handed over as an rvalue reference is mutated in place */
+  TVMFFIAny list = arr2("ffi.List", sx_int(1), arr2("ffi.List", sx_int(2), sx_int(3)));
+  TVMFFIObjectHandle handle = list.v_obj;
+  TVMFFIAny moved = sx_none();
+  moved.type_index = kTVMFFIObjectRValueRef;
+  moved.v_ptr = &handle;
+  TVMFFIAny margs[4] = {moved, callbacks(kTVMFFIInt, times_ten), copy(&empty), sx_int(1)};
+  TVMFFIAny result;
+  int rc = sx_call("ffi.StructuralMap", margs, 4, &result);
+  char what[256];
+  CHECK(rc == 0 && result.v_obj == list.v_obj, "map.in-place", "%s same=%d",
+        rc == 0 ? repr(&result, what, sizeof(what)) : take_error(what, sizeof(what)),
+        rc == 0 && result.v_obj == list.v_obj);
+  if (rc == 0) sx_release(&result);
+  if (handle != NULL) TVMFFIObjectDecRef(handle);
+  sx_release(&margs[1]);
+  sx_release(&margs[2]);
+  /* StructuralMutate: the callback takes the node over */
+  g_trail[0] = '\0';
+  TVMFFIAny swap = add(sx_int(1), add(sx_int(2), sx_int(3)));
+  for (int with_mode = 0; with_mode <= 1; ++with_mode) {
+    g_trail[0] = '\0';
+    TVMFFIObjectHandle f = NULL;
+    TVMFFIFunctionCreate(NULL, swap_add, NULL, &f);
+    TVMFFIAny fv = sx_none();
+    fv.type_index = kTVMFFIFunction;
+    fv.v_obj = (TVMFFIObject*)f;
+    TVMFFIAny entry_items[3] = {sx_int(t_add), fv, sx_bool(with_mode)};
+    TVMFFIAny entry = sx_array("ffi.Array", entry_items, 3);
+    TVMFFIAny cbs = arr1("ffi.Array", entry);
+    TVMFFIAny sargs[2] = {swap, cbs};
+    rc = sx_call("ffi.StructuralMutate", sargs, 2, &result);
+    CHECK(rc == 0, with_mode ? "mutate.swap-with-mode" : "mutate.swap", "[%s] -> %s", g_trail,
+          rc == 0 ? repr(&result, what, sizeof(what)) : take_error(what, sizeof(what)));
+    if (rc == 0) sx_release(&result);
+    sx_release(&cbs);
+  }
+  TVMFFIAny all[] = {empty, x, tree, bad, swap};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) sx_release(&all[i]);
+}
+
+/* ---- type attributes -------------------------------------------------------------------- */
+
+/* Which types carry the structural (and related) type attributes, and in which form. */
+static void test_type_attrs(void) {
+  const char* columns[] = {"__s_visit__", "__s_mutate__", "__s_maybe_inplace_mutate__",
+                           "__s_equal__", "__s_hash__", "__ffi_repr__", "__any_hash__",
+                           "__any_equal__"};
+  for (size_t c = 0; c < sizeof(columns) / sizeof(columns[0]); ++c) {
+    TVMFFIByteArray name = sx_bytes(columns[c]);
+    const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&name);
+    char line[2048] = "";
+    if (column == NULL) {
+      snprintf(line, sizeof(line), "<no column>");
+    }
+    for (int32_t i = 0; column != NULL && i < column->size; ++i) {
+      const TVMFFIAny* entry = &column->data[i];
+      if (entry->type_index == kTVMFFINone) continue;
+      const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(column->begin_index + i);
+      const char* form = entry->type_index == kTVMFFIOpaquePtr  ? "native"
+                         : entry->type_index == kTVMFFIFunction ? "function"
+                                                                : "value";
+      size_t len = strlen(line);
+      snprintf(line + len, sizeof(line) - len, "%s%.*s:%s", len ? " " : "",
+               info ? (int)info->type_key.size : 1, info ? info->type_key.data : "?", form);
+    }
+    CHECK(column != NULL, "attrs.column", "%s = %s", columns[c], line);
+  }
+}
+
 /* ---- leaks ------------------------------------------------------------------------------------- */
 
 /* Live objects of ffihub's runtime (-1 on runtimes without the counter). */
@@ -723,6 +872,8 @@ int main(int argc, char** argv) {
   test_structural_key();
   test_walk(testing);
   test_visit();
+  test_mutation();
+  test_type_attrs();
   int64_t live_after = live_objects();
   CHECK(live_before == live_after, "leaks", "no runtime objects left behind");
   printf("PASSED: %d check(s) failed\n", g_failures);

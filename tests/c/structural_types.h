@@ -49,12 +49,45 @@ static inline int sx_get_field(void* field, TVMFFIAny* result) {
   return 0;
 }
 
+/* Field setter: stores a new reference, releasing the old value. */
+static inline int sx_set_field(void* field, const TVMFFIAny* value) {
+  TVMFFIAny* slot = (TVMFFIAny*)field;
+  TVMFFIAny old = *slot;
+  *slot = *value;
+  sx_retain(slot);
+  sx_release(&old);
+  return 0;
+}
+
 static inline void sx_delete(void* self, int flags) {
   SxObject* obj = (SxObject*)self;
   if (flags & kTVMFFIObjectDeleterFlagBitMaskStrong) {
     for (int i = 0; i < SX_MAX_FIELDS; ++i) sx_release(&obj->fields[i]);
   }
   if (flags & kTVMFFIObjectDeleterFlagBitMaskWeak) free(obj);
+}
+
+/* A new object of the same type with the same field values. */
+static inline int sx_shallow_copy(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* rv) {
+  (void)self;
+  if (n != 1 || args[0].type_index < kTVMFFIStaticObjectBegin) {
+    TVMFFIErrorSetRaisedFromCStr("TypeError", "__ffi_shallow_copy__ takes one object");
+    return -1;
+  }
+  const SxObject* src = (const SxObject*)args[0].v_obj;
+  SxObject* obj = (SxObject*)calloc(1, sizeof(SxObject));
+  if (obj == NULL) sx_fatal("out of memory");
+  obj->header.combined_ref_count = 1 | (1ULL << 32);
+  obj->header.type_index = src->header.type_index;
+  obj->header.deleter = sx_delete;
+  for (int i = 0; i < SX_MAX_FIELDS; ++i) {
+    obj->fields[i] = src->fields[i];
+    sx_retain(&obj->fields[i]);
+  }
+  memset(rv, 0, sizeof(*rv));
+  rv->type_index = obj->header.type_index;
+  rv->v_obj = (TVMFFIObject*)obj;
+  return 0;
 }
 
 /* Registers a type with `nfields` Any fields named `names`, with `flags`, and a structural kind. */
@@ -74,7 +107,7 @@ static inline int32_t sx_register(const char* key, int32_t seq_kind, int nfields
     info.alignment = 8;
     info.offset = (int64_t)(offsetof(SxObject, fields) + i * sizeof(TVMFFIAny));
     info.getter = sx_get_field;
-    info.setter = NULL;
+    info.setter = (void*)sx_set_field;
     info.default_value_or_factory.type_index = kTVMFFINone;
     info.field_static_type_index = kTVMFFIAny;
     if (TVMFFITypeRegisterField(index, &info) != 0) sx_fatal("TVMFFITypeRegisterField");
@@ -86,6 +119,16 @@ static inline int32_t sx_register(const char* key, int32_t seq_kind, int nfields
   metadata.total_size = (int32_t)sizeof(SxObject);
   metadata.structural_eq_hash_kind = (TVMFFISEqHashKind)seq_kind;
   if (TVMFFITypeRegisterMetadata(index, &metadata) != 0) sx_fatal("TVMFFITypeRegisterMetadata");
+  /* __ffi_shallow_copy__, which structural mutation rebuilds objects with */
+  TVMFFIObjectHandle copy = NULL;
+  if (TVMFFIFunctionCreate(NULL, sx_shallow_copy, NULL, &copy) != 0) sx_fatal("FunctionCreate");
+  TVMFFIAny copy_value;
+  memset(&copy_value, 0, sizeof(copy_value));
+  copy_value.type_index = kTVMFFIFunction;
+  copy_value.v_obj = (TVMFFIObject*)copy;
+  TVMFFIByteArray attr = sx_bytes("__ffi_shallow_copy__");
+  if (TVMFFITypeRegisterAttr(index, &attr, &copy_value) != 0) sx_fatal("TVMFFITypeRegisterAttr");
+  TVMFFIObjectDecRef(copy);
   return index;
 }
 

@@ -827,7 +827,10 @@ fn register_structural_attrs(registrar: &mut TypeRegistrar) -> Result<(), Error>
         b"__ffi_repr__",
         Any::object(path_repr).as_raw(),
     )?;
-    for (index, column, value) in crate::structural::visit::type_attrs() {
+    let hooks = crate::structural::visit::type_attrs()
+        .into_iter()
+        .chain(crate::structural::mutate::type_attrs());
+    for (index, column, value) in hooks {
         registrar.register_attr(index, column, value.as_raw())?;
     }
     Ok(())

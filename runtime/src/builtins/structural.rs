@@ -5,8 +5,8 @@ use super::{def_typed, Globals};
 use crate::any::{view_to_owned, Any};
 use crate::structural::equal::{first_mismatch, structural_equal, Options};
 use crate::structural::hash::structural_hash;
-use crate::structural::{error_context, key, visit};
-use crate::type_schema::{Ty, ANY, BOOL, INT, NONE, OBJECT, PACKED_FUNCTION};
+use crate::structural::{error_context, key, mutate, visit};
+use crate::type_schema::{Ty, ANY, BOOL, INT, OBJECT, PACKED_FUNCTION};
 
 fn optional(ty: Ty) -> Ty {
     Ty::Generic("Optional", vec![ty])
@@ -101,5 +101,5 @@ pub(super) fn register(globals: &mut Globals) {
             error_context::find_access_paths(&root, &context, call.bool(2)?)
         },
     );
-    let _ = (NONE, callbacks(true));
+    mutate::register(globals, &callbacks(false), &callbacks(true));
 }

@@ -67,6 +67,15 @@ pub unsafe fn record(error: *mut TVMFFIObject, node: &TVMFFIAny) {
     *slot = context.into_raw();
 }
 
+/// Records `node` in the error context of a failed step of a traversal (see [`record`]).
+pub fn attach<T>(outcome: Result<T, Error>, node: &TVMFFIAny) -> Result<T, Error> {
+    if let Err(error) = &outcome {
+        // SAFETY: the error is live and owned by the failing traversal only.
+        unsafe { record(error.clone().into_object().as_ptr(), node) };
+    }
+    outcome
+}
+
 /// A step taken while searching, kept as data until a match needs the path.
 enum PendingStep {
     Attr(&'static TVMFFIFieldInfo),

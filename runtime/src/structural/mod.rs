@@ -9,6 +9,7 @@ pub mod equal;
 pub mod error_context;
 pub mod hash;
 pub mod key;
+pub mod mutate;
 pub mod visit;
 
 use crate::abi::{TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIFieldInfo, TVMFFITypeInfo};

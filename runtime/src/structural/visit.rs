@@ -7,6 +7,7 @@
 //! same way. A visit returns None to go on, a `ffi.VisitInterrupt` to stop the whole traversal,
 //! or an Error (which records the nodes it crosses in a `ffi.VisitErrorContext`).
 
+use super::error_context::attach;
 use super::{for_each_field, is_ignored, kind, region, Column, StackGuard};
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
 use crate::any::{view_to_owned, Any, RAW_NONE};
@@ -94,15 +95,6 @@ fn outcome_from(value: Any) -> Outcome {
             ),
         )),
     }
-}
-
-/// Records `node` in the error context of a failed visit.
-fn with_context<T>(outcome: Result<T, Error>, node: &TVMFFIAny) -> Result<T, Error> {
-    if let Err(error) = &outcome {
-        // SAFETY: the error is live and owned by this call chain only.
-        unsafe { super::error_context::record(error.clone().into_object().as_ptr(), node) };
-    }
-    outcome
 }
 
 /// Visits `value` through the visitor's vtable (any StructuralVisitorObj, ours or foreign).
@@ -298,19 +290,19 @@ impl VisitorPayload {
                 post_order,
             } => {
                 if !post_order {
-                    match with_context(self.walk_callback(callbacks, with_region, value), value)? {
+                    match attach(self.walk_callback(callbacks, with_region, value), value)? {
                         Step::Interrupt(interrupt) => return Ok(Some(interrupt)),
                         Step::Skip => return Ok(None),
                         Step::Advance => {}
                     }
                 }
-                if let Some(interrupt) = with_context(default_visit(this, value), value)? {
+                if let Some(interrupt) = attach(default_visit(this, value), value)? {
                     return Ok(Some(interrupt));
                 }
                 if *post_order {
                     // Skipping is meaningless after the children: only an interrupt counts.
                     if let Step::Interrupt(interrupt) =
-                        with_context(self.walk_callback(callbacks, with_region, value), value)?
+                        attach(self.walk_callback(callbacks, with_region, value), value)?
                     {
                         return Ok(Some(interrupt));
                     }
@@ -326,7 +318,7 @@ impl VisitorPayload {
                     }
                     None => default_visit(this, value),
                 };
-                with_context(outcome, value)
+                attach(outcome, value)
             }
         }
     }
@@ -400,8 +392,12 @@ pub fn type_attrs() -> Vec<(i32, &'static [u8], Any)> {
     ]
 }
 
-/// Reads `ffi.Array[Tuple[int, ffi.Function]]` callback entries.
-fn read_callbacks(value: &TVMFFIAny, what: &str) -> Result<Callbacks, Error> {
+/// Reads `ffi.Array[Tuple[int, ffi.Function]]` callback entries (and the optional trailing bool
+/// of `ffi.StructuralMutate`'s entries).
+pub(crate) fn read_entries(
+    value: &TVMFFIAny,
+    what: &str,
+) -> Result<Vec<(i32, ObjectRef, bool)>, Error> {
     let bad = || {
         Error::new(
             "TypeError",
@@ -421,23 +417,39 @@ fn read_callbacks(value: &TVMFFIAny, what: &str) -> Result<Callbacks, Error> {
             }
             // SAFETY: as above.
             let parts = unsafe { crate::containers::seq::seq_elements(entry.value.v_obj) };
-            match parts {
-                [index, function, ..]
-                    if index.type_index == tindex::INT
-                        && function.type_index == tindex::FUNCTION =>
-                {
-                    // SAFETY: the tags say which payloads are set.
-                    unsafe {
-                        Ok((
-                            index.value.v_int64 as i32,
-                            ObjectRef::from_borrowed(function.value.v_obj),
-                        ))
-                    }
-                }
-                _ => Err(bad()),
+            let (index, function, flag) = match parts {
+                [index, function] => (index, function, None),
+                [index, function, flag] => (index, function, Some(flag)),
+                _ => return Err(bad()),
+            };
+            let flag = match flag {
+                None => false,
+                // SAFETY: the tag says the payload is an integer.
+                Some(f) if matches!(f.type_index, tindex::BOOL | tindex::INT) => unsafe {
+                    f.value.v_int64 != 0
+                },
+                Some(_) => return Err(bad()),
+            };
+            if index.type_index != tindex::INT || function.type_index != tindex::FUNCTION {
+                return Err(bad());
+            }
+            // SAFETY: the tags say which payloads are set.
+            unsafe {
+                Ok((
+                    index.value.v_int64 as i32,
+                    ObjectRef::from_borrowed(function.value.v_obj),
+                    flag,
+                ))
             }
         })
         .collect()
+}
+
+fn read_callbacks(value: &TVMFFIAny, what: &str) -> Result<Callbacks, Error> {
+    Ok(read_entries(value, what)?
+        .into_iter()
+        .map(|(index, function, _)| (index, function))
+        .collect())
 }
 
 /// The result of a traversal global: the interrupt, None, or the error raised.
@@ -522,21 +534,22 @@ pub(crate) fn register(globals: &mut Globals, callbacks: &Ty, visitor_ty: Ty, in
         optional_interrupt.clone(),
         vec![ANY, callbacks.clone(), callbacks.clone(), INT],
         |call| {
-            let engine =
-                Engine::Walk {
-                    callbacks: read_callbacks(call.any(1), "callbacks")?,
-                    with_region: read_callbacks(call.any(2), "callbacks_with_def_region_kind")?,
-                    post_order: match call.int(3)? {
-                        0 => false,
-                        1 => true,
-                        other => return Err(Error::new(
+            let engine = Engine::Walk {
+                callbacks: read_callbacks(call.any(1), "callbacks")?,
+                with_region: read_callbacks(call.any(2), "callbacks_with_def_region_kind")?,
+                post_order: match call.int(3)? {
+                    0 => false,
+                    1 => true,
+                    other => {
+                        return Err(Error::new(
                             "ValueError",
                             format!(
                                 "walk order must be 0 (pre-order) or 1 (post-order), got {other}"
                             ),
-                        )),
-                    },
-                };
+                        ))
+                    }
+                },
+            };
             let visitor = new_visitor(engine);
             // SAFETY: a live visitor and a valid view.
             finish(unsafe { visit(visitor.as_ptr(), call.any(0)) })
