@@ -769,8 +769,21 @@ static void test_mutation(void) {
   TVMFFIAny bad = add(sx_int(1), add(sx_int(13), sx_int(2)));
   CHECK(1, "map.error", "%s",
         map_with(&bad, callbacks(kTVMFFIInt, times_ten), copy(&empty), 1, buf, sizeof(buf)));
+  TVMFFIAny kv[6] = {sx_str("a"), sx_int(1), sx_str("b"), arr1("ffi.Array", sx_int(2)),
+                     sx_str("c"), sx_str("text")};
+  TVMFFIAny kv2[6];
+  memcpy(kv2, kv, sizeof(kv));
+  for (int i = 0; i < 6; ++i) sx_retain(&kv2[i]);
+  TVMFFIAny map = sx_array("ffi.Map", kv, 6), dict = sx_array("ffi.Dict", kv2, 6);
+  CHECK(1, "map.map-values", "%s",
+        map_with(&map, callbacks(kTVMFFIInt, times_ten), copy(&empty), 0, buf, sizeof(buf)));
+  CHECK(1, "map.dict-values", "%s",
+        map_with(&dict, callbacks(kTVMFFIInt, times_ten), copy(&empty), 1, buf, sizeof(buf)));
+  sx_release(&map);
+  sx_release(&dict);
   /* a uniquely held root handed over as an rvalue reference is mutated in place */
-  TVMFFIAny list = arr2("ffi.List", sx_int(1), arr2("ffi.List", sx_int(2), sx_int(3)));
+  TVMFFIAny list = arr2("ffi.List", sx_int(1),
+                        arr2("ffi.Dict", sx_str("k"), arr2("ffi.List", sx_int(2), sx_int(3))));
   TVMFFIObjectHandle handle = list.v_obj;
   TVMFFIAny moved = sx_none();
   moved.type_index = kTVMFFIObjectRValueRef;

@@ -1480,6 +1480,16 @@ impl Cursor {
         self.entry().map(|kv| unsafe { (*kv).value.clone() })
     }
 
+    /// Replaces the current value where it is (the key, and so the layout, stay), returning
+    /// the old one.
+    ///
+    /// # Safety
+    /// Nobody may be reading the map meanwhile: the caller holds its only reference.
+    pub unsafe fn replace_value(&self, value: Any) -> Result<Any, Error> {
+        self.entry()
+            .map(|kv| std::mem::replace(&mut (*kv).value, value))
+    }
+
     /// Moves to the next entry; false once past the last one.
     pub fn advance(&mut self) -> bool {
         let raw = Raw::of(&self.map);

@@ -16,7 +16,7 @@ use super::{for_each_field, is_ignored, kind, region, AddressMap, Column, StackG
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
 use crate::any::{raw_pod, view_to_owned, Any};
 use crate::builtins::{def_typed, Globals};
-use crate::containers::map::{Dict, Map, MapView};
+use crate::containers::map::{Cursor, MapView};
 use crate::containers::seq::{seq_elements, Array, List};
 use crate::error::Error;
 use crate::object::{alloc_object, is_object_index, strong_count, ObjectRef};
@@ -547,41 +547,65 @@ unsafe extern "C" fn maybe_inplace_mutate_seq(
     })
 }
 
-/// Mutates the values of a Map or Dict (keys are anchors); a new container when one changed.
+/// The identity of a map key, for matching entries of a copy with those of its source.
+fn key_bits(key: &Any) -> (i32, u32, u64) {
+    let raw = key.as_raw();
+    // SAFETY: reading the payload as raw bits is valid for every kind.
+    (raw.type_index, raw.small_str_len, unsafe {
+        raw.value.v_uint64
+    })
+}
+
+/// Mutates the values of a Map or Dict (keys are anchors, not children). In place when allowed
+/// (the caller holds the only reference); otherwise, when a value changed, a copy of the
+/// container with the new values, in the same layout.
 unsafe fn mutate_map_values(
     mutator: *mut TVMFFIObject,
     value: &TVMFFIAny,
     inplace: bool,
 ) -> Result<Any, Error> {
     let obj = ObjectRef::from_borrowed(value.value.v_obj);
-    let pairs = MapView::new(&obj).expect("a map").to_vec();
-    let mut changed = Vec::new();
-    for (i, (_, item)) in pairs.iter().enumerate() {
-        let new = mutate(mutator, item.as_raw(), inplace)?;
-        if !is_unchanged(&new) && !same_as(new.as_raw(), item.as_raw()) {
-            changed.push((i, new));
+    let view = MapView::new(&obj).expect("a map");
+    if view.is_empty() {
+        return Ok(unchanged());
+    }
+    if inplace {
+        let mut cursor = Cursor::new(obj.clone()).expect("a map");
+        loop {
+            let old = cursor.value()?;
+            let new = mutate(mutator, old.as_raw(), true)?;
+            if !is_unchanged(&new) && !same_as(new.as_raw(), old.as_raw()) {
+                cursor.replace_value(new)?;
+            }
+            if !cursor.advance() {
+                return Ok(unchanged());
+            }
+        }
+    }
+    let mut changed = std::collections::HashMap::new();
+    for (key, old) in view.to_vec() {
+        let new = mutate(mutator, old.as_raw(), false)?;
+        if !is_unchanged(&new) && !same_as(new.as_raw(), old.as_raw()) {
+            changed.insert(key_bits(&key), new);
         }
     }
     if changed.is_empty() {
         return Ok(unchanged());
     }
-    if inplace && value.type_index == tindex::DICT {
-        // A Dict is mutable: its values are replaced where it is.
-        let mut dict = Dict::from_object(obj).map_err(|_| Error::new("TypeError", "not a Dict"))?;
-        for (i, new) in changed {
-            dict.set(pairs[i].0.clone(), new)?;
-        }
-        return Ok(unchanged());
-    }
-    let mut pairs = pairs;
-    for (i, new) in changed {
-        pairs[i].1 = new;
-    }
-    Ok(if value.type_index == tindex::DICT {
-        Any::object(Dict::from_pairs(pairs)?.into_object())
+    let copy = if value.type_index == tindex::DICT {
+        view.copy_to_dict()?.into_object()
     } else {
-        Any::object(Map::from_pairs(pairs)?.into_object())
-    })
+        view.copy_to_map()?.into_object()
+    };
+    let mut cursor = Cursor::new(copy.clone()).expect("a map");
+    loop {
+        if let Some(new) = changed.remove(&key_bits(&cursor.key()?)) {
+            cursor.replace_value(new)?;
+        }
+        if !cursor.advance() {
+            return Ok(Any::object(copy));
+        }
+    }
 }
 
 unsafe extern "C" fn mutate_map(mutator: *mut TVMFFIObject, value: TVMFFIAny) -> TVMFFIAny {
