@@ -207,29 +207,45 @@ pub(crate) struct StackGuard {
 }
 
 thread_local! {
-    static STACK_LOWEST_SAFE: Cell<usize> = const { Cell::new(0) };
+    /// `(low, high)` addresses of this thread's stack, `(0, 0)` when unknown.
+    static THREAD_STACK: Cell<Option<(usize, usize)>> = const { Cell::new(None) };
 }
 
 /// Headroom kept free below the deepest traversal frame (hooks and callbacks need stack too).
 const STACK_HEADROOM: usize = 256 * 1024;
+/// What a traversal may use when it runs on a stack other than the thread's own (a coroutine or
+/// task stack of a language runtime), whose bounds are unknown.
+const FOREIGN_STACK_BUDGET: usize = 1024 * 1024;
+
+#[inline]
+fn stack_pointer() -> usize {
+    let marker = 0u8;
+    std::ptr::addr_of!(marker) as usize
+}
 
 impl StackGuard {
     pub(crate) fn new() -> StackGuard {
-        let lowest = STACK_LOWEST_SAFE.with(|cell| {
-            if cell.get() == 0 {
-                cell.set(lowest_safe_address());
+        let (low, high) = THREAD_STACK.with(|cell| match cell.get() {
+            Some(bounds) => bounds,
+            None => {
+                let bounds = thread_stack_bounds().unwrap_or((0, 0));
+                cell.set(Some(bounds));
+                bounds
             }
-            cell.get()
         });
+        let here = stack_pointer();
+        let lowest = if low < here && here <= high {
+            low + STACK_HEADROOM.min((high - low) / 4)
+        } else {
+            here.saturating_sub(FOREIGN_STACK_BUDGET)
+        };
         StackGuard { lowest }
     }
 
     /// Errors when the stack is nearly exhausted.
     #[inline]
     pub(crate) fn check(&self, what: &str) -> Result<(), Error> {
-        let marker = 0u8;
-        let here = std::ptr::addr_of!(marker) as usize;
-        if here < self.lowest {
+        if stack_pointer() < self.lowest {
             return Err(Error::new(
                 "ValueError",
                 format!("{what}: the value is nested too deeply to traverse (stack exhausted)"),
@@ -239,21 +255,9 @@ impl StackGuard {
     }
 }
 
-/// The lowest stack address a traversal may reach on this thread.
-fn lowest_safe_address() -> usize {
-    #[cfg(target_os = "linux")]
-    {
-        if let Some((low, size)) = linux_stack_bounds() {
-            return low + STACK_HEADROOM.min(size / 4);
-        }
-    }
-    // Unknown bounds: allow 1 MiB below the current frame (a conservative default thread stack).
-    let marker = 0u8;
-    (std::ptr::addr_of!(marker) as usize).saturating_sub(1024 * 1024)
-}
-
+/// The `(low, high)` addresses of the current thread's stack.
 #[cfg(target_os = "linux")]
-fn linux_stack_bounds() -> Option<(usize, usize)> {
+fn thread_stack_bounds() -> Option<(usize, usize)> {
     use std::ffi::c_void;
     extern "C" {
         fn pthread_self() -> usize;
@@ -277,6 +281,11 @@ fn linux_stack_bounds() -> Option<(usize, usize)> {
         let mut size = 0usize;
         let ok = pthread_attr_getstack(attr_ptr, &mut addr, &mut size) == 0;
         pthread_attr_destroy(attr_ptr);
-        ok.then_some((addr as usize, size))
+        ok.then_some((addr as usize, addr as usize + size))
     }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn thread_stack_bounds() -> Option<(usize, usize)> {
+    None
 }
