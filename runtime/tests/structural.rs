@@ -220,3 +220,77 @@ fn walk_interrupts_skips_and_records_errors() {
     }
     assert_eq!(live_object_count(), before, "objects leaked");
 }
+
+#[test]
+fn visitor_and_mutator_methods_check_their_arguments() {
+    let _serial = SERIAL.lock().unwrap();
+    let before = live_object_count();
+    {
+        // Capture the mutator a StructuralMutate callback receives, then drive its methods.
+        let probe = tvm_ffi::function::from_closure(|args| {
+            let mutator = unsafe { tvm_ffi::any::view_to_owned(&args[1])? };
+            let kind = |m: &Any| int_of(&call("ffi.StructuralMutatorDefRegionKind", &[m]).unwrap());
+            assert_eq!(kind(&mutator), 0);
+            // A pattern region stays in force inside: entering a simple one has no effect.
+            let inner = tvm_ffi::function::from_closure({
+                let mutator = mutator.clone();
+                move |_| {
+                    let nested = tvm_ffi::function::from_closure({
+                        let mutator = mutator.clone();
+                        move |_| call("ffi.StructuralMutatorDefRegionKind", &[&mutator])
+                    });
+                    call(
+                        "ffi.StructuralMutatorWithDefRegionKind",
+                        &[&mutator, &Any::int(2), &Any::object(nested)],
+                    )
+                }
+            });
+            let seen = call(
+                "ffi.StructuralMutatorWithDefRegionKind",
+                &[&mutator, &Any::int(1), &Any::object(inner)],
+            )
+            .unwrap();
+            assert_eq!(int_of(&seen), 1, "pattern region propagates");
+            assert_eq!(kind(&mutator), 0, "region restored");
+            let bad_kind = call(
+                "ffi.StructuralMutatorWithDefRegionKind",
+                &[
+                    &mutator,
+                    &Any::int(9),
+                    &Any::object(tvm_ffi::function::from_closure(|_| Ok(Any::none()))),
+                ],
+            );
+            assert_eq!(bad_kind.unwrap_err().kind(), b"ValueError");
+            let bad_key = call(
+                "ffi.StructuralMutatorVarRemapGet",
+                &[&mutator, &Any::int(1)],
+            );
+            assert_eq!(bad_key.unwrap_err().kind(), b"TypeError");
+            let key = Array::new().into_any();
+            call(
+                "ffi.StructuralMutatorVarRemapSet",
+                &[&mutator, &key, &Any::int(7)],
+            )
+            .unwrap();
+            let got = call("ffi.StructuralMutatorVarRemapGet", &[&mutator, &key]).unwrap();
+            assert_eq!(int_of(&got), 7);
+            // A string is an immutable leaf: mutating it gives it back.
+            let text = Any::string("a string on the heap");
+            let same = call("ffi.StructuralMutatorMutate", &[&mutator, &text]).unwrap();
+            assert_eq!(text_of(&same), "a string on the heap");
+            Ok(Any::int(100))
+        });
+        let entry = Array::from_vec(vec![
+            Any::int(tindex::INT as i64),
+            Any::object(probe),
+            Any::bool(false),
+        ])
+        .into_any();
+        let callbacks = Array::from_vec(vec![entry]).into_any();
+        let root = Array::from_vec(vec![Any::int(1)]).into_any();
+        let out = call("ffi.StructuralMutate", &[&root, &callbacks]).unwrap();
+        assert_eq!(repr(&out), "(100,)");
+        assert_eq!(repr(&root), "(1,)", "the input is not changed");
+    }
+    assert_eq!(live_object_count(), before, "objects leaked");
+}

@@ -750,6 +750,59 @@ static int swap_add(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* rv)
   return 0;
 }
 
+/* StructuralMutate callback on sx.Var: one fresh variable per original, through the remap. */
+static int rename_var(void* self, const TVMFFIAny* args, int32_t n, TVMFFIAny* rv) {
+  (void)self;
+  (void)n;
+  TVMFFIAny kind;
+  TVMFFIAny kargs[1] = {args[1]};
+  int rc = sx_call("ffi.StructuralMutatorDefRegionKind", kargs, 1, &kind);
+  if (rc != 0) return rc;
+  trail_add(&args[0], kind.v_int64);
+  TVMFFIAny gargs[2] = {args[1], args[0]};
+  rc = sx_call("ffi.StructuralMutatorVarRemapGet", gargs, 2, rv);
+  if (rc != 0 || rv->type_index != kTVMFFINone) return rc;
+  *rv = var("renamed");
+  TVMFFIAny sargs[3] = {args[1], args[0], *rv};
+  TVMFFIAny ignored;
+  return sx_call("ffi.StructuralMutatorVarRemapSet", sargs, 3, &ignored);
+}
+
+static void test_var_remap(void) {
+  char what[512];
+  TVMFFIAny x = var("x");
+  TVMFFIAny tree = lambda(arr1("ffi.Array", copy(&x)), add(copy(&x), copy(&x)));
+  g_trail[0] = '\0';
+  TVMFFIObjectHandle f = NULL;
+  TVMFFIFunctionCreate(NULL, rename_var, NULL, &f);
+  TVMFFIAny fv = sx_none();
+  fv.type_index = kTVMFFIFunction;
+  fv.v_obj = (TVMFFIObject*)f;
+  TVMFFIAny entry_items[3] = {sx_int(t_var), fv, sx_bool(false)};
+  TVMFFIAny cbs = arr1("ffi.Array", sx_array("ffi.Array", entry_items, 3));
+  TVMFFIAny args[2] = {tree, cbs};
+  TVMFFIAny result;
+  int rc = sx_call("ffi.StructuralMutate", args, 2, &result);
+  if (rc != 0) {
+    CHECK(0, "mutate.var-remap", "%s", take_error(what, sizeof(what)));
+  } else {
+    const SxObject* lam = (const SxObject*)result.v_obj;
+    TVMFFIAny idx[2] = {lam->fields[0], sx_int(0)};
+    TVMFFIAny param;
+    sx_call("ffi.ArrayGetItem", idx, 2, &param);
+    const SxObject* body = (const SxObject*)lam->fields[1].v_obj;
+    int shared = param.v_obj == body->fields[0].v_obj && param.v_obj == body->fields[1].v_obj;
+    int fresh = param.v_obj != x.v_obj;
+    CHECK(shared && fresh && sequal(&result, &tree, false) == 1, "mutate.var-remap",
+          "[%s] -> %s shared=%d fresh=%d", g_trail, repr(&result, what, sizeof(what)), shared,
+          fresh);
+    sx_release(&param);
+    sx_release(&result);
+  }
+  TVMFFIAny all[] = {x, tree, cbs};
+  for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); ++i) sx_release(&all[i]);
+}
+
 static void test_mutation(void) {
   char buf[2048];
   TVMFFIAny empty = sx_array("ffi.Array", NULL, 0);
@@ -886,6 +939,7 @@ int main(int argc, char** argv) {
   test_walk(testing);
   test_visit();
   test_mutation();
+  test_var_remap();
   test_type_attrs();
   int64_t live_after = live_objects();
   CHECK(live_before == live_after, "leaks", "no runtime objects left behind");
