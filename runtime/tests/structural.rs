@@ -294,3 +294,39 @@ fn visitor_and_mutator_methods_check_their_arguments() {
     }
     assert_eq!(live_object_count(), before, "objects leaked");
 }
+
+#[test]
+fn copied_visitors_and_mutators_fail_cleanly() {
+    let _serial = SERIAL.lock().unwrap();
+    // `__ffi_shallow_copy__` of a visitor or mutator (as Python's copy.copy would call it) gives
+    // an object without a traversal engine: using it is a TypeError, not a crash.
+    for (key, method) in [
+        ("ffi.StructuralVisitor", "ffi.StructuralVisitorVisit"),
+        ("ffi.StructuralMutator", "ffi.StructuralMutatorMutate"),
+    ] {
+        let index = tvm_ffi::types::key_to_index(key.as_bytes()).unwrap();
+        let captured = std::sync::Arc::new(Mutex::new(None));
+        let sink = captured.clone();
+        let callback = tvm_ffi::function::from_closure(move |args| {
+            *sink.lock().unwrap() = Some(unsafe { tvm_ffi::any::view_to_owned(&args[1])? });
+            Ok(Any::none())
+        });
+        let entry =
+            Array::from_vec(vec![Any::int(tindex::INT as i64), Any::object(callback)]).into_any();
+        let callbacks = Array::from_vec(vec![entry]).into_any();
+        let root = Any::int(1);
+        if key == "ffi.StructuralVisitor" {
+            call("ffi.StructuralVisit", &[&root, &callbacks]).unwrap();
+        } else {
+            call("ffi.StructuralMutate", &[&root, &callbacks]).unwrap();
+        }
+        let original = captured.lock().unwrap().take().expect("the callback ran");
+        assert_eq!(original.type_index(), index);
+        let copy_fn = tvm_ffi::types::attr_value(b"__ffi_shallow_copy__", index).unwrap();
+        let copy =
+            unsafe { tvm_ffi::function::call(copy_fn.as_raw().value.v_obj, &[*original.as_raw()]) }
+                .unwrap();
+        let error = call(method, &[&copy, &Any::int(2)]).unwrap_err();
+        assert_eq!(error.kind(), b"TypeError", "{key}");
+    }
+}

@@ -133,11 +133,19 @@ fn guarded(body: impl FnOnce() -> Result<Any, Error>) -> TVMFFIAny {
     to_raw(outcome.unwrap_or_else(|p| Err(crate::function::panic_error(p))))
 }
 
-unsafe fn vtable<'a>(mutator: *mut TVMFFIObject) -> &'a MutatorVTable {
-    &**mutator
+/// The vtable of a mutator (an error for one made by `__ffi_shallow_copy__`, which has none).
+unsafe fn vtable<'a>(mutator: *mut TVMFFIObject) -> Result<&'a MutatorVTable, Error> {
+    (*mutator
         .cast::<u8>()
         .add(VTABLE_OFFSET)
-        .cast::<*const MutatorVTable>()
+        .cast::<*const MutatorVTable>())
+    .as_ref()
+    .ok_or_else(|| {
+        Error::new(
+            "TypeError",
+            "this ffi.StructuralMutator has no traversal engine",
+        )
+    })
 }
 
 /// Is `value` an object whose only strong reference is the caller's?
@@ -155,7 +163,7 @@ pub unsafe fn mutate(
     value: &TVMFFIAny,
     inplace: bool,
 ) -> Result<Any, Error> {
-    let table = vtable(mutator);
+    let table = vtable(mutator)?;
     if inplace && is_unique(value) {
         from_raw((table.maybe_inplace_mutate)(mutator, *value))
     } else {
@@ -245,7 +253,7 @@ unsafe fn mutate_object(mutator: *mut TVMFFIObject, value: &TVMFFIAny) -> Result
     let info = super::equal::type_info_of(value.type_index)?;
     let seq_kind = seq_kind_of(info);
     let (free_var, dag) = (seq_kind == kind::FREE_VAR, seq_kind == kind::DAG_NODE);
-    let table = vtable(mutator);
+    let table = vtable(mutator)?;
     if free_var || dag {
         let mapped = from_raw((table.var_remap_get)(mutator, *value))?;
         if mapped.type_index() != tindex::NONE {
@@ -693,7 +701,7 @@ pub(crate) fn register(globals: &mut Globals, callbacks: &Ty, flagged_callbacks:
             let mutator = call.object(0, STRUCTURAL_MUTATOR)?;
             // SAFETY: a live mutator and a valid view.
             unsafe {
-                from_raw((vtable(mutator.as_ptr()).var_remap_get)(
+                from_raw((vtable(mutator.as_ptr())?.var_remap_get)(
                     mutator.as_ptr(),
                     *call.any(1),
                 ))
@@ -709,7 +717,7 @@ pub(crate) fn register(globals: &mut Globals, callbacks: &Ty, flagged_callbacks:
             let mutator = call.object(0, STRUCTURAL_MUTATOR)?;
             // SAFETY: a live mutator and valid views.
             unsafe {
-                from_raw((vtable(mutator.as_ptr()).var_remap_set)(
+                from_raw((vtable(mutator.as_ptr())?.var_remap_set)(
                     mutator.as_ptr(),
                     *call.any(1),
                     *call.any(2),

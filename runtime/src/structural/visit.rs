@@ -106,7 +106,14 @@ pub unsafe fn visit(visitor: *mut TVMFFIObject, value: &TVMFFIAny) -> Outcome {
         .cast::<u8>()
         .add(VTABLE_OFFSET)
         .cast::<*const VisitorVTable>();
-    outcome_from(Any::from_raw(((*vtable).visit)(visitor, *value)))
+    // A visitor made by `__ffi_shallow_copy__` has no engine.
+    let vtable = vtable.as_ref().ok_or_else(|| {
+        Error::new(
+            "TypeError",
+            "this ffi.StructuralVisitor has no traversal engine",
+        )
+    })?;
+    outcome_from(Any::from_raw((vtable.visit)(visitor, *value)))
 }
 
 /// The current definition region of a visitor.
