@@ -307,7 +307,15 @@ impl Comparer {
         }
         let target = Arc::new(AtomicPtr::new(self as *const Comparer as *mut Comparer));
         let weak_target = target.clone();
+        let owner = std::thread::current().id();
         let function = crate::function::from_closure(move |args| {
+            // The traversal's state is not shared between threads.
+            if std::thread::current().id() != owner {
+                return Err(Error::new(
+                    "RuntimeError",
+                    "a structural hook callback must be called on the thread running the traversal",
+                ));
+            }
             if args.len() != 4 {
                 return Err(Error::new(
                     "TypeError",

@@ -246,7 +246,15 @@ impl Hasher {
         }
         let target = Arc::new(AtomicPtr::new(self as *const Hasher as *mut Hasher));
         let weak_target = target.clone();
+        let owner = std::thread::current().id();
         let function = crate::function::from_closure(move |args| {
+            // The traversal's state is not shared between threads.
+            if std::thread::current().id() != owner {
+                return Err(Error::new(
+                    "RuntimeError",
+                    "a structural hook callback must be called on the thread running the traversal",
+                ));
+            }
             if args.len() != 3 {
                 return Err(Error::new(
                     "TypeError",
