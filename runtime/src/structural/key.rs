@@ -44,11 +44,7 @@ fn parts(value: &TVMFFIAny) -> Option<(Any, i64)> {
 
 /// `ffi.StructuralKeyEqual`: identity, then the cached hashes, then structural equality.
 pub fn key_equal(lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {
-    if crate::object::is_object_index(lhs.type_index)
-        && lhs.type_index == rhs.type_index
-        // SAFETY: both tags say the payloads are objects.
-        && unsafe { lhs.value.v_obj == rhs.value.v_obj }
-    {
+    if super::same_as(lhs, rhs) {
         return Ok(true);
     }
     let not_key = || {

@@ -66,6 +66,17 @@ pub(crate) fn enter_region(current: i32, entered: i32) -> i32 {
     }
 }
 
+/// Apache's `same_as` of two values: the same type index, length slot and payload bits
+/// (identity for objects).
+pub(crate) fn same_as(a: &TVMFFIAny, b: &TVMFFIAny) -> bool {
+    // SAFETY: reading payloads as raw bits is valid for every kind.
+    unsafe {
+        a.type_index == b.type_index
+            && a.small_str_len == b.small_str_len
+            && a.value.v_int64 == b.value.v_int64
+    }
+}
+
 /// The type's structural kind, or Apache's TypeError when it has none.
 pub(crate) fn seq_hash_kind(info: &TVMFFITypeInfo) -> Result<i32, Error> {
     let key = || {

@@ -12,7 +12,7 @@
 
 use super::error_context::attach;
 use super::visit::{read_entries, region_of, type_index_match, with_region};
-use super::{for_each_field, is_ignored, kind, region, AddressMap, Column, StackGuard};
+use super::{for_each_field, is_ignored, kind, region, same_as, AddressMap, Column, StackGuard};
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
 use crate::any::{raw_pod, view_to_owned, Any};
 use crate::builtins::{def_typed, Globals};
@@ -87,16 +87,6 @@ pub fn unchanged() -> Any {
 
 fn is_unchanged(value: &Any) -> bool {
     value.type_index() == tindex::UNCHANGED
-}
-
-/// Apache's `same_as`: the same 16 bytes apart from the string length slot of heap objects.
-fn same_as(a: &TVMFFIAny, b: &TVMFFIAny) -> bool {
-    // SAFETY: reading payloads as raw bits is valid for every kind.
-    unsafe {
-        a.type_index == b.type_index
-            && a.small_str_len == b.small_str_len
-            && a.value.v_int64 == b.value.v_int64
-    }
 }
 
 /// The result, or a copy of `original` when unchanged.
@@ -769,16 +759,7 @@ pub(crate) fn register(globals: &mut Globals, callbacks: &Ty, flagged_callbacks:
                     .into_iter()
                     .map(|(i, f, _)| (i, f, true)),
             );
-            let post_order = match call.int(3)? {
-                0 => false,
-                1 => true,
-                other => {
-                    return Err(Error::new(
-                        "ValueError",
-                        format!("walk order must be 0 (pre-order) or 1 (post-order), got {other}"),
-                    ))
-                }
-            };
+            let post_order = super::visit::is_post_order(call.int(3)?)?;
             run(
                 Engine::Map {
                     entries,

@@ -544,18 +544,7 @@ pub(crate) fn register(globals: &mut Globals, callbacks: &Ty, visitor_ty: Ty, in
             let engine = Engine::Walk {
                 callbacks: read_callbacks(call.any(1), "callbacks")?,
                 with_region: read_callbacks(call.any(2), "callbacks_with_def_region_kind")?,
-                post_order: match call.int(3)? {
-                    0 => false,
-                    1 => true,
-                    other => {
-                        return Err(Error::new(
-                            "ValueError",
-                            format!(
-                                "walk order must be 0 (pre-order) or 1 (post-order), got {other}"
-                            ),
-                        ))
-                    }
-                },
+                post_order: is_post_order(call.int(3)?)?,
             };
             let visitor = new_visitor(engine);
             // SAFETY: a live visitor and a valid view.
@@ -576,6 +565,18 @@ pub(crate) fn register(globals: &mut Globals, callbacks: &Ty, visitor_ty: Ty, in
             finish(unsafe { visit(visitor.as_ptr(), call.any(0)) })
         },
     );
+}
+
+/// A `WalkOrder` argument: false for pre-order (0), true for post-order (1).
+pub fn is_post_order(order: i64) -> Result<bool, Error> {
+    match order {
+        0 => Ok(false),
+        1 => Ok(true),
+        other => Err(Error::new(
+            "ValueError",
+            format!("walk order must be 0 (pre-order) or 1 (post-order), got {other}"),
+        )),
+    }
 }
 
 /// A definition-region kind from an int argument.
