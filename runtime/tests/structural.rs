@@ -66,6 +66,19 @@ fn assert_deep_input_error(result: Result<Any, Error>, what: &str) {
     assert!(message.contains("nested too deeply"), "{what}: {message}");
 }
 
+/// The `extra_context` of an error (a VisitErrorContext after a failed traversal).
+fn error_context(error: &Error) -> Any {
+    let obj = error.clone().into_object();
+    // SAFETY: an Error object has its cell right after the header.
+    let cell = unsafe { obj.cell::<tvm_ffi::abi::TVMFFIErrorCell>() };
+    assert!(
+        !cell.extra_context.is_null(),
+        "the error has a visit context"
+    );
+    // SAFETY: the error owns a reference to its live context.
+    Any::object(unsafe { tvm_ffi::object::ObjectRef::from_borrowed(cell.extra_context.cast()) })
+}
+
 fn deep_inputs_fail_cleanly(check_moderate_depth: bool) {
     let (f, t) = (Any::bool(false), Any::bool(true));
     let (deep_a, deep_b) = (
@@ -85,7 +98,25 @@ fn deep_inputs_fail_cleanly(check_moderate_depth: bool) {
         "ffi.StructuralWalk",
         &[a, &no_callbacks, &no_callbacks, &Any::int(0)],
     );
-    assert_deep_input_error(walk, "walk");
+    // The walk's error lists the arrays it crossed; mapping them back to paths is deep too.
+    let walk_error = walk.expect_err("walk");
+    let context = error_context(&walk_error);
+    // A reflected root (arrays have no type metadata, so the search would stop at an array root).
+    let root = call("ffi.VisitInterrupt", &[a]).unwrap();
+    let find = call(
+        "ffi.VisitErrorContext.FindAccessPaths",
+        &[&root, &context, &Any::bool(true)],
+    );
+    assert_deep_input_error(Err(walk_error), "walk");
+    assert_deep_input_error(find, "find access paths");
+    assert_deep_input_error(
+        call(
+            "ffi.StructuralMap",
+            &[a, &no_callbacks, &no_callbacks, &Any::int(1)],
+        ),
+        "map",
+    );
+    assert_deep_input_error(call("ffi.StructuralMutate", &[a, &no_callbacks]), "mutate");
     assert_deep_input_error(call("ffi.StructuralVisit", &[a, &no_callbacks]), "visit");
     if !check_moderate_depth {
         return;

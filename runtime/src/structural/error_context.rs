@@ -166,6 +166,7 @@ impl Finder {
         let Some(obj) = value.as_object().cloned() else {
             return Ok(());
         };
+        self.guard.check("VisitErrorContext.FindAccessPaths")?;
         match obj.type_index() {
             tindex::ARRAY | tindex::LIST => {
                 // SAFETY: the object is a live sequence; elements are read one at a time.
