@@ -3,6 +3,7 @@
 
 mod args;
 mod containers;
+mod data;
 mod dyn_types;
 mod functions;
 mod maps;
@@ -13,6 +14,7 @@ mod tensor;
 
 pub use args::{type_key_of, Call};
 pub use reflection::{kwargs_object, missing_object, ENUM_TYPE_INDEX};
+pub(crate) use reflection::create_empty;
 pub(crate) use static_types::register_types;
 
 use crate::abi::TVMFFIAny;
@@ -83,6 +85,7 @@ pub(crate) fn global_functions() -> Globals {
     let mut globals = Globals::new();
     functions::register(&mut globals);
     containers::register(&mut globals);
+    data::register(&mut globals);
     maps::register(&mut globals);
     tensor::register(&mut globals);
     module::register(&mut globals);
