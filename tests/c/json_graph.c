@@ -227,7 +227,28 @@ static void mode_write(void) {
   } else {
     printf("ok the graph read back writes the same graph\n");
   }
-  TVMFFIAny* owned[] = {&root, &metadata, &text, &graph, &text2, &back, &again};
+  /* Recursive hashing gives the same value on every runtime. */
+  TVMFFIAny hash_args[1] = {root};
+  TVMFFIAny hash = must_call("ffi.RecursiveHash", hash_args, 1);
+  printf("recursive_hash %lld\n", (long long)hash.v_int64);
+  /* A deep copy is equal, hashes alike, and has the same graph (sharing kept). */
+  TVMFFIAny copy_args[1] = {root};
+  TVMFFIAny copy = must_call("ffi.DeepCopy", copy_args, 1);
+  TVMFFIAny eq_args[2] = {root, copy};
+  TVMFFIAny eq = must_call("ffi.RecursiveEq", eq_args, 2);
+  TVMFFIAny copy_hash_args[1] = {copy};
+  TVMFFIAny copy_hash = must_call("ffi.RecursiveHash", copy_hash_args, 1);
+  TVMFFIAny copy_text_args[2] = {copy, metadata};
+  TVMFFIAny copy_text = must_call("ffi.ToJSONGraphString", copy_text_args, 2);
+  TVMFFIByteArray d = str_of(&copy_text);
+  if (copy.v_obj == root.v_obj || !eq.v_int64 || copy_hash.v_int64 != hash.v_int64 ||
+      d.size != a.size || memcmp(d.data, a.data, a.size) != 0) {
+    printf("FAIL the deep copy is not an equal, separate value with the same graph\n");
+    failures++;
+  } else {
+    printf("ok the deep copy is an equal, separate value with the same graph\n");
+  }
+  TVMFFIAny* owned[] = {&root, &metadata, &text, &graph, &text2, &back, &again, &copy, &copy_text};
   for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); ++i) release(owned[i]);
 }
 
