@@ -110,21 +110,24 @@ fn bigint_arg(args: &[TVMFFIAny], i: usize) -> Result<&TVMFFIAny, Error> {
 
 /// The type attributes of `ffi.BigInt` that Apache's runtime registers, as `(column, Function)`.
 pub fn type_attrs() -> Vec<(&'static [u8], Any)> {
-    let function = |f: fn(&[TVMFFIAny]) -> Result<Any, Error>| {
-        Any::object(crate::function::from_closure(f))
-    };
+    let function =
+        |f: fn(&[TVMFFIAny]) -> Result<Any, Error>| Any::object(crate::function::from_closure(f));
     vec![
         (
             &b"__ffi_eq__"[..],
             // SAFETY (all hooks): arguments checked to be Int or BigInt values.
             function(|args| unsafe {
-                Ok(Any::bool(compare(bigint_arg(args, 0)?, bigint_arg(args, 1)?) == 0))
+                Ok(Any::bool(
+                    compare(bigint_arg(args, 0)?, bigint_arg(args, 1)?) == 0,
+                ))
             }),
         ),
         (
             b"__ffi_compare__",
             function(|args| unsafe {
-                Ok(Any::int(compare(bigint_arg(args, 0)?, bigint_arg(args, 1)?) as i64))
+                Ok(Any::int(
+                    compare(bigint_arg(args, 0)?, bigint_arg(args, 1)?) as i64,
+                ))
             }),
         ),
         (
@@ -134,7 +137,9 @@ pub fn type_attrs() -> Vec<(&'static [u8], Any)> {
         (
             b"__data_to_json__",
             function(|args| {
-                Ok(Any::string(crate::repr::bigint_decimal(bigint_arg(args, 0)?)))
+                Ok(Any::string(crate::repr::bigint_decimal(bigint_arg(
+                    args, 0,
+                )?)))
             }),
         ),
         (

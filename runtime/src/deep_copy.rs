@@ -166,7 +166,9 @@ impl Copier {
                         if stack.len() >= MAX_DEPTH {
                             return Err(Error::new(
                                 "ValueError",
-                                format!("ObjectGraphDFS: maximum stack depth ({MAX_DEPTH}) exceeded"),
+                                format!(
+                                    "ObjectGraphDFS: maximum stack depth ({MAX_DEPTH}) exceeded"
+                                ),
                             ));
                         }
                         let frame = self.frame(&child)?;
@@ -237,9 +239,8 @@ impl Copier {
                         .iter()
                         .filter_map(|(k, v)| {
                             let (nk, nv) = (replacement(&k), replacement(&v));
-                            (nk.is_some() || nv.is_some()).then(|| {
-                                (k.clone(), nk.unwrap_or(k), nv.unwrap_or(v))
-                            })
+                            (nk.is_some() || nv.is_some())
+                                .then(|| (k.clone(), nk.unwrap_or(k), nv.unwrap_or(v)))
                         })
                         .collect();
                     for (old_key, key, value) in changes {

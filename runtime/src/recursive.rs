@@ -69,11 +69,7 @@ fn content(value: &TVMFFIAny) -> &[u8] {
 }
 
 /// The fields of an object's type that a walk visits, with their values on `obj`.
-fn field_values(
-    type_index: i32,
-    obj: *mut TVMFFIObject,
-    skip: i64,
-) -> Result<Vec<Any>, Error> {
+fn field_values(type_index: i32, obj: *mut TVMFFIObject, skip: i64) -> Result<Vec<Any>, Error> {
     let Some(info) = crate::types::type_info(type_index) else {
         return Ok(Vec::new());
     };
@@ -274,10 +270,16 @@ impl Hasher {
                 return Ok(Some(combine(0, 0)));
             }
             if is_string(t) {
-                return Ok(Some(combine(tindex::STR as u64, stable_hash_bytes(content(value)))));
+                return Ok(Some(combine(
+                    tindex::STR as u64,
+                    stable_hash_bytes(content(value)),
+                )));
             }
             if is_bytes(t) {
-                return Ok(Some(combine(tindex::BYTES as u64, stable_hash_bytes(content(value)))));
+                return Ok(Some(combine(
+                    tindex::BYTES as u64,
+                    stable_hash_bytes(content(value)),
+                )));
             }
             if !is_object_index(t) {
                 return Ok(Some(hash_pod(value)));
@@ -303,7 +305,9 @@ impl Hasher {
         if let Some(custom) = hook(b"__ffi_hash__", t) {
             self.on_stack.borrow_mut().insert(obj);
             let recurse = |args: &[TVMFFIAny]| -> Result<Any, Error> {
-                let arg = args.first().ok_or_else(|| Error::new("TypeError", "fn_hash takes one argument"))?;
+                let arg = args
+                    .first()
+                    .ok_or_else(|| Error::new("TypeError", "fn_hash takes one argument"))?;
                 // SAFETY: arguments are valid views.
                 let arg = unsafe { crate::any::view_to_owned(arg)? };
                 Ok(Any::int(self.hash(arg.as_raw())? as i64))
@@ -366,11 +370,17 @@ unsafe fn hash_pod(value: &TVMFFIAny) -> u64 {
         }
         tindex::DATA_TYPE => {
             let d = value.value.v_dtype;
-            combine(combine(combine(ti, d.code as u64), d.bits as u64), d.lanes as u64)
+            combine(
+                combine(combine(ti, d.code as u64), d.bits as u64),
+                d.lanes as u64,
+            )
         }
         tindex::DEVICE => {
             let d = value.value.v_device;
-            combine(combine(ti, d.device_type as u32 as u64), d.device_id as u32 as u64)
+            combine(
+                combine(ti, d.device_type as u32 as u64),
+                d.device_id as u32 as u64,
+            )
         }
         _ => combine(ti, value.value.v_uint64),
     }
@@ -503,7 +513,11 @@ impl Comparer {
                     )
                 };
                 if lv.len() != rv.len() {
-                    return if self.eq_only { Ok(Err(1)) } else { Err(order_error()) };
+                    return if self.eq_only {
+                        Ok(Err(1))
+                    } else {
+                        Err(order_error())
+                    };
                 }
                 for (k, v) in lv.iter() {
                     match rv.get(&k)? {
@@ -623,12 +637,19 @@ impl Comparer {
         self.on_stack.borrow_mut().insert(pair);
         let recurse = |args: &[TVMFFIAny]| -> Result<Any, Error> {
             let [l, r] = args else {
-                return Err(Error::new("TypeError", "the comparison callback takes two arguments"));
+                return Err(Error::new(
+                    "TypeError",
+                    "the comparison callback takes two arguments",
+                ));
             };
             // SAFETY: arguments are valid views.
             let (l, r) = unsafe { (crate::any::view_to_owned(l)?, crate::any::view_to_owned(r)?) };
             let c = self.compare(l.as_raw(), r.as_raw())?;
-            Ok(if is_eq { Any::bool(c == 0) } else { Any::int(c as i64) })
+            Ok(if is_eq {
+                Any::bool(c == 0)
+            } else {
+                Any::int(c as i64)
+            })
         };
         let result = with_callback(&recurse, |callback| {
             call(&custom, &[*lhs, *rhs, *callback.as_raw()])
@@ -638,11 +659,16 @@ impl Comparer {
         Ok(Some(if is_eq {
             match result.type_index() {
                 // SAFETY: the tag says the payload is an integer.
-                tindex::BOOL | tindex::INT => (unsafe { result.as_raw().value.v_int64 } == 0) as i32,
+                tindex::BOOL | tindex::INT => {
+                    (unsafe { result.as_raw().value.v_int64 } == 0) as i32
+                }
                 other => {
                     return Err(Error::new(
                         "TypeError",
-                        format!("__ffi_eq__ must return a bool, got `{}`", type_key_of(other)),
+                        format!(
+                            "__ffi_eq__ must return a bool, got `{}`",
+                            type_key_of(other)
+                        ),
                     ))
                 }
             }

@@ -239,7 +239,9 @@ impl GraphWriter {
                 tindex::SMALL_BYTES | tindex::BYTES => Data::Value(Any::string(base64_encode(
                     crate::string::bytes_bytes(raw).expect("bytes"),
                 ))),
-                tindex::SHAPE => Data::Ints(crate::containers::shape::shape_dims(raw.value.v_obj).to_vec()),
+                tindex::SHAPE => {
+                    Data::Ints(crate::containers::shape::shape_dims(raw.value.v_obj).to_vec())
+                }
                 tindex::ARRAY | tindex::LIST => {
                     let children = seq_elements(raw.value.v_obj)
                         .iter()
@@ -254,7 +256,9 @@ impl GraphWriter {
                         children.push(k);
                         children.push(v);
                     }
-                    return self.frame(value, type_key, Pending::MapLike, children).map(Err);
+                    return self
+                        .frame(value, type_key, Pending::MapLike, children)
+                        .map(Err);
                 }
                 t if is_object_index(t) => match self.object_data(value)? {
                     Ok(data) => data,
@@ -311,7 +315,10 @@ impl GraphWriter {
     /// An object's payload when it has no children of its own (enums, `__data_to_json__`), or
     /// its fields and field values.
     #[allow(clippy::type_complexity)]
-    fn object_data(&mut self, value: &Any) -> Result<Result<Data, (Vec<(Any, bool)>, Vec<Any>)>, Error> {
+    fn object_data(
+        &mut self,
+        value: &Any,
+    ) -> Result<Result<Data, (Vec<(Any, bool)>, Vec<Any>)>, Error> {
         let type_index = value.type_index();
         let obj = value.as_object().expect("an object");
         if is_instance_of(type_index, crate::builtins::ENUM_TYPE_INDEX) {
@@ -376,9 +383,9 @@ impl GraphWriter {
             let data = match node.data {
                 Data::Nothing => None,
                 Data::Value(v) => Some(v),
-                Data::Ints(ints) => Some(
-                    Array::from_vec(ints.into_iter().map(Any::int).collect()).into_any(),
-                ),
+                Data::Ints(ints) => {
+                    Some(Array::from_vec(ints.into_iter().map(Any::int).collect()).into_any())
+                }
                 Data::Fields(fields) => Some(Map::from_pairs(fields)?.into_any()),
             };
             if let Some(data) = data {
@@ -570,7 +577,12 @@ impl GraphReader {
         let top = graph
             .as_object()
             .filter(|o| o.type_index() == tindex::MAP)
-            .ok_or_else(|| Error::new("ValueError", "Invalid JSON Object Graph, expected an object"))?;
+            .ok_or_else(|| {
+                Error::new(
+                    "ValueError",
+                    "Invalid JSON Object Graph, expected an object",
+                )
+            })?;
         let top = MapView::new(top).expect("a map");
         let root = member(&top, "root_index")?
             .filter(|v| v.type_index() == tindex::INT)
@@ -581,7 +593,10 @@ impl GraphReader {
                 )
             })?;
         let nodes = member(&top, "nodes")?
-            .and_then(|v| v.as_object().and_then(|o| Array::from_object(o.clone()).ok()))
+            .and_then(|v| {
+                v.as_object()
+                    .and_then(|o| Array::from_object(o.clone()).ok())
+            })
             .ok_or_else(|| {
                 Error::new(
                     "ValueError",
@@ -662,7 +677,11 @@ impl GraphReader {
         let node = self.nodes.get(i).expect("index checked");
         let node = node
             .as_object()
-            .and_then(|o| MapView::new(o).filter(|m| m.type_index() == tindex::MAP).map(|_| o.clone()))
+            .and_then(|o| {
+                MapView::new(o)
+                    .filter(|m| m.type_index() == tindex::MAP)
+                    .map(|_| o.clone())
+            })
             .ok_or_else(|| graph_error(format!("node {index} is not an object")))?;
         let node = MapView::new(&node).expect("a map");
         let type_key = member(&node, "type")?
@@ -684,7 +703,9 @@ impl GraphReader {
             tindex::BOOL => Any::bool(expect_scalar(&data()?, tindex::BOOL)? != 0.0),
             tindex::INT => Any::int(expect_int(&data()?, "Int data")?),
             tindex::FLOAT => Any::float(expect_scalar(&data()?, tindex::FLOAT)?),
-            tindex::DATA_TYPE => Any::dtype(parse_dtype(&expect_string(&data()?, "DataType data")?)?),
+            tindex::DATA_TYPE => {
+                Any::dtype(parse_dtype(&expect_string(&data()?, "DataType data")?)?)
+            }
             tindex::DEVICE => {
                 let fields = expect_ints(&data()?, "Device data")?;
                 let [device_type, device_id] = fields[..] else {
@@ -694,7 +715,8 @@ impl GraphReader {
                     )));
                 };
                 let narrow = |v: i64| {
-                    i32::try_from(v).map_err(|_| graph_error(format!("Device field {v} out of range")))
+                    i32::try_from(v)
+                        .map_err(|_| graph_error(format!("Device field {v} out of range")))
                 };
                 Any::device(crate::dlpack::DLDevice {
                     device_type: narrow(device_type)?,
@@ -702,10 +724,9 @@ impl GraphReader {
                 })
             }
             tindex::STR => Any::string(expect_string(&data()?, "String data")?),
-            tindex::BYTES => crate::string::bytes_any(&base64_decode(&expect_string(
-                &data()?,
-                "Bytes data",
-            )?)?),
+            tindex::BYTES => {
+                crate::string::bytes_any(&base64_decode(&expect_string(&data()?, "Bytes data")?)?)
+            }
             tindex::SHAPE => Shape::new(&expect_ints(&data()?, "Shape data")?).into_any(),
             tindex::ARRAY | tindex::LIST | tindex::MAP | tindex::DICT => {
                 let children = expect_ints(&data()?, "container data")?;
@@ -714,14 +735,18 @@ impl GraphReader {
                     tindex::LIST => Build::List,
                     _ if children.len() % 2 != 0 => {
                         return Err(graph_error(format!(
-                            "Map/Dict data must contain an even number of [key, value] entries, got {}",
-                            children.len()
-                        )))
+                        "Map/Dict data must contain an even number of [key, value] entries, got {}",
+                        children.len()
+                    )))
                     }
                     tindex::MAP => Build::Map,
                     _ => Build::Dict,
                 };
-                return Ok(Err(self.frame(i, build, children.into_iter().map(Slot::Node).collect())));
+                return Ok(Err(self.frame(
+                    i,
+                    build,
+                    children.into_iter().map(Slot::Node).collect(),
+                )));
             }
             t if is_object_index(t) => match self.object(t, data()?)? {
                 Ok(value) => value,
@@ -752,7 +777,11 @@ impl GraphReader {
     /// An object node: an enum singleton, a `__data_from_json__` result, or a fresh object
     /// whose fields are set once their nodes are decoded.
     #[allow(clippy::type_complexity)]
-    fn object(&mut self, type_index: i32, data: Any) -> Result<Result<Any, (Build, Vec<Slot>)>, Error> {
+    fn object(
+        &mut self,
+        type_index: i32,
+        data: Any,
+    ) -> Result<Result<Any, (Build, Vec<Slot>)>, Error> {
         if is_instance_of(type_index, crate::builtins::ENUM_TYPE_INDEX) {
             let index = if is_instance_of(type_index, INT_ENUM) {
                 Any::int(expect_int(&data, "IntEnum data")?)
@@ -773,8 +802,17 @@ impl GraphReader {
         let obj = crate::builtins::create_empty(info)?;
         let data = data
             .as_object()
-            .and_then(|o| MapView::new(o).filter(|m| m.type_index() == tindex::MAP).map(|_| o.clone()))
-            .ok_or_else(|| graph_error(format!("data of `{}` must be an object", type_key_of(type_index))))?;
+            .and_then(|o| {
+                MapView::new(o)
+                    .filter(|m| m.type_index() == tindex::MAP)
+                    .map(|_| o.clone())
+            })
+            .ok_or_else(|| {
+                graph_error(format!(
+                    "data of `{}` must be an object",
+                    type_key_of(type_index)
+                ))
+            })?;
         let data = MapView::new(&data).expect("a map");
         let mut fields = Vec::new();
         let mut slots = Vec::new();
@@ -883,8 +921,10 @@ fn enum_singleton(type_index: i32, index: &Any) -> Result<Any, Error> {
             // SAFETY: the tag says the payload is an integer.
             tindex::INT => unsafe { index.as_raw().value.v_int64 }.to_string(),
             // SAFETY: an owned value is valid.
-            _ => String::from_utf8_lossy(unsafe { crate::string::str_bytes(index.as_raw()) }.unwrap_or_default())
-                .into_owned(),
+            _ => String::from_utf8_lossy(
+                unsafe { crate::string::str_bytes(index.as_raw()) }.unwrap_or_default(),
+            )
+            .into_owned(),
         };
         Error::new(
             "ValueError",
@@ -897,7 +937,14 @@ fn enum_singleton(type_index: i32, index: &Any) -> Result<Any, Error> {
     let state = crate::types::attr_value(b"__ffi_enum__", type_index).ok_or_else(missing)?;
     let state = state.as_object().ok_or_else(missing)?;
     // SAFETY: an EnumState holds its `indexes` Dict pointer at +32.
-    let indexes = unsafe { state.as_ptr().cast::<u8>().add(32).cast::<*mut crate::abi::TVMFFIObject>().read() };
+    let indexes = unsafe {
+        state
+            .as_ptr()
+            .cast::<u8>()
+            .add(32)
+            .cast::<*mut crate::abi::TVMFFIObject>()
+            .read()
+    };
     if indexes.is_null() {
         return Err(missing());
     }
@@ -928,7 +975,9 @@ fn format_dtype(dtype: crate::dlpack::DLDataType) -> Result<Vec<u8>, Error> {
         match crate::c_api::string::TVMFFIDataTypeToString(&dtype, &mut out) {
             0 => {
                 let text = Any::from_raw(out);
-                Ok(crate::string::str_bytes(text.as_raw()).unwrap_or_default().to_vec())
+                Ok(crate::string::str_bytes(text.as_raw())
+                    .unwrap_or_default()
+                    .to_vec())
             }
             code => Err(crate::error::take_raised_or_unknown(code)),
         }
@@ -954,19 +1003,31 @@ const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 fn base64_encode(bytes: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
         out.push(BASE64[(n >> 18) as usize & 63]);
         out.push(BASE64[(n >> 12) as usize & 63]);
-        out.push(if chunk.len() > 1 { BASE64[(n >> 6) as usize & 63] } else { b'=' });
-        out.push(if chunk.len() > 2 { BASE64[n as usize & 63] } else { b'=' });
+        out.push(if chunk.len() > 1 {
+            BASE64[(n >> 6) as usize & 63]
+        } else {
+            b'='
+        });
+        out.push(if chunk.len() > 2 {
+            BASE64[n as usize & 63]
+        } else {
+            b'='
+        });
     }
     out
 }
 
 fn base64_decode(text: &[u8]) -> Result<Vec<u8>, Error> {
     let invalid = || graph_error("invalid base64 encoding");
-    if text.len() % 4 != 0 {
+    if !text.len().is_multiple_of(4) {
         return Err(invalid());
     }
     let sextet = |c: u8| -> Result<u32, Error> {

@@ -10,7 +10,9 @@ use std::path::Path;
 /// Runs `check` on every file of `runtime/fuzz/seeds/<target>`, and on every prefix of each
 /// (truncated input is the most common malformation); returns how many inputs ran.
 fn replay(target: &str, check: fn(&[u8])) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/seeds")
+        .join(target);
     let mut entries: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("a directory entry").path())

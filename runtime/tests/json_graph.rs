@@ -75,11 +75,17 @@ fn error_text(error: Error) -> String {
 fn json_round_trips_keep_types() {
     let _serial = serial();
     for (doc, expected) in [
-        ("[1, 2.0, -0.0, 1e-7, true, null, \"x\"]", "[1,2.0,-0.0,9.9999999999999995e-08,true,null,\"x\"]"),
+        (
+            "[1, 2.0, -0.0, 1e-7, true, null, \"x\"]",
+            "[1,2.0,-0.0,9.9999999999999995e-08,true,null,\"x\"]",
+        ),
         ("9223372036854775807", "9223372036854775807"),
         ("-9223372036854775808", "-9223372036854775808"),
         ("[NaN, Infinity, -Infinity]", "[NaN,Infinity,-Infinity]"),
-        ("{\"b\": {\"a\": []}, \"a\": 1}", "{\"b\":{\"a\":[]},\"a\":1}"),
+        (
+            "{\"b\": {\"a\": []}, \"a\": 1}",
+            "{\"b\":{\"a\":[]},\"a\":1}",
+        ),
         ("\"\\u00e9\\ud83d\\ude00 \\/\"", "\"\u{e9}\u{1f600} \\/\""),
     ] {
         let value = parse(doc).expect(doc);
@@ -100,17 +106,32 @@ fn json_errors_are_value_errors_with_positions() {
     let _serial = serial();
     for (doc, message) in [
         ("", "ValueError: Expecting value: line 1 column 1 (char 0)"),
-        ("[1,\n 2", "ValueError: Expecting ',' delimiter: line 2 column 3 (char 6)"),
-        ("{\"a\" 1}", "ValueError: Expecting ':' delimiter: line 1 column 6 (char 5)"),
-        ("\"abc", "ValueError: Unterminated string starting at: line 1 column 1 (char 0)"),
+        (
+            "[1,\n 2",
+            "ValueError: Expecting ',' delimiter: line 2 column 3 (char 6)",
+        ),
+        (
+            "{\"a\" 1}",
+            "ValueError: Expecting ':' delimiter: line 1 column 6 (char 5)",
+        ),
+        (
+            "\"abc",
+            "ValueError: Unterminated string starting at: line 1 column 1 (char 0)",
+        ),
         ("[1] x", "ValueError: Extra data: line 1 column 5 (char 4)"),
-        ("1e999", "ValueError: Expecting value: line 1 column 1 (char 0)"),
+        (
+            "1e999",
+            "ValueError: Expecting value: line 1 column 1 (char 0)",
+        ),
     ] {
         assert_eq!(error_text(parse(doc).unwrap_err()), message, "{doc:?}");
     }
     let deep = "[".repeat(100_000) + &"]".repeat(100_000);
     let error = error_text(parse(&deep).unwrap_err());
-    assert!(error.starts_with("ValueError: Nesting deeper than 1000 levels"), "{error}");
+    assert!(
+        error.starts_with("ValueError: Nesting deeper than 1000 levels"),
+        "{error}"
+    );
     let ok = "[".repeat(1000) + &"]".repeat(1000);
     parse(&ok).expect("1000 levels are fine");
 }
@@ -121,15 +142,30 @@ fn stringify_rejects_what_json_cannot_hold() {
     let cyclic = List::new();
     let mut handle = cyclic.clone();
     handle.push(cyclic.clone().into_any());
-    let error = call("ffi.json.Stringify", &[&cyclic.clone().into_any(), &Any::none()]).unwrap_err();
-    assert_eq!(error_text(error), "ValueError: Cycle detected: List contains itself");
+    let error = call(
+        "ffi.json.Stringify",
+        &[&cyclic.clone().into_any(), &Any::none()],
+    )
+    .unwrap_err();
+    assert_eq!(
+        error_text(error),
+        "ValueError: Cycle detected: List contains itself"
+    );
     handle.clear();
     let dict = Dict::new().into_any();
     let error = call("ffi.json.Stringify", &[&dict, &Any::none()]).unwrap_err();
-    assert_eq!(error_text(error), "ValueError: Unsupported type: `ffi.Dict`");
-    let int_keys = Map::from_pairs([(Any::int(1), Any::int(2))]).unwrap().into_any();
+    assert_eq!(
+        error_text(error),
+        "ValueError: Unsupported type: `ffi.Dict`"
+    );
+    let int_keys = Map::from_pairs([(Any::int(1), Any::int(2))])
+        .unwrap()
+        .into_any();
     let error = call("ffi.json.Stringify", &[&int_keys, &Any::none()]).unwrap_err();
-    assert_eq!(error_text(error), "ValueError: Expect key to be string, got `int`");
+    assert_eq!(
+        error_text(error),
+        "ValueError: Expect key to be string, got `int`"
+    );
 }
 
 fn graph_round_trip(value: &Any) -> Any {
@@ -144,15 +180,28 @@ fn json_graph_keeps_sharing_and_values() {
     {
         let shared = Array::from_vec(vec![s("shared string value"), Any::int(3)]).into_any();
         let list = List::from_vec(vec![shared.clone(), Any::float(0.5)]).into_any();
-        let dict = Dict::from_pairs([(s("k"), shared.clone())]).unwrap().into_any();
+        let dict = Dict::from_pairs([(s("k"), shared.clone())])
+            .unwrap()
+            .into_any();
         let bytes = tvm_ffi::string::bytes_any(b"\x00\xffbytes");
         let big = tvm_ffi::string::bigint_any(&[0, 0, 1]);
-        let root =
-            Array::from_vec(vec![shared.clone(), list, dict, bytes, big, shared, Any::none()])
-                .into_any();
+        let root = Array::from_vec(vec![
+            shared.clone(),
+            list,
+            dict,
+            bytes,
+            big,
+            shared,
+            Any::none(),
+        ])
+        .into_any();
         let back = graph_round_trip(&root);
         let items = Array::from_object(back.as_object().unwrap().clone()).unwrap();
-        assert_eq!(ptr(&items.get(0).unwrap()), ptr(&items.get(5).unwrap()), "sharing kept");
+        assert_eq!(
+            ptr(&items.get(0).unwrap()),
+            ptr(&items.get(5).unwrap()),
+            "sharing kept"
+        );
         let list = List::from_object(items.get(1).unwrap().as_object().unwrap().clone()).unwrap();
         assert_eq!(ptr(&list.get(0).unwrap()), ptr(&items.get(0).unwrap()));
         assert!(bool_of(&call("ffi.RecursiveEq", &[&root, &back]).unwrap()));
@@ -162,7 +211,9 @@ fn json_graph_keeps_sharing_and_values() {
         let text = call("ffi.ToJSONGraphString", &[&root, &s("meta")]).unwrap();
         assert_eq!(stringify(&graph, None), text_of(&text));
         let from_value = call("ffi.FromJSONGraph", &[&graph]).unwrap();
-        assert!(bool_of(&call("ffi.RecursiveEq", &[&root, &from_value]).unwrap()));
+        assert!(bool_of(
+            &call("ffi.RecursiveEq", &[&root, &from_value]).unwrap()
+        ));
     }
     assert_eq!(live_object_count(), before, "nothing leaked");
 }
@@ -173,8 +224,11 @@ fn json_graph_refuses_cycles() {
     let cyclic = List::new();
     let mut handle = cyclic.clone();
     handle.push(cyclic.clone().into_any());
-    let error = call("ffi.ToJSONGraphString", &[&cyclic.clone().into_any(), &Any::none()])
-        .unwrap_err();
+    let error = call(
+        "ffi.ToJSONGraphString",
+        &[&cyclic.clone().into_any(), &Any::none()],
+    )
+    .unwrap_err();
     assert_eq!(
         error_text(error),
         "ValueError: Cycle detected during serialization: a List contains itself"
@@ -199,8 +253,14 @@ fn deep_copy_keeps_sharing_and_cycles() {
         let (a, b) = (copied.get(0).unwrap(), copied.get(1).unwrap());
         assert_eq!(ptr(&a), ptr(&b), "shared elements stay shared");
         assert_ne!(ptr(&a), ptr(&shared), "elements are copied");
-        assert_eq!(ptr(&copied.get(2).unwrap()), ptr(&copy), "the cycle points at the copy");
-        assert!(bool_of(&call("ffi.RecursiveEq", &[&list.clone().into_any(), &copy]).unwrap()));
+        assert_eq!(
+            ptr(&copied.get(2).unwrap()),
+            ptr(&copy),
+            "the cycle points at the copy"
+        );
+        assert!(bool_of(
+            &call("ffi.RecursiveEq", &[&list.clone().into_any(), &copy]).unwrap()
+        ));
         // Break both cycles so the lists can be freed.
         handle.clear();
         let mut copied = copied;
@@ -218,14 +278,22 @@ fn recursive_comparison_follows_the_reference() {
     let _serial = serial();
     let array = |items: Vec<Any>| Array::from_vec(items).into_any();
     let cmp = |name: &str, a: &Any, b: &Any| call(name, &[a, b]);
-    let (a, b) = (array(vec![Any::int(1), Any::int(2)]), array(vec![Any::int(1), Any::int(3)]));
+    let (a, b) = (
+        array(vec![Any::int(1), Any::int(2)]),
+        array(vec![Any::int(1), Any::int(3)]),
+    );
     assert!(bool_of(&cmp("ffi.RecursiveLt", &a, &b).unwrap()));
     assert!(bool_of(&cmp("ffi.RecursiveGe", &b, &a).unwrap()));
     assert!(!bool_of(&cmp("ffi.RecursiveEq", &a, &b).unwrap()));
     let prefix = array(vec![Any::int(1)]);
-    assert!(bool_of(&cmp("ffi.RecursiveLt", &prefix, &a).unwrap()), "shorter first");
+    assert!(
+        bool_of(&cmp("ffi.RecursiveLt", &prefix, &a).unwrap()),
+        "shorter first"
+    );
     // Different kinds: unequal, and not orderable.
-    assert!(!bool_of(&cmp("ffi.RecursiveEq", &Any::int(1), &s("1")).unwrap()));
+    assert!(!bool_of(
+        &cmp("ffi.RecursiveEq", &Any::int(1), &s("1")).unwrap()
+    ));
     let error = cmp("ffi.RecursiveLt", &Any::int(1), &s("1")).unwrap_err();
     assert_eq!(
         error_text(error),
@@ -239,18 +307,28 @@ fn recursive_comparison_follows_the_reference() {
         "TypeError: Cannot order NaN values"
     );
     // Maps compare by key, and cannot be ordered.
-    let m1 = Map::from_pairs([(s("x"), Any::int(1)), (s("y"), Any::int(2))]).unwrap().into_any();
-    let m2 = Map::from_pairs([(s("y"), Any::int(2)), (s("x"), Any::int(1))]).unwrap().into_any();
+    let m1 = Map::from_pairs([(s("x"), Any::int(1)), (s("y"), Any::int(2))])
+        .unwrap()
+        .into_any();
+    let m2 = Map::from_pairs([(s("y"), Any::int(2)), (s("x"), Any::int(1))])
+        .unwrap()
+        .into_any();
     assert!(bool_of(&cmp("ffi.RecursiveEq", &m1, &m2).unwrap()));
-    let m3 = Map::from_pairs([(s("y"), Any::int(3)), (s("x"), Any::int(1))]).unwrap().into_any();
+    let m3 = Map::from_pairs([(s("y"), Any::int(3)), (s("x"), Any::int(1))])
+        .unwrap()
+        .into_any();
     assert_eq!(
         error_text(cmp("ffi.RecursiveLt", &m1, &m3).unwrap_err()),
         "TypeError: Cannot order Map/Dict values"
     );
     // Int against BigInt orders by value.
     let big = tvm_ffi::string::bigint_any(&[0, 1]);
-    assert!(bool_of(&cmp("ffi.RecursiveLt", &Any::int(i64::MAX), &big).unwrap()));
-    assert!(!bool_of(&cmp("ffi.RecursiveEq", &Any::int(5), &big).unwrap()));
+    assert!(bool_of(
+        &cmp("ffi.RecursiveLt", &Any::int(i64::MAX), &big).unwrap()
+    ));
+    assert!(!bool_of(
+        &cmp("ffi.RecursiveEq", &Any::int(5), &big).unwrap()
+    ));
     // Deep nesting works (the walk does not recurse).
     let mut deep = Any::int(0);
     let mut deep2 = Any::int(0);
@@ -278,11 +356,19 @@ fn recursive_hash_is_consistent_with_equality() {
     let _serial = serial();
     let hash = |v: &Any| int_of(&call("ffi.RecursiveHash", &[v]).unwrap());
     let heap = Any::object(tvm_ffi::string::new_bytes_object(tindex::STR, b"abc"));
-    assert_eq!(hash(&s("abc")), hash(&heap), "small and heap strings hash alike");
+    assert_eq!(
+        hash(&s("abc")),
+        hash(&heap),
+        "small and heap strings hash alike"
+    );
     assert_eq!(hash(&Any::float(0.0)), hash(&Any::float(-0.0)));
     assert_eq!(hash(&Any::float(f64::NAN)), hash(&Any::float(-f64::NAN)));
-    let m1 = Map::from_pairs([(s("x"), Any::int(1)), (s("y"), Any::int(2))]).unwrap().into_any();
-    let m2 = Map::from_pairs([(s("y"), Any::int(2)), (s("x"), Any::int(1))]).unwrap().into_any();
+    let m1 = Map::from_pairs([(s("x"), Any::int(1)), (s("y"), Any::int(2))])
+        .unwrap()
+        .into_any();
+    let m2 = Map::from_pairs([(s("y"), Any::int(2)), (s("x"), Any::int(1))])
+        .unwrap()
+        .into_any();
     assert_eq!(hash(&m1), hash(&m2), "map hashing ignores order");
     let a = Array::from_vec(vec![Any::int(1), Any::int(2)]).into_any();
     let b = Array::from_vec(vec![Any::int(2), Any::int(1)]).into_any();
@@ -297,7 +383,11 @@ fn recursive_hash_is_consistent_with_equality() {
     handle.push(cyclic.clone().into_any());
     hash(&cyclic.clone().into_any());
     assert!(bool_of(
-        &call("ffi.RecursiveEq", &[&cyclic.clone().into_any(), &cyclic.clone().into_any()]).unwrap()
+        &call(
+            "ffi.RecursiveEq",
+            &[&cyclic.clone().into_any(), &cyclic.clone().into_any()]
+        )
+        .unwrap()
     ));
     handle.clear();
 }
@@ -319,16 +409,21 @@ fn bigint_type_attributes_are_registered() {
     let to_json = get(b"__data_to_json__").unwrap();
     let big = tvm_ffi::string::bigint_any(&[0, -1]);
     // SAFETY: a live Function and a valid argument.
-    let decimal = unsafe {
-        tvm_ffi::function::call(to_json.as_object().unwrap().as_ptr(), &[*big.as_raw()])
-    }
-    .unwrap();
+    let decimal =
+        unsafe { tvm_ffi::function::call(to_json.as_object().unwrap().as_ptr(), &[*big.as_raw()]) }
+            .unwrap();
     assert_eq!(text_of(&decimal), "-18446744073709551616");
     let from_json = get(b"__data_from_json__").unwrap();
     // SAFETY: as above.
     let error = unsafe {
-        tvm_ffi::function::call(from_json.as_object().unwrap().as_ptr(), &[*s("12 ").as_raw()])
+        tvm_ffi::function::call(
+            from_json.as_object().unwrap().as_ptr(),
+            &[*s("12 ").as_raw()],
+        )
     }
     .unwrap_err();
-    assert_eq!(error_text(error), "ValueError: Invalid decimal string for ffi.BigInt");
+    assert_eq!(
+        error_text(error),
+        "ValueError: Invalid decimal string for ffi.BigInt"
+    );
 }

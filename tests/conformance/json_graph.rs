@@ -52,7 +52,11 @@ fn run(runtime: &Runtime, args: &[&str]) -> Output {
 }
 
 fn passed(runtime: &Runtime, args: &[&str], out: &Output) -> String {
-    let what = format!("json_graph {} on the {} runtime", args.join(" "), runtime.name);
+    let what = format!(
+        "json_graph {} on the {} runtime",
+        args.join(" "),
+        runtime.name
+    );
     assert_checks_passed(&what, out)
 }
 
@@ -98,7 +102,11 @@ fn json_graph_read_across_runtimes() {
 fn json_text_alike_on_both_runtimes() {
     let (apache, ours) = (apache_runtime(), ffihub_runtime());
     let (a, b) = (run(&apache, &["json"]), run(&ours, &["json"]));
-    assert_same_transcripts("the json.Parse/Stringify transcripts", (&apache, &a), (&ours, &b));
+    assert_same_transcripts(
+        "the json.Parse/Stringify transcripts",
+        (&apache, &a),
+        (&ours, &b),
+    );
     passed(&apache, &["json"], &a);
     passed(&ours, &["json"], &b);
 }

@@ -40,8 +40,8 @@ pub fn check_json_graph(data: &[u8]) {
             let none = tvm_ffi::any::Any::none();
             let text = tvm_ffi::serialization::to_json_graph_string(&value, &none)
                 .expect("decoded values write");
-            let again = tvm_ffi::serialization::from_json_graph_string(&text)
-                .expect("written graphs read");
+            let again =
+                tvm_ffi::serialization::from_json_graph_string(&text).expect("written graphs read");
             let text2 = tvm_ffi::serialization::to_json_graph_string(&again, &none)
                 .expect("decoded values write");
             assert_eq!(text, text2, "a graph read back writes the same graph");

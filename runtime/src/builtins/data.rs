@@ -39,16 +39,27 @@ pub(super) fn register(globals: &mut Globals) {
     def_typed(globals, "ffi.ToJSONGraph", ANY, vec![ANY, ANY], |call| {
         crate::serialization::to_json_graph(&owned(call, 0)?, &owned(call, 1)?)
     });
-    def_typed(globals, "ffi.ToJSONGraphString", STRING, vec![ANY, ANY], |call| {
-        let text = crate::serialization::to_json_graph_string(&owned(call, 0)?, &owned(call, 1)?)?;
-        Ok(Any::string(text))
-    });
+    def_typed(
+        globals,
+        "ffi.ToJSONGraphString",
+        STRING,
+        vec![ANY, ANY],
+        |call| {
+            let text =
+                crate::serialization::to_json_graph_string(&owned(call, 0)?, &owned(call, 1)?)?;
+            Ok(Any::string(text))
+        },
+    );
     def_typed(globals, "ffi.FromJSONGraph", ANY, vec![ANY], |call| {
         crate::serialization::from_json_graph(&owned(call, 0)?)
     });
-    def_typed(globals, "ffi.FromJSONGraphString", ANY, vec![STRING], |call| {
-        crate::serialization::from_json_graph_string(call.string(0)?)
-    });
+    def_typed(
+        globals,
+        "ffi.FromJSONGraphString",
+        ANY,
+        vec![STRING],
+        |call| crate::serialization::from_json_graph_string(call.string(0)?),
+    );
     def_typed(globals, "ffi.DeepCopy", ANY, vec![ANY], |call| {
         crate::deep_copy::deep_copy(&owned(call, 0)?)
     });

@@ -13,8 +13,8 @@ mod static_types;
 mod tensor;
 
 pub use args::{type_key_of, Call};
-pub use reflection::{kwargs_object, missing_object, ENUM_TYPE_INDEX};
 pub(crate) use reflection::create_empty;
+pub use reflection::{kwargs_object, missing_object, ENUM_TYPE_INDEX};
 pub(crate) use static_types::register_types;
 
 use crate::abi::TVMFFIAny;

@@ -123,7 +123,9 @@ impl Parser<'_> {
                     self.pos += 1;
                     self.skip_spaces();
                     match self.peek() {
-                        None => return self.fail("Expecting property name enclosed in double quotes"),
+                        None => {
+                            return self.fail("Expecting property name enclosed in double quotes")
+                        }
                         Some(b'}') => {
                             self.pos += 1;
                             Map::new().into_any()
@@ -178,9 +180,8 @@ impl Parser<'_> {
                             Some(b',') => {
                                 self.pos += 1;
                                 self.skip_spaces();
-                                if self.peek().is_none() {
-                                    return None;
-                                }
+                                // End of input after a comma: no specific message ("Syntax error near").
+                                self.peek()?;
                                 continue 'value;
                             }
                             Some(b']') => {
@@ -200,9 +201,8 @@ impl Parser<'_> {
                             Some(b',') => {
                                 self.pos += 1;
                                 self.skip_spaces();
-                                if self.peek().is_none() {
-                                    return None;
-                                }
+                                // End of input after a comma: no specific message ("Syntax error near").
+                                self.peek()?;
                                 *key = self.property_name()?;
                                 continue 'value;
                             }
@@ -214,7 +214,8 @@ impl Parser<'_> {
                                 value = match Map::from_pairs(items) {
                                     Ok(map) => map.into_any(),
                                     Err(e) => {
-                                        self.error = Some(String::from_utf8_lossy(e.message()).into());
+                                        self.error =
+                                            Some(String::from_utf8_lossy(e.message()).into());
                                         return None;
                                     }
                                 };

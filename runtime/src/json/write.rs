@@ -237,7 +237,11 @@ pub fn write_float(out: &mut Vec<u8>, value: f64) {
     if value.is_nan() {
         out.extend_from_slice(b"NaN");
     } else if value.is_infinite() {
-        out.extend_from_slice(if value < 0.0 { b"-Infinity" } else { b"Infinity" });
+        out.extend_from_slice(if value < 0.0 {
+            b"-Infinity"
+        } else {
+            b"Infinity"
+        });
     } else if value.abs() < (1u64 << 53) as f64 && value.fract() == 0.0 {
         // Integral and exact: the digits are the integer's (keeping the sign of -0.0).
         if value.is_sign_negative() && value == 0.0 {
