@@ -1,5 +1,7 @@
 //! The properties the JSON fuzz targets check, shared with the corpus replay test
 //! (`runtime/tests/fuzz_corpus.rs`), which runs them on the checked-in corpus with stable cargo.
+// Each includer uses only some of the checks.
+#![allow(dead_code)]
 
 use tvm_ffi::error::Error;
 
