@@ -2,7 +2,8 @@
 # Benchmark (not a test): JSON graph round trip (ffi.ToJSONGraphString + ffi.FromJSONGraphString)
 # of a 10,000-node tree of Maps, Arrays, strings and ints, on ffihub's runtime and on Apache's:
 # one binary, library path swapped, runs alternated, the median of each side reported as a
-# markdown row. Target: at most 1.0x Apache's time.
+# markdown row; also each half, ffi.DeepCopy and ffi.RecursiveHash of the same tree. Target: the
+# round trip in at most 1.0x Apache's time.
 #   bench/runtime/run_json_graph.sh [rounds-per-run] [runs]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -18,16 +19,29 @@ gcc -std=c11 -D_POSIX_C_SOURCE=199309L -O2 -Wall -Wextra -Werror -I "$APACHE/inc
 
 ROUNDS="${1:-30}"
 RUNS="${2:-5}"
-ours=()
-theirs=()
+ours="$OUT/json_graph.ours"
+theirs="$OUT/json_graph.apache"
+: >"$ours"
+: >"$theirs"
 for _ in $(seq "$RUNS"); do
-  ours+=("$(LD_LIBRARY_PATH="$ROOT/target/release" "$OUT/json_graph" "$ROUNDS" | cut -d' ' -f1)")
-  theirs+=("$(LD_LIBRARY_PATH="$APACHE/lib" "$OUT/json_graph" "$ROUNDS" | cut -d' ' -f1)")
+  LD_LIBRARY_PATH="$ROOT/target/release" "$OUT/json_graph" "$ROUNDS" >>"$ours"
+  LD_LIBRARY_PATH="$APACHE/lib" "$OUT/json_graph" "$ROUNDS" >>"$theirs"
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-python3 - "$(median "${ours[@]}")" "$(median "${theirs[@]}")" <<'PY'
+python3 - "$ours" "$theirs" <<'PY'
+import statistics
 import sys
-ours, ref = float(sys.argv[1]), float(sys.argv[2])
-print(f"| JSON graph round trip, 10,000-node tree (ToJSONGraphString + FromJSONGraphString) "
-      f"| {ours / 1e6:.2f} ms | {ref / 1e6:.2f} ms | {ours / ref:.2f}x | <= 1.0x |")
+
+def medians(path):
+    runs = [list(map(float, line.split())) for line in open(path) if line.strip()]
+    return [statistics.median(column) for column in zip(*runs)]
+
+ops = [
+    ("JSON graph round trip, 10,000-node tree (ToJSONGraphString + FromJSONGraphString)", "<= 1.0x"),
+    ("ToJSONGraphString, 10,000-node tree", "-"),
+    ("FromJSONGraphString, 10,000-node tree", "-"),
+    ("DeepCopy, 10,000-node tree", "-"),
+    ("RecursiveHash, 10,000-node tree", "-"),
+]
+for (name, target), ours, ref in zip(ops, medians(sys.argv[1]), medians(sys.argv[2])):
+    print(f"| {name} | {ours / 1e6:.2f} ms | {ref / 1e6:.2f} ms | {ours / ref:.2f}x | {target} |")
 PY

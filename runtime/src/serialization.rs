@@ -523,6 +523,9 @@ struct GraphReader {
     nodes: Array,
     decoded: Vec<Option<Any>>,
     in_progress: Vec<bool>,
+    /// Type keys seen so far and their indices (a graph uses few types; this spares the
+    /// registry lookup per node).
+    type_indices: Vec<(Vec<u8>, i32)>,
 }
 
 /// The field `key` of a JSON object (a Map with string keys).
@@ -566,10 +569,21 @@ fn expect_array(value: &Any, what: &str) -> Result<Array, Error> {
 }
 
 fn expect_ints(value: &Any, what: &str) -> Result<Vec<i64>, Error> {
-    expect_array(value, what)?
-        .iter()
-        .map(|v| expect_int(&v, what))
-        .collect()
+    let array = expect_array(value, what)?;
+    let mut ints = Vec::with_capacity(array.len());
+    for item in array.as_slice() {
+        match item.type_index {
+            // SAFETY: the tag says the payload is an integer.
+            tindex::INT | tindex::BOOL => ints.push(unsafe { item.value.v_int64 }),
+            other => {
+                return Err(graph_error(format!(
+                    "{what} must be an integer, got `{}`",
+                    type_key_of(other)
+                )))
+            }
+        }
+    }
+    Ok(ints)
 }
 
 impl GraphReader {
@@ -611,9 +625,29 @@ impl GraphReader {
                 nodes,
                 decoded: vec![None; count],
                 in_progress: vec![false; count],
+                type_indices: Vec::new(),
             },
             root,
         ))
+    }
+
+    /// The type index a node's `type` names.
+    fn type_index(&mut self, type_key: &Any) -> Result<i32, Error> {
+        // SAFETY: an owned value is valid.
+        let key = unsafe { crate::string::str_bytes(type_key.as_raw()) }.ok_or_else(|| {
+            graph_error(format!(
+                "a node's `type` must be a string, got `{}`",
+                type_key_of(type_key.type_index())
+            ))
+        })?;
+        if let Some((_, index)) = self.type_indices.iter().find(|(k, _)| k == key) {
+            return Ok(*index);
+        }
+        let index = crate::types::key_to_index(key).ok_or_else(|| {
+            graph_error(format!("unknown type `{}`", String::from_utf8_lossy(key)))
+        })?;
+        self.type_indices.push((key.to_vec(), index));
+        Ok(index)
     }
 
     fn check_index(&self, index: i64) -> Result<usize, Error> {
@@ -686,13 +720,7 @@ impl GraphReader {
         let node = MapView::new(&node).expect("a map");
         let type_key = member(&node, "type")?
             .ok_or_else(|| graph_error(format!("node {index} has no `type`")))?;
-        let type_key = expect_string(&type_key, "a node's `type`")?;
-        let type_index = crate::types::key_to_index(&type_key).ok_or_else(|| {
-            graph_error(format!(
-                "unknown type `{}`",
-                String::from_utf8_lossy(&type_key)
-            ))
-        })?;
+        let type_index = self.type_index(&type_key)?;
         let data = member(&node, "data")?;
         let data = || {
             data.clone()
