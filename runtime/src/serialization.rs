@@ -24,6 +24,7 @@ use crate::containers::map::{Dict, Map, MapView};
 use crate::containers::seq::{seq_elements, Array, List};
 use crate::containers::shape::Shape;
 use crate::error::Error;
+use crate::json::Value;
 use crate::object::{is_object_index, ObjectRef};
 use crate::reflection::{all_fields, get_field, set_field, set_field_to_default};
 use crate::tindex;
@@ -519,134 +520,102 @@ struct ReadFrame {
     done: Vec<Any>,
 }
 
-struct GraphReader {
-    nodes: Array,
+struct GraphReader<'g> {
+    nodes: &'g [Value],
     decoded: Vec<Option<Any>>,
     in_progress: Vec<bool>,
     /// Type keys seen so far and their indices (a graph uses few types; this spares the
     /// registry lookup per node).
-    type_indices: Vec<(Vec<u8>, i32)>,
+    type_indices: Vec<(&'g [u8], i32)>,
 }
 
-/// The field `key` of a JSON object (a Map with string keys).
-fn member(map: &MapView, key: &str) -> Result<Option<Any>, Error> {
-    map.get(&Any::string(key))
-}
-
-fn expect_int(value: &Any, what: &str) -> Result<i64, Error> {
-    match value.type_index() {
-        // SAFETY: the tag says the payload is an integer.
-        tindex::INT | tindex::BOOL => Ok(unsafe { value.as_raw().value.v_int64 }),
+fn expect_int(value: &Value, what: &str) -> Result<i64, Error> {
+    match value {
+        Value::Int(i) => Ok(*i),
+        Value::Bool(b) => Ok(*b as i64),
         other => Err(graph_error(format!(
             "{what} must be an integer, got `{}`",
-            type_key_of(other)
+            other.type_key()
         ))),
     }
 }
 
-fn expect_string(value: &Any, what: &str) -> Result<Vec<u8>, Error> {
-    // SAFETY: an owned value is valid.
-    unsafe { crate::string::str_bytes(value.as_raw()) }
-        .map(<[u8]>::to_vec)
-        .ok_or_else(|| {
-            graph_error(format!(
-                "{what} must be a string, got `{}`",
-                type_key_of(value.type_index())
-            ))
-        })
-}
-
-fn expect_array(value: &Any, what: &str) -> Result<Array, Error> {
-    value
-        .as_object()
-        .and_then(|o| Array::from_object(o.clone()).ok())
-        .ok_or_else(|| {
-            graph_error(format!(
-                "{what} must be an array, got `{}`",
-                type_key_of(value.type_index())
-            ))
-        })
-}
-
-fn expect_ints(value: &Any, what: &str) -> Result<Vec<i64>, Error> {
-    let array = expect_array(value, what)?;
-    let mut ints = Vec::with_capacity(array.len());
-    for item in array.as_slice() {
-        match item.type_index {
-            // SAFETY: the tag says the payload is an integer.
-            tindex::INT | tindex::BOOL => ints.push(unsafe { item.value.v_int64 }),
-            other => {
-                return Err(graph_error(format!(
-                    "{what} must be an integer, got `{}`",
-                    type_key_of(other)
-                )))
-            }
-        }
+fn expect_string<'v>(value: &'v Value, what: &str) -> Result<&'v [u8], Error> {
+    match value {
+        Value::Str(s) => Ok(s),
+        other => Err(graph_error(format!(
+            "{what} must be a string, got `{}`",
+            other.type_key()
+        ))),
     }
-    Ok(ints)
 }
 
-impl GraphReader {
-    fn new(graph: &Any) -> Result<(GraphReader, i64), Error> {
-        let top = graph
-            .as_object()
-            .filter(|o| o.type_index() == tindex::MAP)
-            .ok_or_else(|| {
-                Error::new(
-                    "ValueError",
-                    "Invalid JSON Object Graph, expected an object",
-                )
-            })?;
-        let top = MapView::new(top).expect("a map");
-        let root = member(&top, "root_index")?
-            .filter(|v| v.type_index() == tindex::INT)
-            .ok_or_else(|| {
-                Error::new(
-                    "ValueError",
-                    "Invalid JSON Object Graph, expected `root_index` integer field",
-                )
-            })?;
-        let nodes = member(&top, "nodes")?
-            .and_then(|v| {
-                v.as_object()
-                    .and_then(|o| Array::from_object(o.clone()).ok())
-            })
-            .ok_or_else(|| {
-                Error::new(
-                    "ValueError",
-                    "Invalid JSON Object Graph, expected `nodes` array field",
-                )
-            })?;
-        let count = nodes.len();
-        // SAFETY: the tag says the payload is an integer.
-        let root = unsafe { root.as_raw().value.v_int64 };
+fn expect_ints(value: &Value, what: &str) -> Result<Vec<i64>, Error> {
+    match value {
+        Value::Array(items) => items.iter().map(|v| expect_int(v, what)).collect(),
+        other => Err(graph_error(format!(
+            "{what} must be an array, got `{}`",
+            other.type_key()
+        ))),
+    }
+}
+
+/// A bool or float payload (ints convert, as the reference's casts do).
+fn expect_scalar(value: &Value, kind: i32) -> Result<f64, Error> {
+    match value {
+        Value::Bool(b) => Ok(*b as i64 as f64),
+        Value::Int(i) => Ok(*i as f64),
+        Value::Float(f) if kind == tindex::FLOAT => Ok(*f),
+        other => Err(graph_error(format!(
+            "{} data must be a {}, got `{}`",
+            type_key_of(kind),
+            type_key_of(kind),
+            other.type_key()
+        ))),
+    }
+}
+
+impl<'g> GraphReader<'g> {
+    fn new(graph: &'g Value) -> Result<(GraphReader<'g>, i64), Error> {
+        if !matches!(graph, Value::Object(_)) {
+            return Err(Error::new(
+                "ValueError",
+                "Invalid JSON Object Graph, expected an object",
+            ));
+        }
+        let Some(Value::Int(root)) = graph.get(b"root_index") else {
+            return Err(Error::new(
+                "ValueError",
+                "Invalid JSON Object Graph, expected `root_index` integer field",
+            ));
+        };
+        let Some(Value::Array(nodes)) = graph.get(b"nodes") else {
+            return Err(Error::new(
+                "ValueError",
+                "Invalid JSON Object Graph, expected `nodes` array field",
+            ));
+        };
         Ok((
             GraphReader {
                 nodes,
-                decoded: vec![None; count],
-                in_progress: vec![false; count],
+                decoded: vec![None; nodes.len()],
+                in_progress: vec![false; nodes.len()],
                 type_indices: Vec::new(),
             },
-            root,
+            *root,
         ))
     }
 
     /// The type index a node's `type` names.
-    fn type_index(&mut self, type_key: &Any) -> Result<i32, Error> {
-        // SAFETY: an owned value is valid.
-        let key = unsafe { crate::string::str_bytes(type_key.as_raw()) }.ok_or_else(|| {
-            graph_error(format!(
-                "a node's `type` must be a string, got `{}`",
-                type_key_of(type_key.type_index())
-            ))
-        })?;
-        if let Some((_, index)) = self.type_indices.iter().find(|(k, _)| k == key) {
+    fn type_index(&mut self, type_key: &'g Value) -> Result<i32, Error> {
+        let key = expect_string(type_key, "a node's `type`")?;
+        if let Some((_, index)) = self.type_indices.iter().find(|(k, _)| *k == key) {
             return Ok(*index);
         }
         let index = crate::types::key_to_index(key).ok_or_else(|| {
             graph_error(format!("unknown type `{}`", String::from_utf8_lossy(key)))
         })?;
-        self.type_indices.push((key.to_vec(), index));
+        self.type_indices.push((key, index));
         Ok(index)
     }
 
@@ -708,34 +677,26 @@ impl GraphReader {
         if self.in_progress[i] {
             return Err(graph_error(format!("node {index} contains itself")));
         }
-        let node = self.nodes.get(i).expect("index checked");
-        let node = node
-            .as_object()
-            .and_then(|o| {
-                MapView::new(o)
-                    .filter(|m| m.type_index() == tindex::MAP)
-                    .map(|_| o.clone())
-            })
-            .ok_or_else(|| graph_error(format!("node {index} is not an object")))?;
-        let node = MapView::new(&node).expect("a map");
-        let type_key = member(&node, "type")?
+        let node: &'g Value = &self.nodes[i];
+        if !matches!(node, Value::Object(_)) {
+            return Err(graph_error(format!("node {index} is not an object")));
+        }
+        let type_key = node
+            .get(b"type")
             .ok_or_else(|| graph_error(format!("node {index} has no `type`")))?;
-        let type_index = self.type_index(&type_key)?;
-        let data = member(&node, "data")?;
+        let type_index = self.type_index(type_key)?;
         let data = || {
-            data.clone()
+            node.get(b"data")
                 .ok_or_else(|| graph_error(format!("node {index} has no `data`")))
         };
         let value = match type_index {
             tindex::NONE => Any::none(),
-            tindex::BOOL => Any::bool(expect_scalar(&data()?, tindex::BOOL)? != 0.0),
-            tindex::INT => Any::int(expect_int(&data()?, "Int data")?),
-            tindex::FLOAT => Any::float(expect_scalar(&data()?, tindex::FLOAT)?),
-            tindex::DATA_TYPE => {
-                Any::dtype(parse_dtype(&expect_string(&data()?, "DataType data")?)?)
-            }
+            tindex::BOOL => Any::bool(expect_scalar(data()?, tindex::BOOL)? != 0.0),
+            tindex::INT => Any::int(expect_int(data()?, "Int data")?),
+            tindex::FLOAT => Any::float(expect_scalar(data()?, tindex::FLOAT)?),
+            tindex::DATA_TYPE => Any::dtype(parse_dtype(expect_string(data()?, "DataType data")?)?),
             tindex::DEVICE => {
-                let fields = expect_ints(&data()?, "Device data")?;
+                let fields = expect_ints(data()?, "Device data")?;
                 let [device_type, device_id] = fields[..] else {
                     return Err(graph_error(format!(
                         "Device data must be an array of [device_type, device_id], got {} element(s)",
@@ -751,13 +712,13 @@ impl GraphReader {
                     device_id: narrow(device_id)?,
                 })
             }
-            tindex::STR => Any::string(expect_string(&data()?, "String data")?),
+            tindex::STR => Any::string(expect_string(data()?, "String data")?),
             tindex::BYTES => {
-                crate::string::bytes_any(&base64_decode(&expect_string(&data()?, "Bytes data")?)?)
+                crate::string::bytes_any(&base64_decode(expect_string(data()?, "Bytes data")?)?)
             }
-            tindex::SHAPE => Shape::new(&expect_ints(&data()?, "Shape data")?).into_any(),
+            tindex::SHAPE => Shape::new(&expect_ints(data()?, "Shape data")?).into_any(),
             tindex::ARRAY | tindex::LIST | tindex::MAP | tindex::DICT => {
-                let children = expect_ints(&data()?, "container data")?;
+                let children = expect_ints(data()?, "container data")?;
                 let build = match type_index {
                     tindex::ARRAY => Build::Array,
                     tindex::LIST => Build::List,
@@ -808,13 +769,13 @@ impl GraphReader {
     fn object(
         &mut self,
         type_index: i32,
-        data: Any,
+        data: &Value,
     ) -> Result<Result<Any, (Build, Vec<Slot>)>, Error> {
         if is_instance_of(type_index, crate::builtins::ENUM_TYPE_INDEX) {
             let index = if is_instance_of(type_index, INT_ENUM) {
-                Any::int(expect_int(&data, "IntEnum data")?)
+                Any::int(expect_int(data, "IntEnum data")?)
             } else {
-                Any::string(expect_string(&data, "Enum data")?)
+                Any::string(expect_string(data, "Enum data")?)
             };
             return enum_singleton(type_index, &index).map(Ok);
         }
@@ -823,44 +784,37 @@ impl GraphReader {
                 .as_object()
                 .ok_or_else(|| Error::new("TypeError", "__data_from_json__ must be a Function"))?
                 .clone();
+            let data = data.to_any()?;
             // SAFETY: `hook` is a live Function; the argument is a valid value.
             return unsafe { crate::function::call(hook.as_ptr(), &[*data.as_raw()]) }.map(Ok);
         }
         let info = crate::types::type_info(type_index).expect("a registered type");
+        if !matches!(data, Value::Object(_)) {
+            return Err(graph_error(format!(
+                "data of `{}` must be an object",
+                type_key_of(type_index)
+            )));
+        }
         let obj = crate::builtins::create_empty(info)?;
-        let data = data
-            .as_object()
-            .and_then(|o| {
-                MapView::new(o)
-                    .filter(|m| m.type_index() == tindex::MAP)
-                    .map(|_| o.clone())
-            })
-            .ok_or_else(|| {
-                graph_error(format!(
-                    "data of `{}` must be an object",
-                    type_key_of(type_index)
-                ))
-            })?;
-        let data = MapView::new(&data).expect("a map");
         let mut fields = Vec::new();
         let mut slots = Vec::new();
         // SAFETY: `info` is registered.
         for field in unsafe { all_fields(info) } {
             // SAFETY: field names point at registry-owned storage.
             let name = unsafe { byte_array_slice(&field.name) };
-            match data.get(&Any::string(name))? {
+            match data.get(name) {
                 Some(value) if inline_field(field) => {
                     let value = if field.field_static_type_index == tindex::DATA_TYPE {
-                        Any::dtype(parse_dtype(&expect_string(&value, "a DataType field")?)?)
+                        Any::dtype(parse_dtype(expect_string(value, "a DataType field")?)?)
                     } else {
-                        value
+                        value.to_any()?
                     };
                     fields.push((field, FieldSource::Inline));
                     slots.push(Slot::Ready(value));
                 }
                 Some(index) => {
                     fields.push((field, FieldSource::Node));
-                    slots.push(Slot::Node(expect_int(&index, "a field's node index")?));
+                    slots.push(Slot::Node(expect_int(index, "a field's node index")?));
                 }
                 None if field.flags & Flag::kTVMFFIFieldFlagBitMaskHasDefault as i64 != 0 => {
                     fields.push((field, FieldSource::Default));
@@ -925,23 +879,6 @@ fn finish(build: Build, done: Vec<Any>) -> Result<Any, Error> {
     })
 }
 
-/// A bool or float payload (ints convert, as the reference's casts do).
-fn expect_scalar(value: &Any, kind: i32) -> Result<f64, Error> {
-    // SAFETY: the tag says which payload is set.
-    unsafe {
-        match value.type_index() {
-            tindex::BOOL | tindex::INT => Ok(value.as_raw().value.v_int64 as f64),
-            tindex::FLOAT if kind == tindex::FLOAT => Ok(value.as_raw().value.v_float64),
-            other => Err(graph_error(format!(
-                "{} data must be a {}, got `{}`",
-                type_key_of(kind),
-                type_key_of(kind),
-                type_key_of(other)
-            ))),
-        }
-    }
-}
-
 /// The registered singleton of enum type `type_index` with canonical index `index`.
 fn enum_singleton(type_index: i32, index: &Any) -> Result<Any, Error> {
     let missing = || {
@@ -981,15 +918,22 @@ fn enum_singleton(type_index: i32, index: &Any) -> Result<Any, Error> {
     view.get(index)?.ok_or_else(missing)
 }
 
-/// `ffi.FromJSONGraph`.
-pub fn from_json_graph(graph: &Any) -> Result<Any, Error> {
+fn read_graph(graph: &Value) -> Result<Any, Error> {
     let (mut reader, root) = GraphReader::new(graph)?;
     reader.run(root)
 }
 
-/// `ffi.FromJSONGraphString`.
+/// `ffi.FromJSONGraph`: the value of a graph given as a JSON value (Maps, Arrays, scalars).
+pub fn from_json_graph(graph: &Any) -> Result<Any, Error> {
+    let graph =
+        Value::from_any(graph).map_err(|e| graph_error(String::from_utf8_lossy(e.message())))?;
+    read_graph(&graph)
+}
+
+/// `ffi.FromJSONGraphString`: the value of a graph given as JSON text (parsed straight into
+/// a plain tree: no FFI containers are built for the document itself).
 pub fn from_json_graph_string(text: &[u8]) -> Result<Any, Error> {
-    from_json_graph(&crate::json::parse(text)?)
+    read_graph(&crate::json::parse_value(text)?)
 }
 
 // ------------------------------------------------------------------------------------------

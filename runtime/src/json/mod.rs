@@ -3,7 +3,9 @@
 //! `int` when they are integers that fit in 64 bits and `float` otherwise.
 
 mod parse;
+mod value;
 mod write;
 
 pub use parse::{parse, MAX_DEPTH};
+pub use value::{parse_value, Text, Value};
 pub use write::{escape_into, stringify, write_float, write_int, write_value};

@@ -10,18 +10,66 @@ use crate::any::Any;
 use crate::containers::map::Map;
 use crate::containers::seq::Array;
 use crate::error::Error;
+use std::marker::PhantomData;
 
 /// The deepest nesting of arrays and objects a document may have.
 pub const MAX_DEPTH: usize = 1000;
 
-/// Parses a JSON document.
+/// What the parser builds its values with.
+pub trait Sink {
+    type Value: Default;
+    fn null() -> Self::Value;
+    fn boolean(value: bool) -> Self::Value;
+    fn int(value: i64) -> Self::Value;
+    fn float(value: f64) -> Self::Value;
+    fn string(bytes: &[u8]) -> Self::Value;
+    fn array(items: Vec<Self::Value>) -> Self::Value;
+    /// An object from its members in order (keys are values made by [`Sink::string`]).
+    fn object(members: Vec<(Self::Value, Self::Value)>) -> Result<Self::Value, Error>;
+}
+
+/// Builds FFI values: `ffi.Array`, `ffi.Map` with String keys, scalars.
+struct AnySink;
+
+impl Sink for AnySink {
+    type Value = Any;
+    fn null() -> Any {
+        Any::none()
+    }
+    fn boolean(value: bool) -> Any {
+        Any::bool(value)
+    }
+    fn int(value: i64) -> Any {
+        Any::int(value)
+    }
+    fn float(value: f64) -> Any {
+        Any::float(value)
+    }
+    fn string(bytes: &[u8]) -> Any {
+        Any::string(bytes)
+    }
+    fn array(items: Vec<Any>) -> Any {
+        Array::from_vec(items).into_any()
+    }
+    fn object(members: Vec<(Any, Any)>) -> Result<Any, Error> {
+        Ok(Map::from_pairs(members)?.into_any())
+    }
+}
+
+/// Parses a JSON document into FFI values.
 pub fn parse(text: &[u8]) -> Result<Any, Error> {
-    let mut parser = Parser {
+    parse_with::<AnySink>(text)
+}
+
+/// Parses a JSON document with `S`.
+pub fn parse_with<S: Sink>(text: &[u8]) -> Result<S::Value, Error> {
+    let mut parser = Parser::<S> {
         text,
         pos: 0,
         line: 1,
         line_begin: 0,
         error: None,
+        sink: PhantomData,
     };
     match parser.document() {
         Some(value) => Ok(value),
@@ -36,21 +84,22 @@ pub fn parse(text: &[u8]) -> Result<Any, Error> {
 }
 
 /// A container being filled.
-enum Open {
-    Array(Vec<Any>),
-    Object(Vec<(Any, Any)>, Any),
+enum Open<V> {
+    Array(Vec<V>),
+    Object(Vec<(V, V)>, V),
 }
 
-struct Parser<'a> {
+struct Parser<'a, S: Sink> {
     text: &'a [u8],
     pos: usize,
     line: usize,
     line_begin: usize,
     /// The first error found (None with a failed parse means "Syntax error near").
     error: Option<String>,
+    sink: PhantomData<S>,
 }
 
-impl Parser<'_> {
+impl<S: Sink> Parser<'_, S> {
     fn peek(&self) -> Option<u8> {
         self.text.get(self.pos).copied()
     }
@@ -102,7 +151,7 @@ impl Parser<'_> {
         true
     }
 
-    fn document(&mut self) -> Option<Any> {
+    fn document(&mut self) -> Option<S::Value> {
         let value = self.value()?;
         self.skip_spaces();
         if self.peek().is_some() {
@@ -112,8 +161,8 @@ impl Parser<'_> {
     }
 
     /// One value, with its nested containers parsed iteratively.
-    fn value(&mut self) -> Option<Any> {
-        let mut stack: Vec<Open> = Vec::new();
+    fn value(&mut self) -> Option<S::Value> {
+        let mut stack: Vec<Open<S::Value>> = Vec::new();
         'value: loop {
             self.skip_spaces();
             let start = self.pos;
@@ -128,7 +177,10 @@ impl Parser<'_> {
                         }
                         Some(b'}') => {
                             self.pos += 1;
-                            Map::new().into_any()
+                            match S::object(Vec::new()) {
+                                Ok(value) => value,
+                                Err(e) => return self.fail(&String::from_utf8_lossy(e.message())),
+                            }
                         }
                         Some(_) => {
                             self.check_depth(&stack)?;
@@ -145,7 +197,7 @@ impl Parser<'_> {
                         None => return self.fail("Expecting value"),
                         Some(b']') => {
                             self.pos += 1;
-                            Array::new().into_any()
+                            S::array(Vec::new())
                         }
                         Some(_) => {
                             self.check_depth(&stack)?;
@@ -157,10 +209,10 @@ impl Parser<'_> {
                 Some(b'"') => self.string()?,
                 Some(c @ (b't' | b'f' | b'n')) => {
                     self.pos += 1;
-                    let (rest, value): (&[u8], Any) = match c {
-                        b't' => (b"rue", Any::bool(true)),
-                        b'f' => (b"alse", Any::bool(false)),
-                        _ => (b"ull", Any::none()),
+                    let (rest, value): (&[u8], S::Value) = match c {
+                        b't' => (b"rue", S::boolean(true)),
+                        b'f' => (b"alse", S::boolean(false)),
+                        _ => (b"ull", S::null()),
                     };
                     if !self.match_literal(rest) {
                         return self.fail_at(start, "Expecting value");
@@ -189,7 +241,7 @@ impl Parser<'_> {
                                 let Some(Open::Array(items)) = stack.pop() else {
                                     unreachable!("the top of the stack is an array")
                                 };
-                                value = Array::from_vec(items).into_any();
+                                value = S::array(items);
                             }
                             _ => return self.fail("Expecting ',' delimiter"),
                         }
@@ -211,8 +263,8 @@ impl Parser<'_> {
                                 let Some(Open::Object(items, _)) = stack.pop() else {
                                     unreachable!("the top of the stack is an object")
                                 };
-                                value = match Map::from_pairs(items) {
-                                    Ok(map) => map.into_any(),
+                                value = match S::object(items) {
+                                    Ok(object) => object,
                                     Err(e) => {
                                         self.error =
                                             Some(String::from_utf8_lossy(e.message()).into());
@@ -228,7 +280,7 @@ impl Parser<'_> {
         }
     }
 
-    fn check_depth(&mut self, stack: &[Open]) -> Option<()> {
+    fn check_depth(&mut self, stack: &[Open<S::Value>]) -> Option<()> {
         if stack.len() >= MAX_DEPTH {
             let prefix = format!("Nesting deeper than {MAX_DEPTH} levels");
             return self.fail(&prefix);
@@ -237,7 +289,7 @@ impl Parser<'_> {
     }
 
     /// `"key"` followed by `:`.
-    fn property_name(&mut self) -> Option<Any> {
+    fn property_name(&mut self) -> Option<S::Value> {
         if self.peek() != Some(b'"') {
             return self.fail("Expecting property name enclosed in double quotes");
         }
@@ -251,13 +303,13 @@ impl Parser<'_> {
     }
 
     /// A string starting at the opening quote.
-    fn string(&mut self) -> Option<Any> {
+    fn string(&mut self) -> Option<S::Value> {
         let start = self.pos;
         self.pos += 1;
         // Fast path: no escapes and no control characters.
         while let Some(c) = self.peek() {
             if c == b'"' {
-                let value = Any::string(&self.text[start + 1..self.pos]);
+                let value = S::string(&self.text[start + 1..self.pos]);
                 self.pos += 1;
                 return Some(value);
             }
@@ -269,7 +321,7 @@ impl Parser<'_> {
         self.fail_at(start, "Unterminated string starting at")
     }
 
-    fn escaped_string(&mut self, start: usize) -> Option<Any> {
+    fn escaped_string(&mut self, start: usize) -> Option<S::Value> {
         let mut out = self.text[start + 1..self.pos].to_vec();
         while let Some(c) = self.peek() {
             if c < b' ' {
@@ -278,7 +330,7 @@ impl Parser<'_> {
             match c {
                 b'"' => {
                     self.pos += 1;
-                    return Some(Any::string(&out));
+                    return Some(S::string(&out));
                 }
                 b'\\' => {
                     self.pos += 1;
@@ -344,7 +396,7 @@ impl Parser<'_> {
     }
 
     /// A number, `NaN`, `Infinity` or `-Infinity`.
-    fn number(&mut self) -> Option<Any> {
+    fn number(&mut self) -> Option<S::Value> {
         let start = self.pos;
         let special: Option<(&[u8], f64)> = match self.peek() {
             Some(b'-') if self.text.get(start + 1) == Some(&b'I') => {
@@ -357,7 +409,7 @@ impl Parser<'_> {
         };
         if let Some((literal, value)) = special {
             if self.match_literal(literal) {
-                return Some(Any::float(value));
+                return Some(S::float(value));
             }
             return self.fail_at(start, "Expecting value");
         }
@@ -381,11 +433,11 @@ impl Parser<'_> {
         let token = std::str::from_utf8(token).expect("ASCII number token");
         if maybe_int {
             if let Ok(value) = token.parse::<i64>() {
-                return Some(Any::int(value));
+                return Some(S::int(value));
             }
         }
         match c_strtod(token) {
-            Some(value) => Some(Any::float(value)),
+            Some(value) => Some(S::float(value)),
             None => self.fail_at(start, "Expecting value"),
         }
     }
