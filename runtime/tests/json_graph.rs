@@ -427,3 +427,37 @@ fn bigint_type_attributes_are_registered() {
         "ValueError: Invalid decimal string for ffi.BigInt"
     );
 }
+
+#[test]
+fn from_json_graph_takes_json_values_only() {
+    let _serial = serial();
+    let node = Map::from_pairs([(s("type"), s("int")), (s("data"), Any::int(7))]).unwrap();
+    let graph = |nodes: Vec<Any>| {
+        Map::from_pairs([
+            (s("root_index"), Any::int(0)),
+            (s("nodes"), Array::from_vec(nodes).into_any()),
+        ])
+        .unwrap()
+        .into_any()
+    };
+    let ok = call("ffi.FromJSONGraph", &[&graph(vec![node.into_any()])]).unwrap();
+    assert_eq!(int_of(&ok), 7);
+    // A value JSON cannot hold, anywhere in the document, is a ValueError.
+    let function = tvm_ffi::registry::get(b"ffi.Array")
+        .unwrap()
+        .function
+        .clone();
+    let bad = Map::from_pairs([(s("type"), s("int")), (s("data"), Any::object(function))])
+        .unwrap()
+        .into_any();
+    let error = call("ffi.FromJSONGraph", &[&graph(vec![bad])]).unwrap_err();
+    assert_eq!(
+        error_text(error),
+        "ValueError: Invalid JSON Object Graph: `ffi.Function` is not a JSON value"
+    );
+    let error = call("ffi.FromJSONGraph", &[&Any::int(3)]).unwrap_err();
+    assert_eq!(
+        error_text(error),
+        "ValueError: Invalid JSON Object Graph, expected an object"
+    );
+}
