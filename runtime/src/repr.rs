@@ -439,7 +439,7 @@ fn map_entries(map: &TVMFFIAny) -> Result<Vec<(Any, Any)>, Error> {
 }
 
 /// A BigInt (or Int) in decimal.
-fn bigint_decimal(value: &TVMFFIAny) -> String {
+pub(crate) fn bigint_decimal(value: &TVMFFIAny) -> String {
     // SAFETY: callers pass Int or BigInt values.
     let words = unsafe { crate::string::bigint_words(value) };
     let bytes = unsafe { byte_array_slice(&words) };

@@ -2,6 +2,7 @@
 
 mod add_one;
 mod headers;
+mod json_graph;
 mod layouts;
 mod scenario;
 mod structural;

@@ -791,6 +791,10 @@ pub(crate) fn register(registrar: &mut TypeRegistrar) -> Result<(), Error> {
     for (column, hook) in crate::any_hash::bigint_hooks() {
         registrar.register_attr(tindex::BIG_INT, column, hook.as_raw())?;
     }
+    // Value hashing, comparison and JSON-graph encoding of BigInts.
+    for (column, hook) in crate::bigint::type_attrs() {
+        registrar.register_attr(tindex::BIG_INT, column, hook.as_raw())?;
+    }
     // ffi.VisitInterrupt has a fixed index but is defined like the dynamic types.
     let visit_interrupt = TypeDef {
         key: "ffi.VisitInterrupt",

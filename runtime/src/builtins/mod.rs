@@ -3,6 +3,7 @@
 
 mod args;
 mod containers;
+mod data;
 mod dyn_types;
 mod functions;
 mod maps;
@@ -14,6 +15,7 @@ mod tensor;
 
 pub use args::{type_key_of, Call};
 pub(crate) use dyn_types::{access_kind, new_step, path_from_steps, path_steps, step_parts};
+pub(crate) use reflection::create_empty;
 pub use reflection::{kwargs_object, missing_object, ENUM_TYPE_INDEX};
 pub(crate) use static_types::register_types;
 
@@ -85,6 +87,7 @@ pub(crate) fn global_functions() -> Globals {
     let mut globals = Globals::new();
     functions::register(&mut globals);
     containers::register(&mut globals);
+    data::register(&mut globals);
     maps::register(&mut globals);
     tensor::register(&mut globals);
     module::register(&mut globals);

@@ -8,7 +8,7 @@ mod env;
 mod error;
 mod function;
 mod object;
-mod string;
+pub(crate) mod string;
 mod tensor;
 mod types;
 

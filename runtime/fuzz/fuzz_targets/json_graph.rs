@@ -1,0 +1,7 @@
+//! Fuzzes `ffi.FromJSONGraphString` (see `checks/json.rs` for the properties).
+#![no_main]
+
+#[path = "../checks/json.rs"]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::check_json_graph(data));
