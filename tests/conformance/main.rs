@@ -3,6 +3,7 @@
 mod add_one;
 mod headers;
 mod layouts;
+mod registry;
 mod scenario;
 mod testing_lib;
 mod valgrind;

@@ -3,6 +3,7 @@
 
 mod args;
 mod containers;
+mod convert;
 mod dyn_types;
 mod functions;
 mod maps;
