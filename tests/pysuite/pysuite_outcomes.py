@@ -57,7 +57,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
     if report.failed:
-        _write("collect-error", report.nodeid, "-", _one_line(str(report.longrepr)))
+        text = str(report.longrepr)
+        # The exception itself (pytest's `E ` lines) says more than the traceback before it.
+        raised = [line[1:] for line in text.splitlines() if line.startswith("E ")]
+        _write("collect-error", report.nodeid, "-", _one_line(" ".join(raised) or text))
 
 
 def pytest_runtest_logstart(nodeid: str, location: Any) -> None:

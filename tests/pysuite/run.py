@@ -34,6 +34,9 @@ OUTCOMES = ("passed", "failed", "error", "crashed", "skipped", "xfailed", "xpass
 # pytest's exit codes for a run that finished: all passed, some failed, nothing collected.
 FINISHED = (0, 1, 5)
 MAX_RESUMES = 25
+# How much of a long report goes to the terminal (all of it goes to <out>/problems.txt).
+SHOWN_COLLECT_ERRORS = 3
+SHOWN_PROBLEMS = 60
 
 
 class SuiteError(Exception):
@@ -196,8 +199,12 @@ def point_library(venv: Path, library: Path) -> None:
     tmp.replace(link)
 
 
-def compare(apache: Suite, ours: Suite, known: dict[str, str]) -> tuple[list[str], set[str]]:
-    """Prints the comparison; returns (problems, stale known-failure entries)."""
+def compare(
+    apache: Suite, ours: Suite, known: dict[str, str], full_run: bool
+) -> tuple[list[str], set[str]]:
+    """Prints the comparison; returns (problems, stale known-failure entries). Entries for tests
+    neither run saw count as stale only in a full run (extra pytest arguments may select fewer).
+    """
     passing = {n for n, (o, _) in apache.results.items() if o == "passed"}
     ours_passing = {n for n, (o, _) in ours.results.items() if o == "passed"}
     both = passing & ours_passing
@@ -208,8 +215,12 @@ def compare(apache: Suite, ours: Suite, known: dict[str, str]) -> tuple[list[str
         f"pass ratio: {len(both)}/{len(passing)} = {ratio:.2f}% of the tests that pass on "
         f"Apache's runtime pass on ffihub's"
     )
-    for path, message in sorted(ours.collect_errors.items()):
-        print(f"  not collected on ffihub's runtime: {path}: {message}")
+    for name, suite in (("Apache's", apache), ("ffihub's", ours)):
+        errors = sorted(suite.collect_errors.items())
+        for path, message in errors[:SHOWN_COLLECT_ERRORS]:
+            print(f"  not collected on {name} runtime: {path}: {message}")
+        if len(errors) > SHOWN_COLLECT_ERRORS:
+            print(f"  ... and {len(errors) - SHOWN_COLLECT_ERRORS} more files")
 
     problems: list[str] = []
     if not passing:
@@ -217,7 +228,11 @@ def compare(apache: Suite, ours: Suite, known: dict[str, str]) -> tuple[list[str
     regressions = sorted(passing - ours_passing - known.keys())
     listed = sorted((passing - ours_passing) & known.keys())
     fixed = {n for n in known if n in ours_passing}
-    not_apache = {n for n in known if n not in passing}
+    not_apache = {
+        n
+        for n in known
+        if n not in passing and (full_run or n in apache.results or n in ours.results)
+    }
     print(f"known failures: {len(listed)} of {len(known)} listed still fail (expected)")
     for nodeid in regressions:
         outcome, message = ours.results.get(nodeid, ("missing", "not run"))
@@ -272,7 +287,7 @@ def main() -> int:
         for s in suites:
             if s.error:
                 raise SuiteError(f"the run on {s.name}'s runtime failed: {s.error}")
-        problems, stale = compare(suites[0], suites[1], known)
+        problems, stale = compare(suites[0], suites[1], known, full_run=not extra)
     except SuiteError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -281,8 +296,11 @@ def main() -> int:
         prune_known_failures(args.known_failures, stale)
         print(f"removed {len(stale)} stale entries from {args.known_failures}")
         problems = [p for p in problems if p.split(": ")[0] not in stale]
-    for problem in problems:
+    (args.out / "problems.txt").write_text("".join(f"{p}\n" for p in problems), encoding="utf-8")
+    for problem in problems[:SHOWN_PROBLEMS]:
         print(f"FAIL {problem}")
+    if len(problems) > SHOWN_PROBLEMS:
+        print(f"FAIL ... and {len(problems) - SHOWN_PROBLEMS} more: {args.out / 'problems.txt'}")
     print(f"logs and outcomes: {args.out}")
     return 1 if problems else 0
 
