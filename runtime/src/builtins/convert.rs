@@ -177,3 +177,54 @@ pub(super) fn register(registrar: &mut TypeRegistrar) -> Result<(), Error> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn convert_to(index: i32, value: &Any) -> Result<Any, Error> {
+        let converter =
+            crate::types::attr_value(b"__ffi_convert__", index).expect("a converter is registered");
+        let function = converter.as_object().expect("a Function").as_ptr();
+        // SAFETY: the converter is a live Function; the argument is a valid view.
+        unsafe { crate::function::call(function, std::slice::from_ref(value.as_raw())) }
+    }
+
+    #[test]
+    fn sequences_convert_to_each_other_and_to_shapes() {
+        let list = Any::object(List::from_vec(vec![Any::int(3), Any::bool(true)]).into_object());
+        let array = convert_to(tindex::ARRAY, &list).unwrap();
+        assert_eq!(array.type_index(), tindex::ARRAY);
+        let back = convert_to(tindex::LIST, &array).unwrap();
+        assert_eq!(back.type_index(), tindex::LIST);
+        let shape = convert_to(tindex::SHAPE, &list).unwrap();
+        // SAFETY: the result is a Shape.
+        let dims = unsafe { Shape::from_view(shape.as_raw()) }.unwrap();
+        assert_eq!(dims.as_slice(), &[3, 1]);
+        // An Array converts to an Array as itself.
+        let same = convert_to(tindex::ARRAY, &array).unwrap();
+        assert!(same.as_object().unwrap().as_ptr() == array.as_object().unwrap().as_ptr());
+    }
+
+    #[test]
+    fn impossible_conversions_say_what_was_given_and_what_was_wanted() {
+        let mixed = Any::object(Array::from_vec(vec![Any::int(1), Any::string("x")]).into_object());
+        let error = convert_to(tindex::SHAPE, &mixed).unwrap_err();
+        assert_eq!(error.kind(), b"TypeError");
+        assert_eq!(
+            error.message(),
+            b"Cannot cast from `ffi.Array` to `ffi.Shape`"
+        );
+        let error = convert_to(tindex::MAP, &Any::none()).unwrap_err();
+        assert_eq!(
+            error.message(),
+            b"Cannot cast from `None` to `Map<Any, Any>`"
+        );
+        assert_eq!(
+            convert_to(tindex::FUNCTION, &Any::none())
+                .unwrap()
+                .type_index(),
+            tindex::NONE
+        );
+    }
+}
