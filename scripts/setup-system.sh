@@ -9,9 +9,11 @@ command -v gcc >/dev/null || missing+=(gcc)
 command -v g++ >/dev/null || missing+=(g++)
 command -v valgrind >/dev/null || missing+=(valgrind)
 command -v python3 >/dev/null || missing+=(python3)
+# venvs for Apache's Python test suite (scripts/setup-pysuite.sh)
+python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-    echo "system tools present: gcc g++ valgrind python3"
+    echo "system tools present: gcc g++ valgrind python3 python3-venv"
     exit 0
 fi
 if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null; then

@@ -14,6 +14,9 @@ scripts/setup-system.sh
 step "Apache TVM-FFI wheel (reference runtime, headers and testing library)"
 scripts/setup-apache.sh
 
+step "Apache TVM-FFI's Python test suite (sdist tests/python, two venvs with the wheel)"
+scripts/setup-pysuite.sh
+
 step "Julia 1.5.3 with bullseye's libunwind (for the Julia bindings)"
 scripts/setup-julia.sh
 

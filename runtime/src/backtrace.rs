@@ -17,8 +17,9 @@ const RAISING_ENTRIES: [&str; 3] = [
 
 /// The runtime's own plumbing between an error and the code that raised it (functions, with
 /// their closures).
-const PLUMBING: [&str; 6] = [
+const PLUMBING: [&str; 7] = [
     "tvm_ffi::backtrace::capture",
+    "tvm_ffi::backtrace::capture_after_caller",
     "tvm_ffi::error::Error::new",
     "tvm_ffi::error::Error::from_parts",
     "<tvm_ffi::error::Error as core::convert::From<alloc::string::String>>::from",
@@ -41,10 +42,37 @@ const TRAMPOLINES: [&str; 2] = [
     "tvm_ffi::function::call_extern_c",
 ];
 
+/// Frames of a host interpreter: the host shows its own frames (Python's interpreter, as in
+/// Apache's runtime).
+const HOST_PREFIXES: [&str; 4] = ["_Py", "PyObject", "slot_tp_call", "object_is_not_callable"];
+
+/// C++ frames of TVM-FFI's function adaptors, the C library and libffi trampolines, which Apache's
+/// runtime leaves out too.
+const CXX_PLUMBING_PREFIXES: [&str; 4] = [
+    "tvm::ffi::Function",
+    "tvm::ffi::detail::",
+    "__libc_",
+    "ffi_call_",
+];
+
+/// Is `function` one of ffihub's own C entry points (a plain C name, unlike demangled C++
+/// functions that merely start with `TVMFFI`, such as a binding's callbacks)?
+fn is_own_entry(function: &str) -> bool {
+    function.starts_with("TVMFFI") && !function.contains(['(', ':'])
+}
+
 fn classify(function: &str) -> FrameKind {
-    if is_one_of(function, &RAISING_ENTRIES) || is_one_of(function, &PLUMBING) {
+    if is_one_of(function, &RAISING_ENTRIES)
+        || is_one_of(function, &PLUMBING)
+        || CXX_PLUMBING_PREFIXES
+            .iter()
+            .any(|p| function.starts_with(p))
+    {
         FrameKind::Skip
-    } else if function.starts_with("TVMFFI") || is_one_of(function, &TRAMPOLINES) {
+    } else if is_own_entry(function)
+        || is_one_of(function, &TRAMPOLINES)
+        || HOST_PREFIXES.iter().any(|p| function.starts_with(p))
+    {
         FrameKind::Boundary
     } else {
         FrameKind::Keep
@@ -55,6 +83,13 @@ fn classify(function: &str) -> FrameKind {
 #[inline(never)]
 pub fn capture() -> String {
     Trace::capture().format(classify)
+}
+
+/// [`capture`] for a caller that reports its own location first (`TVMFFIBacktrace` with a file
+/// and function): the caller's frame is left out, so that it is not named twice.
+#[inline(never)]
+pub fn capture_after_caller() -> String {
+    Trace::capture().format_skipping(1, classify)
 }
 
 #[cfg(test)]
@@ -75,6 +110,45 @@ mod tests {
             "{bt}"
         );
         assert!(!bt.contains("tvm_ffi::backtrace::capture"), "{bt}");
+    }
+
+    #[test]
+    fn a_caller_that_reports_its_location_is_not_named_twice() {
+        #[inline(never)]
+        fn a_reporting_caller() -> String {
+            capture_after_caller()
+        }
+        let bt = a_reporting_caller();
+        assert!(!bt.contains("a_reporting_caller"), "{bt}");
+        assert!(
+            bt.contains("a_caller_that_reports_its_location_is_not_named_twice"),
+            "{bt}"
+        );
+    }
+
+    #[test]
+    fn host_interpreters_and_cxx_plumbing_are_classified_as_apache_does() {
+        for host in [
+            "_PyEval_EvalFrameDefault",
+            "PyObject_Vectorcall",
+            "slot_tp_call",
+        ] {
+            assert!(matches!(classify(host), FrameKind::Boundary), "{host}");
+        }
+        for plumbing in [
+            "tvm::ffi::detail::FunctionObjImpl<F>::SafeCall(void*)",
+            "tvm::ffi::FunctionObj::CppCallDedirectToSafeCall()",
+            "__libc_start_call_main",
+        ] {
+            assert!(matches!(classify(plumbing), FrameKind::Skip), "{plumbing}");
+        }
+        // A binding's C++ callback is the caller's code, not one of our entry points.
+        let callback = "TVMFFIPyCallback(void*, TVMFFIAny const*, int, TVMFFIAny*)";
+        assert!(matches!(classify(callback), FrameKind::Keep));
+        assert!(matches!(
+            classify("TVMFFIFunctionCall"),
+            FrameKind::Boundary
+        ));
     }
 
     #[test]

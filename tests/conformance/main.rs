@@ -4,6 +4,7 @@ mod add_one;
 mod headers;
 mod json_graph;
 mod layouts;
+mod registry;
 mod scenario;
 mod structural;
 mod testing_lib;

@@ -54,6 +54,19 @@ fn is_machinery(function: &str) -> bool {
         )
 }
 
+/// Frames inside the C++ headers' own plumbing (errors, function adaptors, `Any`) and the C++
+/// standard library: TVM-FFI leaves them out of every backtrace.
+fn is_header_plumbing(file: &str) -> bool {
+    const FILES: [&str; 5] = [
+        "include/tvm/ffi/error.h",
+        "include/tvm/ffi/function_detail.h",
+        "include/tvm/ffi/function.h",
+        "include/tvm/ffi/any.h",
+        "include/c++/",
+    ];
+    FILES.iter().any(|f| file.contains(f))
+}
+
 /// Where a frame stands relative to the text being built.
 pub enum FrameKind {
     /// Show it.
@@ -79,6 +92,12 @@ impl Trace {
     /// Formats the frames, most recent first, asking `classify` about each resolved function
     /// name; machinery frames and frames without a name are left out.
     pub fn format(&self, classify: impl Fn(&str) -> FrameKind) -> String {
+        self.format_skipping(0, classify)
+    }
+
+    /// [`Trace::format`] without the first `skip` frames it would show (frames a caller has
+    /// already reported in its own words).
+    pub fn format_skipping(&self, mut skip: usize, classify: impl Fn(&str) -> FrameKind) -> String {
         let limit = frame_limit();
         let mut out = String::new();
         let mut count = 0;
@@ -104,7 +123,8 @@ impl Trace {
                         let file = symbol.filename().map(|f| f.display().to_string());
                         // Frames of Rust's standard library (its sources live under /rustc/).
                         let in_std = file.as_deref().is_some_and(|f| f.starts_with("/rustc/"));
-                        if !is_machinery(&name) && !in_std {
+                        let plumbing = file.as_deref().is_some_and(is_header_plumbing);
+                        if !is_machinery(&name) && !in_std && !plumbing {
                             let file = file.unwrap_or_else(|| "<unknown>".into());
                             lines.push((file, symbol.lineno().unwrap_or(0), name));
                         }
@@ -112,6 +132,10 @@ impl Trace {
                 }
             });
             for (file, line, name) in lines {
+                if skip > 0 {
+                    skip -= 1;
+                    continue;
+                }
                 if count >= limit {
                     break 'frames;
                 }

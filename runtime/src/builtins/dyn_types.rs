@@ -98,8 +98,8 @@ const STATIC_METHOD: i64 = Flag::kTVMFFIFieldFlagBitMaskIsStaticMethod as i64;
 
 const ENUM_STATE: i32 = 128;
 const ENUM: i32 = 129;
-const INT_ENUM: i32 = 130;
-const STR_ENUM: i32 = 131;
+pub(super) const INT_ENUM: i32 = 130;
+pub(super) const STR_ENUM: i32 = 131;
 const ACCESS_STEP: i32 = 132;
 const ACCESS_PATH: i32 = 133;
 const STRUCTURAL_VISITOR: i32 = 134;
@@ -691,10 +691,20 @@ fn register_type(registrar: &mut TypeRegistrar, def: &TypeDef) -> Result<(), Err
     register_type_attrs(registrar, def)
 }
 
+/// The builtin types that user code subclasses (enums, visitors, mutators).
+const OPEN_TYPES: [&str; 5] = [
+    "ffi.Enum",
+    "ffi.IntEnum",
+    "ffi.StrEnum",
+    "ffi.StructuralMutator",
+    "ffi.StructuralVisitor",
+];
+
 fn register_type_attrs(registrar: &mut TypeRegistrar, def: &TypeDef) -> Result<(), Error> {
     let (index, size) = (def.index, def.total_size as usize);
-    // Apache marks every builtin type final, including the enum bases.
-    registrar.register_attr(index, b"__ffi_type_final__", Any::bool(true).as_raw())?;
+    // Finality mirrors the C++ classes: the bases meant for subclassing are not final.
+    let is_final = !OPEN_TYPES.contains(&def.key);
+    registrar.register_attr(index, b"__ffi_type_final__", Any::bool(is_final).as_raw())?;
     if def.creator.is_some() {
         let new =
             crate::function::from_closure(move |_| Ok(Any::object(new_reflected(index, size))));
@@ -811,7 +821,8 @@ pub(crate) fn register(registrar: &mut TypeRegistrar) -> Result<(), Error> {
     for def in definitions() {
         register_type(registrar, &def)?;
     }
-    register_structural_attrs(registrar)
+    register_structural_attrs(registrar)?;
+    super::convert::register(registrar)
 }
 
 /// Type attributes of the structural machinery (hooks of the containers and of StructuralKey).

@@ -3,7 +3,7 @@
 use super::{def_typed, Globals};
 use crate::any::Any;
 use crate::error::Error;
-use crate::type_schema::{function, Ty, BYTES, INT, OPAQUE_PTR, PACKED_FUNCTION, STRING};
+use crate::type_schema::{Ty, BYTES, INT, OPAQUE_PTR, PACKED_FUNCTION, STRING};
 use std::ffi::c_void;
 
 pub(super) fn register(globals: &mut Globals) {
@@ -76,7 +76,7 @@ pub(super) fn register(globals: &mut Globals) {
     def_typed(
         globals,
         "ffi.FunctionFromExternC",
-        function(PACKED_FUNCTION, vec![]),
+        PACKED_FUNCTION,
         vec![OPAQUE_PTR, OPAQUE_PTR, OPAQUE_PTR],
         |call| {
             let self_ = call.opaque_ptr(0)?;

@@ -4,6 +4,7 @@
 mod args;
 mod containers;
 mod data;
+mod convert;
 mod dyn_types;
 mod functions;
 mod maps;

@@ -52,7 +52,7 @@ fn type_key(info: &TVMFFITypeInfo) -> String {
 }
 
 /// An empty instance of a type: its native creator, or its `__ffi_new__` attribute.
-pub(crate) fn create_empty(info: &TVMFFITypeInfo) -> Result<ObjectRef, Error> {
+fn create_empty(info: &TVMFFITypeInfo) -> Result<ObjectRef, Error> {
     // SAFETY: metadata pointers of registered types are valid.
     if let Some(creator) = unsafe { info.metadata.as_ref() }.and_then(|m| m.creator) {
         let mut handle = std::ptr::null_mut();
@@ -352,45 +352,51 @@ fn make_object_from_packed_args(args: &[TVMFFIAny]) -> Result<Any, Error> {
         ));
     }
     let info = type_info_of(type_index)?;
-    let obj = create_empty(info)?;
-    let mut keys = Vec::with_capacity(rest.len() / 2);
-    for pair in rest.chunks_exact(2) {
+    let keys = rest
+        .chunks_exact(2)
         // SAFETY: keys are valid views.
-        let key = unsafe { crate::string::str_bytes(&pair[0]) }
-            .ok_or_else(|| Error::new("TypeError", "field names must be strings"))?;
-        keys.push((key, &pair[1]));
-    }
-    let mut found = vec![false; keys.len()];
-    // As Apache does: every field, ancestors' first, from its key, its default, or an error.
+        .map(|pair| unsafe { crate::string::str_bytes(&pair[0]) })
+        .collect::<Option<Vec<&[u8]>>>()
+        .ok_or_else(|| Error::new("TypeError", "field names must be strings"))?;
+    let mut used = vec![false; keys.len()];
+    let obj = create_empty(info)?;
+    // Fields are filled ancestors first: from the named arguments, else from their defaults;
+    // a field with neither is an error.
     // SAFETY: `info` is registered.
     for field in unsafe { all_fields(info) } {
         // SAFETY: field names point at registry-owned storage.
         let name = unsafe { byte_array_slice(&field.name) };
-        let given = (0..keys.len()).find(|&i| !found[i] && keys[i].0 == name);
-        // SAFETY (both branches): the field belongs to the object's type.
-        if let Some(i) = given {
-            unsafe { set_field(field, obj.as_ptr(), keys[i].1)? };
-            found[i] = true;
-        } else if flag(field, Flag::kTVMFFIFieldFlagBitMaskHasDefault) {
-            unsafe { set_field_to_default(field, obj.as_ptr())? };
-        } else {
-            return Err(Error::new(
-                "TypeError",
-                format!(
-                    "Required field `{}` not set in type `{}`",
-                    String::from_utf8_lossy(name),
-                    type_key(info)
-                ),
-            ));
+        let given = (0..keys.len()).find(|&i| !used[i] && keys[i] == name);
+        // SAFETY: the field belongs to the object's type; values are valid views.
+        unsafe {
+            match given {
+                Some(i) => {
+                    used[i] = true;
+                    set_field(field, obj.as_ptr(), &rest[2 * i + 1])?
+                }
+                None if field.flags & Flag::kTVMFFIFieldFlagBitMaskHasDefault as i64 != 0 => {
+                    set_field_to_default(field, obj.as_ptr())?
+                }
+                None => {
+                    return Err(Error::new(
+                        "TypeError",
+                        format!(
+                            "Required field `{}` not set in type `{}`",
+                            String::from_utf8_lossy(name),
+                            type_key(info)
+                        ),
+                    ))
+                }
+            }
         }
     }
-    if let Some(i) = found.iter().position(|f| !f) {
+    if let Some(i) = used.iter().position(|&u| !u) {
         return Err(Error::new(
             "TypeError",
             format!(
                 "Type `{}` does not have field `{}`",
                 type_key(info),
-                String::from_utf8_lossy(keys[i].0)
+                String::from_utf8_lossy(keys[i])
             ),
         ));
     }

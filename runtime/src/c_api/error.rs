@@ -127,8 +127,10 @@ pub unsafe extern "C" fn TVMFFIBacktrace(
         let file = String::from_utf8_lossy(c_str(filename));
         let func = String::from_utf8_lossy(c_str(func));
         crate::backtrace::push_frame(&mut text, &file, lineno.max(0) as u32, &func);
+        text.push_str(&crate::backtrace::capture_after_caller());
+    } else {
+        text.push_str(&crate::backtrace::capture());
     }
-    text.push_str(&crate::backtrace::capture());
     LAST_BACKTRACE.with(|slot| {
         let mut slot = slot.borrow_mut();
         slot.0 = text;
