@@ -12,6 +12,7 @@ pub mod backtrace;
 pub mod builtins;
 mod c_api;
 pub mod containers;
+mod cxx;
 pub mod dtype;
 pub mod env;
 pub mod error;
