@@ -14,7 +14,11 @@ const CXX_HEADERS: &[&str] = &["cxx/calls.h", "cxx/bridge.h", "cxx/tvm_ffi_cxx.h
 
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    for file in CXX_SOURCES.iter().chain(CXX_HEADERS).chain(&["cxx/exports.map"]) {
+    for file in CXX_SOURCES
+        .iter()
+        .chain(CXX_HEADERS)
+        .chain(&["cxx/exports.map"])
+    {
         println!("cargo:rerun-if-changed={file}");
     }
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
@@ -53,9 +57,9 @@ fn check_linker_is_lld() {
         flag.starts_with("linker=")
             || flag.contains("linker-features=-lld")
             || flag.contains("link-self-contained=-linker")
-    }) || flags.iter().any(|f| {
-        f.starts_with("-Clinker=") || f.contains("linker-features=-lld")
-    });
+    }) || flags
+        .iter()
+        .any(|f| f.starts_with("-Clinker=") || f.contains("linker-features=-lld"));
     let lld_flags = flags.iter().any(|f| f.contains("fuse-ld=lld"));
     let rustc_minor = rustc_minor_version();
     let default_lld = target == "x86_64-unknown-linux-gnu" && rustc_minor.is_some_and(|m| m >= 90);
@@ -76,5 +80,11 @@ fn rustc_minor_version() -> Option<u32> {
     let rustc = std::env::var_os("RUSTC")?;
     let output = Command::new(rustc).arg("--version").output().ok()?;
     let version = String::from_utf8(output.stdout).ok()?;
-    version.split_whitespace().nth(1)?.split('.').nth(1)?.parse().ok()
+    version
+        .split_whitespace()
+        .nth(1)?
+        .split('.')
+        .nth(1)?
+        .parse()
+        .ok()
 }

@@ -19,8 +19,11 @@ use std::ffi::{c_char, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Called for each context symbol; nonzero stops the visit.
-type ContextSymbolVisitor =
-    unsafe extern "C" fn(ctx: *mut c_void, name: *const TVMFFIByteArray, address: *mut c_void) -> i32;
+type ContextSymbolVisitor = unsafe extern "C" fn(
+    ctx: *mut c_void,
+    name: *const TVMFFIByteArray,
+    address: *mut c_void,
+) -> i32;
 
 /// `FfihubRustBridge` of `bridge.h`.
 #[repr(C)]
@@ -94,10 +97,7 @@ extern "C" {
         format: *const TVMFFIByteArray,
         out: *mut TVMFFIAny,
     ) -> i32;
-    fn ffihub_cxx_module_import_module(
-        module: *mut TVMFFIObject,
-        other: *mut TVMFFIObject,
-    ) -> i32;
+    fn ffihub_cxx_module_import_module(module: *mut TVMFFIObject, other: *mut TVMFFIObject) -> i32;
     fn ffihub_cxx_module_clear_imports(module: *mut TVMFFIObject) -> i32;
     fn ffihub_cxx_lookup_from_imports(
         module: *mut TVMFFIObject,
@@ -196,7 +196,10 @@ unsafe extern "C" fn bridge_get_function(
 ) -> i32 {
     guard(|| {
         let found = borrowed_module(module)?.get_function(bytes_arg(name), false)?;
-        put(out, found.map_or(std::ptr::null_mut(), |f| f.into_raw().cast()))
+        put(
+            out,
+            found.map_or(std::ptr::null_mut(), |f| f.into_raw().cast()),
+        )
     })
 }
 
@@ -346,7 +349,10 @@ pub(crate) mod virtual_call {
             .ok_or_else(|| {
                 Error::new(
                     "TypeError",
-                    format!("{what} returned type index {}, expected str", value.type_index()),
+                    format!(
+                        "{what} returned type index {}, expected str",
+                        value.type_index()
+                    ),
                 )
             })
     }
@@ -364,7 +370,10 @@ pub(crate) mod virtual_call {
         // SAFETY: a live module handle and a valid out slot.
         check(unsafe { ffihub_cxx_module_kind(module.as_object().as_ptr(), &mut out) })?;
         if out.is_null() {
-            return Err(Error::new("RuntimeError", "ModuleObj::kind() returned NULL"));
+            return Err(Error::new(
+                "RuntimeError",
+                "ModuleObj::kind() returned NULL",
+            ));
         }
         // SAFETY: kind() returns a NUL-terminated string that lives as long as the module.
         Ok(unsafe { std::ffi::CStr::from_ptr(out) }
@@ -483,10 +492,7 @@ pub(crate) mod virtual_call {
     pub(crate) fn import_module(module: &Module, other: &Module) -> Result<(), Error> {
         // SAFETY: two live module handles.
         check(unsafe {
-            ffihub_cxx_module_import_module(
-                module.as_object().as_ptr(),
-                other.as_object().as_ptr(),
-            )
+            ffihub_cxx_module_import_module(module.as_object().as_ptr(), other.as_object().as_ptr())
         })
     }
 

@@ -41,10 +41,10 @@ use crate::abi::TVMFFIObject;
 use crate::any::Any;
 use crate::containers::map::Map;
 use crate::containers::seq::Array;
+use crate::cxx::virtual_call;
 use crate::error::Error;
 use crate::object::{dec_ref, ObjectRef, DELETE_STRONG, DELETE_WEAK, FRESH_COUNT};
 use crate::tindex;
-use crate::cxx::virtual_call;
 use std::collections::HashSet;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::atomic::AtomicU64;
@@ -513,7 +513,9 @@ impl Module {
         let key = Any::string(name);
         if let Some(cached) = self.cache().get(&key)? {
             // The Map keeps holding the function after this owned copy is dropped.
-            return Ok(cached.as_object().map_or(std::ptr::null_mut(), |f| f.as_ptr()));
+            return Ok(cached
+                .as_object()
+                .map_or(std::ptr::null_mut(), |f| f.as_ptr()));
         }
         let mut found = None;
         for import in &self.imports() {
@@ -579,7 +581,10 @@ impl Module {
 /// `TVMFFIEnvModLookupFromImports(library_ctx, name, &out)`: `library_ctx` is the value the
 /// loader wrote into the library's `__tvm_ffi__library_ctx` (`ModuleObj*`, i.e. the module handle
 /// minus 8). Returns a borrowed Function handle owned by the module's lookup cache.
-pub fn lookup_from_imports(library_ctx: *mut c_void, name: &CStr) -> Result<*mut TVMFFIObject, Error> {
+pub fn lookup_from_imports(
+    library_ctx: *mut c_void,
+    name: &CStr,
+) -> Result<*mut TVMFFIObject, Error> {
     if library_ctx.is_null() {
         return Err(Error::new(
             "RuntimeError",

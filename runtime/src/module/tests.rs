@@ -50,7 +50,11 @@ fn layout_has_the_cxx_vptr_an_imports_array_and_a_cache_map() {
     unsafe {
         let vptr = *m.library_ctx().cast::<*const c_void>();
         assert!(!vptr.is_null());
-        assert_eq!(vptr, crate::cxx::module_vptr(), "the C++ layer's module class");
+        assert_eq!(
+            vptr,
+            crate::cxx::module_vptr(),
+            "the C++ layer's module class"
+        );
         let imports = *handle.cast::<u8>().add(24).cast::<*mut TVMFFIObject>();
         assert!(!imports.is_null());
         assert_eq!((*imports).type_index, tindex::ARRAY);
