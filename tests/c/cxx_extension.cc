@@ -6,14 +6,20 @@
 //   through its vtable);
 // - describe_module(m): calls the virtual and exported methods of a module made by the runtime;
 // - import_into(parent, child): ModuleObj::ImportModule from C++;
-// - repr(x), load_module(path): ReprPrint, Module::LoadFromFile;
-// - json_roundtrip(text), json_error(text), structural_equal(a, b): json::Parse/Stringify and
-//   StructuralEqual::Equal;
+// - repr(x), load_module(path), context_symbols(prefix): ReprPrint, Module::LoadFromFile,
+//   Module::VisitContextSymbols;
+// - json_roundtrip, json_error, structural_equal, structural_hash_equal, first_mismatch,
+//   graph_roundtrip, deep_copy, recursive_compare, find_access_paths: the other exported
+//   functions (json, structural equality and hashing, JSON graphs, dataclass helpers,
+//   VisitErrorContext);
 // - global ffi.Module.load_from_bytes.counter: the loader for SaveToBytes's output.
 #include <tvm/ffi/extra/dataclass.h>
 #include <tvm/ffi/extra/json.h>
 #include <tvm/ffi/extra/module.h>
+#include <tvm/ffi/extra/serialization.h>
 #include <tvm/ffi/extra/structural_equal.h>
+#include <tvm/ffi/extra/structural_hash.h>
+#include <tvm/ffi/extra/visit_error_context.h>
 #include <tvm/ffi/reflection/registry.h>
 #include <tvm/ffi/tvm_ffi.h>
 
@@ -136,6 +142,59 @@ ffi::String JsonError(ffi::String text) {
 
 bool StructuralEqual(ffi::Any lhs, ffi::Any rhs) { return ffi::StructuralEqual::Equal(lhs, rhs); }
 
+bool StructuralHashEqual(ffi::Any lhs, ffi::Any rhs) {
+  return ffi::StructuralHash::Hash(lhs) == ffi::StructuralHash::Hash(rhs, false, true);
+}
+
+bool FirstMismatch(ffi::Any lhs, ffi::Any rhs) {
+  return ffi::StructuralEqual::GetFirstMismatch(lhs, rhs).has_value();
+}
+
+ffi::String GraphRoundtrip(ffi::Any value) {
+  ffi::json::Value graph = ffi::ToJSONGraph(value);
+  ffi::Any back = ffi::FromJSONGraph(graph);
+  return ffi::String(std::string(ffi::json::Stringify(graph)) +
+                     " equal=" + std::to_string(ffi::RecursiveEq(value, back)));
+}
+
+ffi::String DeepCopy(ffi::Any value) {
+  ffi::Any copy = ffi::DeepCopy(value);
+  return ffi::String("equal=" + std::to_string(ffi::RecursiveEq(value, copy)) +
+                     " same_object=" + std::to_string(copy.same_as(value)));
+}
+
+ffi::String RecursiveCompare(ffi::Any lhs, ffi::Any rhs) {
+  return ffi::String("lt=" + std::to_string(ffi::RecursiveLt(lhs, rhs)) +
+                     " le=" + std::to_string(ffi::RecursiveLe(lhs, rhs)) +
+                     " gt=" + std::to_string(ffi::RecursiveGt(lhs, rhs)) +
+                     " ge=" + std::to_string(ffi::RecursiveGe(lhs, rhs)) + " hash_equal=" +
+                     std::to_string(ffi::RecursiveHash(lhs) == ffi::RecursiveHash(rhs)));
+}
+
+// The access paths of a leaf held twice by a root (reflected objects: VisitErrorContexts, whose
+// reverse_visit_pattern field is a List), with the pattern recorded innermost first.
+int64_t FindAccessPaths() {
+  ffi::VisitErrorContext leaf(ffi::make_object<ffi::VisitErrorContextObj>());
+  auto root = ffi::make_object<ffi::VisitErrorContextObj>();
+  root->reverse_visit_pattern.push_back(leaf);
+  root->reverse_visit_pattern.push_back(leaf);
+  ffi::VisitErrorContext root_ref(root);
+  auto pattern = ffi::make_object<ffi::VisitErrorContextObj>();
+  pattern->reverse_visit_pattern.push_back(leaf);
+  pattern->reverse_visit_pattern.push_back(root_ref);
+  return static_cast<int64_t>(
+      ffi::VisitErrorContext::FindAccessPaths(root_ref, ffi::VisitErrorContext(pattern)).size());
+}
+
+// The context symbols whose names start with `prefix`, as "name=address;" in visiting order.
+ffi::String ContextSymbols(ffi::String prefix) {
+  std::ostringstream out;
+  ffi::Module::VisitContextSymbols([&](ffi::String name, void* address) {
+    if (std::string(name).rfind(std::string(prefix), 0) == 0) out << name << "=" << address << ";";
+  });
+  return ffi::String(out.str());
+}
+
 }  // namespace
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_counter, MakeCounter);
@@ -147,6 +206,13 @@ TVM_FFI_DLL_EXPORT_TYPED_FUNC(load_module, LoadModule);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(json_roundtrip, JsonRoundtrip);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(json_error, JsonError);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(structural_equal, StructuralEqual);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(structural_hash_equal, StructuralHashEqual);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(first_mismatch, FirstMismatch);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(graph_roundtrip, GraphRoundtrip);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(deep_copy, DeepCopy);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(recursive_compare, RecursiveCompare);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(find_access_paths, FindAccessPaths);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(context_symbols, ContextSymbols);
 
 TVM_FFI_STATIC_INIT_BLOCK() {
   tvm::ffi::reflection::GlobalDef().def("ffi.Module.load_from_bytes.counter",

@@ -11,6 +11,7 @@
 //
 // Prints "ok <check> = <value>" per passed check (the transcript) and FAILED lines otherwise, then
 // the summary line.
+#include <tvm/ffi/extra/c_env_api.h>
 #include <tvm/ffi/extra/module.h>
 #include <tvm/ffi/tvm_ffi.h>
 
@@ -57,6 +58,22 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
+// Context symbols registered here, as the runtime's users do, and visited from the extension.
+int context_alpha = 0;
+int context_beta = 0;
+
+void ContextSymbols(const ffi::Module& lib) {
+  TVMFFIEnvModRegisterContextSymbol("cxx_host.alpha", &context_alpha);
+  TVMFFIEnvModRegisterContextSymbol("cxx_host.beta", &context_beta);
+  std::ostringstream expected;
+  expected << "cxx_host.alpha=" << static_cast<void*>(&context_alpha) << ";cxx_host.beta="
+           << static_cast<void*>(&context_beta) << ";";
+  std::string got = (*lib->GetFunction("context_symbols"))("cxx_host.").cast<std::string>();
+  Check("Module::VisitContextSymbols in the extension",
+        got == expected.str() ? "the registered names and addresses, in order" : got,
+        "the registered names and addresses, in order");
+}
+
 void Modules(const std::string& extension, const std::string& scratch) {
   // The runtime's module, used from C++ (vtable calls on ffihub's runtime's own module).
   ffi::Module lib = ffi::Module::LoadFromFile(extension);
@@ -64,6 +81,8 @@ void Modules(const std::string& extension, const std::string& scratch) {
   Check("library GetPropertyMask()", std::to_string(lib->GetPropertyMask()), "3");
   Check("library ImplementsFunction(make_counter)", Text(lib->ImplementsFunction("make_counter")),
         "true");
+  Check("library ImplementsFunction(add, query_imports)",
+        Text(lib->ImplementsFunction("add", true)), "false");
   Check("library GetFunction(nothing)", Text(lib->GetFunction("nothing").has_value()), "false");
   Check("library GetFunctionDoc(make_counter)",
         Text(lib->GetFunctionDoc("make_counter").has_value()), "false");
@@ -138,6 +157,8 @@ void Modules(const std::string& extension, const std::string& scratch) {
   Check("library GetFunctionDoc(add, query_imports)",
         lib->GetFunctionDoc("add", true).value_or("<none>"),
         "Adds x to the counter; returns the new count.");
+  Check("library ImplementsFunction(add, query_imports) after the import",
+        Text(lib->ImplementsFunction("add", true)), "true");
   Check("ffi.ModuleImplementsFunction(library, add, imports)",
         Text(Global("ffi.ModuleImplementsFunction")(lib, "add", true).cast<bool>()), "true");
   Check("describe_module(library) in the extension", describe(lib).cast<std::string>(),
@@ -180,6 +201,7 @@ void Modules(const std::string& extension, const std::string& scratch) {
         "(1, 2.5, \"three\", None)");
   Check("ReprPrint(map)", repr(ffi::Map<ffi::String, int64_t>{{"a", 1}}).cast<std::string>(),
         "{\"a\": 1}");
+  ContextSymbols(lib);
 }
 
 void Globals(const std::string& extension) {
@@ -203,6 +225,32 @@ void Globals(const std::string& extension) {
                    ffi::Map<ffi::String, int64_t>{{"a", 1}})
                  .cast<bool>()),
         "true");
+  ffi::Array<ffi::Any> nested{1, ffi::Array<ffi::Any>{"x", 2.5}, ffi::Map<ffi::String, int64_t>{{"k", 3}}};
+  ffi::Array<ffi::Any> same{1, ffi::Array<ffi::Any>{"x", 2.5}, ffi::Map<ffi::String, int64_t>{{"k", 3}}};
+  ffi::Array<ffi::Any> other{1, ffi::Array<ffi::Any>{"y", 2.5}, ffi::Map<ffi::String, int64_t>{{"k", 3}}};
+  Check("StructuralHash::Hash(equal values)",
+        Text((*lib->GetFunction("structural_hash_equal"))(nested, same).cast<bool>()), "true");
+  Check("StructuralHash::Hash(different values)",
+        Text((*lib->GetFunction("structural_hash_equal"))(nested, other).cast<bool>()), "false");
+  Check("StructuralEqual::GetFirstMismatch(equal values)",
+        Text((*lib->GetFunction("first_mismatch"))(nested, same).cast<bool>()), "false");
+  Check("StructuralEqual::GetFirstMismatch(different values)",
+        Text((*lib->GetFunction("first_mismatch"))(nested, other).cast<bool>()), "true");
+  Check("ToJSONGraph + FromJSONGraph",
+        (*lib->GetFunction("graph_roundtrip"))(nested).cast<std::string>(),
+        R"({"root_index":7,"nodes":[{"type":"int","data":1},{"type":"ffi.String","data":"x"},)"
+        R"({"type":"float","data":2.5},{"type":"ffi.Array","data":[1,2]},)"
+        R"({"type":"ffi.String","data":"k"},{"type":"int","data":3},)"
+        R"({"type":"ffi.Map","data":[4,5]},{"type":"ffi.Array","data":[0,3,6]}]} equal=1)");
+  Check("DeepCopy", (*lib->GetFunction("deep_copy"))(nested).cast<std::string>(),
+        "equal=1 same_object=0");
+  ffi::Function compare = *lib->GetFunction("recursive_compare");
+  Check("Recursive* (equal)", compare(nested, same).cast<std::string>(),
+        "lt=0 le=1 gt=0 ge=1 hash_equal=1");
+  Check("Recursive* (x < y)", compare(nested, other).cast<std::string>(),
+        "lt=1 le=1 gt=0 ge=0 hash_equal=0");
+  Check("VisitErrorContext::FindAccessPaths",
+        std::to_string((*lib->GetFunction("find_access_paths"))().cast<int64_t>()), "2");
 }
 
 }  // namespace
