@@ -86,14 +86,11 @@ fn exports_every_apache_symbol_with_its_binding_type_and_size() {
             )),
             // Data objects must have the same size (a vtable with another slot count, a
             // different static); functions' sizes are their code's.
-            Some(mine)
-                if !matches!(theirs.kind, 'T' | 'W') && mine.size != theirs.size =>
-            {
-                problems.push(format!(
+            Some(mine) if !matches!(theirs.kind, 'T' | 'W') && mine.size != theirs.size => problems
+                .push(format!(
                     "size {} instead of Apache's {}: {}",
                     mine.size, theirs.size, theirs.demangled
-                ))
-            }
+                )),
             Some(_) => {}
         }
     }
