@@ -14,6 +14,7 @@ pub mod builtins;
 mod c_api;
 pub mod containers;
 pub mod deep_copy;
+mod cxx;
 pub mod dtype;
 pub mod env;
 pub mod error;

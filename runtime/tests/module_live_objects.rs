@@ -45,7 +45,7 @@ fn modules_imports_caches_and_functions_are_freed() {
         .get_function(b"f", true)
         .unwrap()
         .expect("f via the import");
-    let cached = root.lookup_from_imports(b"f").unwrap();
+    let cached = tvm_ffi::module::lookup_from_imports(root.library_ctx(), c"f").unwrap();
     let out = unsafe { tvm_ffi::function::call(cached, &[]) }.unwrap();
     assert_eq!(unsafe { out.as_raw().value.v_int64 }, 42);
     drop((root, child, f, out));

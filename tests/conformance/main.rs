@@ -1,6 +1,8 @@
 //! Conformance of ffihub's runtime and headers against Apache TVM-FFI.
 
 mod add_one;
+mod cxx_modules;
+mod cxx_symbols;
 mod headers;
 mod json_graph;
 mod layouts;

@@ -118,6 +118,15 @@ const NONE_ANY: TVMFFIAny = TVMFFIAny {
     value: TVMFFIAnyValue { v_int64: 0 },
 };
 
+/// The dynamic loader's own message (`dlerror()`) for a failed open or close: libloading's
+/// `Display` only says "dlopen failed" and keeps the loader's text as the error's source.
+fn loader_message(error: &libloading::Error) -> String {
+    use std::error::Error as _;
+    error
+        .source()
+        .map_or_else(|| error.to_string(), |source| source.to_string())
+}
+
 impl Runtime {
     /// Opens the runtime at `path` (a file path, or a bare name for the default search).
     pub fn open(path: &Path) -> Result<Runtime, DumpError> {
@@ -126,8 +135,9 @@ impl Runtime {
             return Err(DumpError::Runtime(format!("{display}: no such file")));
         }
         // SAFETY: loading a shared library runs its initializers; a TVM-FFI runtime's are safe.
-        let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }
-            .map_err(|e| DumpError::Runtime(format!("cannot load {display}: {e}")))?;
+        let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| {
+            DumpError::Runtime(format!("cannot load {display}: {}", loader_message(&e)))
+        })?;
         let api = Self::resolve(&lib, &display)?;
         Ok(Runtime {
             path: path.to_path_buf(),
@@ -166,8 +176,9 @@ impl Runtime {
             return Err(DumpError::Library(format!("{display}: no such file")));
         }
         // SAFETY: loading runs the library's static initializers, which register its items.
-        let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }
-            .map_err(|e| DumpError::Library(format!("cannot load {display}: {e}")))?;
+        let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| {
+            DumpError::Library(format!("cannot load {display}: {}", loader_message(&e)))
+        })?;
         lib.into_raw();
         // SAFETY: RTLD_NOLOAD only queries; the handle (if any) is released at once.
         if let Ok(other) = unsafe { Library::open(Some("libtvm_ffi.so"), RTLD_NOW | RTLD_NOLOAD) } {
@@ -175,7 +186,7 @@ impl Runtime {
             // SAFETY: balances the reference RTLD_NOLOAD took.
             unsafe { Library::from_raw(other_handle) }
                 .close()
-                .map_err(|e| DumpError::Library(e.to_string()))?;
+                .map_err(|e| DumpError::Library(loader_message(&e)))?;
             if other_handle != self.handle {
                 return Err(DumpError::Library(format!(
                     "{display} loaded a second libtvm_ffi.so instead of using {}: that runtime \

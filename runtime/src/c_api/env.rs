@@ -118,7 +118,7 @@ pub unsafe extern "C" fn TVMFFIEnvModLookupFromImports(
     safe_call(|| {
         let name = CStr::from_ptr(non_null(func_name, "func_name")?);
         let out = out_ptr(out, "out")?;
-        *out = crate::module::lookup_from_imports(library_ctx, name.to_bytes())?.cast();
+        *out = crate::module::lookup_from_imports(library_ctx, name)?.cast();
         Ok(())
     })
 }

@@ -387,10 +387,9 @@ pub fn load_dso(path: &[u8]) -> Result<Module, Error> {
     // SAFETY: opening runs the library's initializers; loading this library is what the
     // caller asked for.
     let handle = unsafe { Dl::open(Some(os_path), RTLD_LAZY | RTLD_LOCAL) }.map_err(|e| {
-        let reason = match &e {
-            libloading::Error::DlOpen { source } => source.to_string(),
-            other => other.to_string(),
-        };
+        // The loader's own message (dlerror()); libloading's Display only says "dlopen failed".
+        let reason = std::error::Error::source(&e)
+            .map_or_else(|| e.to_string(), |source| source.to_string());
         Error::new(
             "InternalError",
             format!("Failed to load dynamic shared library {display} {reason}"),

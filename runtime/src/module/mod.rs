@@ -11,7 +11,7 @@
 //! prefix, then their Rust state:
 //!
 //! ```text
-//! +0  vptr                  NULL: C++ virtual calls on ffihub modules are NOT supported
+//! +0  vptr                  the C++ layer's module class: its slots call the ModuleImpl
 //! +8  TVMFFIObject header   <- the handle
 //! +32 imports_              an ffi.Array of the imported modules, as in C++
 //! +40 import_lookup_cache_  an ffi.Map from names to Functions, as in C++
@@ -21,12 +21,13 @@
 //! Both containers are the runtime's real Array and Map, so header-only C++ code reading
 //! `mod->imports()` sees the imports.
 //!
-//! The `ffi.Module*` globals work on ffihub modules and, as far as the data layout allows, on
-//! modules created by foreign C++ code: their imports are read and written through their
-//! `imports_` array (the base `ModuleObj::ImportModule`/`ClearImports` behaviour), but their
-//! virtual methods (kind, function lookups...) cannot be called from Rust, so those operations
-//! report a clear error instead. `ffihub.LiveObjectCount` counts a module through the two
-//! containers it always owns.
+//! Modules cross the language boundary both ways (ADR 0005): C++ code calling the virtual
+//! methods of an ffihub module reaches its [`ModuleImpl`] through the vtable of the C++ layer
+//! (`runtime/cxx/module.cc`), and the runtime calls the virtual methods of a module made by
+//! foreign C++ code (any `ModuleObj` subclass) through that module's own vtable, with C++
+//! exceptions turned into errors ([`crate::cxx`]). Imports are read through the `imports_` array
+//! of every module; the base `ImportModule`/`ClearImports` edit it. `ffihub.LiveObjectCount`
+//! counts a module through the two containers it always owns.
 
 mod library;
 pub mod library_bin;
@@ -40,11 +41,12 @@ use crate::abi::TVMFFIObject;
 use crate::any::Any;
 use crate::containers::map::Map;
 use crate::containers::seq::Array;
+use crate::cxx::virtual_call;
 use crate::error::Error;
-use crate::object::{dec_ref, inc_ref, ObjectRef, DELETE_STRONG, DELETE_WEAK, FRESH_COUNT};
+use crate::object::{dec_ref, ObjectRef, DELETE_STRONG, DELETE_WEAK, FRESH_COUNT};
 use crate::tindex;
 use std::collections::HashSet;
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Mutex, MutexGuard};
 
@@ -116,10 +118,8 @@ pub trait ModuleImpl: Send + Sync + 'static {
 /// modules, cached functions) before this state, so they go before the implementation, which
 /// may unload a library their code lives in.
 struct ModuleState {
-    /// Serializes `TVMFFIEnvModLookupFromImports` cache reads and writes. The cache (the Map
-    /// in the `import_lookup_cache_` slot) never loses an entry, so the borrowed handles it
-    /// hands out stay valid while the module lives.
-    lookup_cache: Mutex<()>,
+    /// The kind, NUL-terminated for C++ callers of `ModuleObj::kind()`.
+    kind: CString,
     imp: Box<dyn ModuleImpl>,
 }
 
@@ -170,8 +170,9 @@ static IMPORTS_SLOT: Mutex<()> = Mutex::new(());
 
 /// Creates a module of a Rust-implemented kind.
 pub fn new_module(imp: impl ModuleImpl) -> Module {
+    let kind = CString::new(imp.kind().replace('\0', "")).unwrap_or_default();
     let block = Box::new(ModuleBlock {
-        vptr: std::ptr::null(),
+        vptr: crate::cxx::module_vptr(),
         header: TVMFFIObject {
             combined_ref_count: AtomicU64::new(FRESH_COUNT),
             type_index: tindex::MODULE,
@@ -181,7 +182,7 @@ pub fn new_module(imp: impl ModuleImpl) -> Module {
         imports_slot: Array::new().into_object().into_raw(),
         lookup_cache_slot: Map::new().into_object().into_raw(),
         state: ModuleState {
-            lookup_cache: Mutex::new(()),
+            kind,
             imp: Box::new(imp),
         },
     });
@@ -274,28 +275,27 @@ impl Module {
         }
     }
 
-    /// The state, or the error for operations that need a foreign module's virtual methods.
-    fn ours(&self, operation: &str) -> Result<&ModuleState, Error> {
-        self.state().ok_or_else(|| {
-            Error::new(
-                "RuntimeError",
-                format!(
-                    "{operation}: the module at {:p} was created by foreign C++ code; the ffihub \
-                     runtime cannot call the virtual methods of a C++ ModuleObj",
-                    self.0.as_ptr()
-                ),
-            )
-        })
-    }
-
     /// The module's kind.
     pub fn kind(&self) -> Result<String, Error> {
-        Ok(self.ours("Module::kind")?.imp.kind().to_string())
+        match self.state() {
+            Some(state) => Ok(state.imp.kind().to_string()),
+            None => virtual_call::kind(self),
+        }
+    }
+
+    /// `kind()` of an ffihub module, NUL-terminated, valid while the module lives.
+    pub(crate) fn own_kind_c_str(&self) -> Result<*const c_char, Error> {
+        self.state()
+            .map(|state| state.kind.as_ptr())
+            .ok_or_else(|| Error::new("InternalError", "not a module of the ffihub runtime"))
     }
 
     /// The module's `PROPERTY_*` mask.
     pub fn property_mask(&self) -> Result<i64, Error> {
-        Ok(self.ours("Module::GetPropertyMask")?.imp.property_mask())
+        match self.state() {
+            Some(state) => Ok(state.imp.property_mask()),
+            None => virtual_call::property_mask(self),
+        }
     }
 
     /// Visits this module and (when `query_imports`) its imports depth-first, in import order,
@@ -328,24 +328,29 @@ impl Module {
         name: &[u8],
         query_imports: bool,
     ) -> Result<Option<ObjectRef>, Error> {
-        self.search(query_imports, |m| {
-            m.ours("Module::GetFunction")?.imp.get_function(m, name)
+        self.search(query_imports, |m| match m.state() {
+            Some(state) => state.imp.get_function(m, name),
+            None => virtual_call::get_function(m, name),
         })
     }
 
     /// Whether the module (or its imports, when `query_imports`) has `name`.
     pub fn implements_function(&self, name: &[u8], query_imports: bool) -> Result<bool, Error> {
         let found = self.search(query_imports, |m| {
-            let state = m.ours("Module::ImplementsFunction")?;
-            Ok(state.imp.implements_function(m, name)?.then_some(()))
+            let found = match m.state() {
+                Some(state) => state.imp.implements_function(m, name)?,
+                None => virtual_call::implements_function(m, name)?,
+            };
+            Ok(found.then_some(()))
         })?;
         Ok(found.is_some())
     }
 
     /// The docstring of `name`.
     pub fn function_doc(&self, name: &[u8], query_imports: bool) -> Result<Option<Vec<u8>>, Error> {
-        self.search(query_imports, |m| {
-            m.ours("Module::GetFunctionDoc")?.imp.function_doc(name)
+        self.search(query_imports, |m| match m.state() {
+            Some(state) => state.imp.function_doc(name),
+            None => virtual_call::function_doc(m, name),
         })
     }
 
@@ -355,35 +360,42 @@ impl Module {
         name: &[u8],
         query_imports: bool,
     ) -> Result<Option<Vec<u8>>, Error> {
-        self.search(query_imports, |m| {
-            m.ours("Module::GetFunctionMetadata")?
-                .imp
-                .function_metadata(name)
+        self.search(query_imports, |m| match m.state() {
+            Some(state) => state.imp.function_metadata(name),
+            None => virtual_call::function_metadata(m, name),
         })
     }
 
     /// Writes the module to `file` in `format`.
     pub fn write_to_file(&self, file: &[u8], format: &[u8]) -> Result<(), Error> {
-        self.ours("Module::WriteToFile")?
-            .imp
-            .write_to_file(file, format)
+        match self.state() {
+            Some(state) => state.imp.write_to_file(file, format),
+            None => virtual_call::write_to_file(self, file, format),
+        }
     }
 
     /// The formats `write_to_file` accepts.
     pub fn write_formats(&self) -> Result<Vec<Vec<u8>>, Error> {
-        Ok(self.ours("Module::GetWriteFormats")?.imp.write_formats())
+        match self.state() {
+            Some(state) => Ok(state.imp.write_formats()),
+            None => virtual_call::write_formats(self),
+        }
     }
 
     /// Serializes the module.
     pub fn save_to_bytes(&self) -> Result<Vec<u8>, Error> {
-        self.ours("Module::SaveToBytes")?.imp.save_to_bytes()
+        match self.state() {
+            Some(state) => state.imp.save_to_bytes(),
+            None => virtual_call::save_to_bytes(self),
+        }
     }
 
     /// The module's source in `format`.
     pub fn inspect_source(&self, format: &[u8]) -> Result<Vec<u8>, Error> {
-        self.ours("Module::InspectSource")?
-            .imp
-            .inspect_source(format)
+        match self.state() {
+            Some(state) => state.imp.inspect_source(format),
+            None => virtual_call::inspect_source(self, format),
+        }
     }
 
     /// The address of the `imports_` slot (header+24 in every C++ `ModuleObj`).
@@ -447,10 +459,29 @@ impl Module {
             .unwrap_or_default()
     }
 
-    /// Adds `other` to the imports, refusing to create a cycle
-    /// (`RuntimeError: Cyclic dependency detected during import`). On a foreign module this
-    /// applies the base `ModuleObj::ImportModule` (an override in its C++ class is bypassed).
+    /// `ImportModule`: the base behaviour on ffihub modules, the virtual method (which may be
+    /// overridden) on foreign ones.
     pub fn import_module(&self, other: &Module) -> Result<(), Error> {
+        match self.state() {
+            Some(_) => self.import_module_base(other),
+            None => virtual_call::import_module(self, other),
+        }
+    }
+
+    /// `ClearImports`: the base behaviour on ffihub modules, the virtual method on foreign ones.
+    pub fn clear_imports(&self) -> Result<(), Error> {
+        match self.state() {
+            Some(_) => {
+                self.clear_imports_base();
+                Ok(())
+            }
+            None => virtual_call::clear_imports(self),
+        }
+    }
+
+    /// The base `ModuleObj::ImportModule`: adds `other` to the imports, refusing to create a
+    /// cycle (`RuntimeError: Cyclic dependency detected during import`).
+    pub(crate) fn import_module_base(&self, other: &Module) -> Result<(), Error> {
         let me = self.0.as_ptr() as usize;
         let reaches_me = other.search(true, |m| Ok((m.0.as_ptr() as usize == me).then_some(())))?;
         if reaches_me.is_some() {
@@ -464,21 +495,27 @@ impl Module {
         Ok(())
     }
 
-    /// Removes every import (the lookup cache is kept, as in Apache's runtime). On a foreign
-    /// module this applies the base `ModuleObj::ClearImports`.
-    pub fn clear_imports(&self) -> Result<(), Error> {
+    /// The base `ModuleObj::ClearImports`: removes every import (the lookup cache is kept, as
+    /// in Apache's runtime).
+    pub(crate) fn clear_imports_base(&self) {
         self.edit_imports(|array| *array = Array::new());
-        Ok(())
     }
 
     /// `TVMFFIEnvModLookupFromImports` for this module: `name` from the imports (depth-first),
-    /// else from the global registry. The result is cached in the module and returned
-    /// **borrowed**: it stays valid as long as the module lives.
-    pub fn lookup_from_imports(&self, name: &[u8]) -> Result<*mut TVMFFIObject, Error> {
-        let state = self.ours("TVMFFIEnvModLookupFromImports")?;
+    /// else from the global registry, cached in the module's `import_lookup_cache_` Map and
+    /// returned **borrowed** (the cache never loses an entry, so the handle stays valid while
+    /// the module lives). The caller holds the process-wide lock of
+    /// `ModuleObj::InternalUnsafe::GetFunctionFromImports`, which serializes every cache access.
+    pub(crate) fn lookup_from_imports_locked(
+        &self,
+        name: &[u8],
+    ) -> Result<*mut TVMFFIObject, Error> {
         let key = Any::string(name);
-        if let Some(cached) = self.cached_lookup(state, &key)? {
-            return Ok(cached);
+        if let Some(cached) = self.cache().get(&key)? {
+            // The Map keeps holding the function after this owned copy is dropped.
+            return Ok(cached
+                .as_object()
+                .map_or(std::ptr::null_mut(), |f| f.as_ptr()));
         }
         let mut found = None;
         for import in &self.imports() {
@@ -501,33 +538,22 @@ impl Module {
                     )
                 })?,
         };
-        let _guard = lock(&state.lookup_cache);
-        // A racing lookup may have cached one already: keep the first, which may be handed out.
-        // SAFETY: ffihub modules keep a Map in the slot (this function is the only writer, under
-        // the lock); the slot owns one reference, moved out and back.
-        unsafe {
-            let slot = self.lookup_cache_slot();
-            let mut cache = Map::from_object(ObjectRef::from_raw(*slot)).map_err(|other| {
-                // Not ours to release: the slot keeps its reference.
-                let _ = other.into_raw();
-                Error::new("InternalError", "module lookup cache is not a Map")
-            })?;
-            let result = match cache.get(&key) {
-                Ok(Some(existing)) => Ok(existing),
-                Ok(None) => {
-                    let value = Any::object(found);
-                    let kept = value.clone();
-                    cache.set(key, value).map(|()| kept)
-                }
-                Err(e) => Err(e),
-            };
-            *slot = cache.into_object().into_raw();
-            // The Map holds the function, so the pointer outlives this clone.
-            let kept = result?;
-            Ok(kept
-                .as_object()
-                .map_or(std::ptr::null_mut(), |f| f.as_ptr()))
-        }
+        let function = found.as_ptr();
+        // The slot's own reference moves into `cache` (so the Map is usually edited in place)
+        // and back.
+        // SAFETY: the slot holds a reference to a Map or NULL, changed only under the lock.
+        let mut cache = unsafe {
+            let owned = std::ptr::replace(self.lookup_cache_slot(), std::ptr::null_mut());
+            if owned.is_null() {
+                Map::new()
+            } else {
+                Map::from_object(ObjectRef::from_raw(owned)).unwrap_or_default()
+            }
+        };
+        let result = cache.set(key, Any::object(found));
+        // SAFETY: as above; the slot is empty.
+        unsafe { *self.lookup_cache_slot() = cache.into_object().into_raw() };
+        result.map(|()| function)
     }
 
     /// The `import_lookup_cache_` slot (header+32).
@@ -539,21 +565,16 @@ impl Module {
             .cast::<*mut TVMFFIObject>()
     }
 
-    /// The cached function for `key`, borrowed from the cache.
-    fn cached_lookup(
-        &self,
-        state: &ModuleState,
-        key: &Any,
-    ) -> Result<Option<*mut TVMFFIObject>, Error> {
-        let _guard = lock(&state.lookup_cache);
-        // SAFETY: ffihub modules keep a Map in the slot, replaced only under the lock.
-        let cache = unsafe { ObjectRef::from_borrowed(*self.lookup_cache_slot()) };
-        let cache = Map::from_object(cache)
-            .map_err(|_| Error::new("InternalError", "module lookup cache is not a Map"))?;
-        // The Map keeps holding the function after this owned copy is dropped.
-        Ok(cache
-            .get(key)?
-            .and_then(|f| f.as_object().map(|f| f.as_ptr())))
+    /// A new reference to the lookup cache (an empty Map when the slot holds none).
+    fn cache(&self) -> Map {
+        // SAFETY: every module keeps `import_lookup_cache_` at header+32, written only under the
+        // lookup lock the caller holds.
+        let slot = unsafe { *self.lookup_cache_slot() };
+        if slot.is_null() {
+            return Map::new();
+        }
+        // SAFETY: a live object the slot holds a reference to.
+        Map::from_object(unsafe { ObjectRef::from_borrowed(slot) }).unwrap_or_default()
     }
 }
 
@@ -562,7 +583,7 @@ impl Module {
 /// minus 8). Returns a borrowed Function handle owned by the module's lookup cache.
 pub fn lookup_from_imports(
     library_ctx: *mut c_void,
-    name: &[u8],
+    name: &CStr,
 ) -> Result<*mut TVMFFIObject, Error> {
     if library_ctx.is_null() {
         return Err(Error::new(
@@ -570,7 +591,7 @@ pub fn lookup_from_imports(
             format!(
                 "Cannot look up {}: the library context is NULL (the library was not loaded as a \
                  module, or its module was released)",
-                String::from_utf8_lossy(name)
+                name.to_string_lossy()
             ),
         ));
     }
@@ -581,17 +602,16 @@ pub fn lookup_from_imports(
     // SAFETY: a non-NULL library context is a module pointer written by the loader; the
     // module is alive while code of its library runs (the loader clears the context when the
     // module goes away).
-    unsafe {
-        if (*header).type_index != tindex::MODULE || !is_ffihub_module(header) {
+    let module = unsafe {
+        if (*header).type_index != tindex::MODULE {
             return Err(Error::new(
                 "RuntimeError",
-                "TVMFFIEnvModLookupFromImports: library_ctx is not a module created by the \
-                 ffihub runtime",
+                "TVMFFIEnvModLookupFromImports: library_ctx is not a module",
             ));
         }
-        inc_ref(header);
-        Module(ObjectRef::from_raw(header)).lookup_from_imports(name)
-    }
+        Module(ObjectRef::from_borrowed(header))
+    };
+    virtual_call::lookup_from_imports(&module, name)
 }
 
 #[cfg(test)]
