@@ -52,7 +52,7 @@ fn type_key(info: &TVMFFITypeInfo) -> String {
 }
 
 /// An empty instance of a type: its native creator, or its `__ffi_new__` attribute.
-fn create_empty(info: &TVMFFITypeInfo) -> Result<ObjectRef, Error> {
+pub(crate) fn create_empty(info: &TVMFFITypeInfo) -> Result<ObjectRef, Error> {
     // SAFETY: metadata pointers of registered types are valid.
     if let Some(creator) = unsafe { info.metadata.as_ref() }.and_then(|m| m.creator) {
         let mut handle = std::ptr::null_mut();
