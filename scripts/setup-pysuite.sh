@@ -32,7 +32,9 @@ die() {
     exit 1
 }
 
-if [[ -f "$DEST/.installed" && "$(cat "$DEST/.installed")" == "$STAMP_TEXT" ]]; then
+if [[ -f "$DEST/.installed" && "$(cat "$DEST/.installed")" == "$STAMP_TEXT" &&
+    -x "$DEST/venv-apache/bin/python" && -x "$DEST/venv-ffihub/bin/python" &&
+    -d "$DEST/tests/python" ]]; then
     echo "Apache's Python test suite $VERSION already prepared in $DEST"
     exit 0
 fi

@@ -235,7 +235,12 @@ def compare(
     }
     print(f"known failures: {len(listed)} of {len(known)} listed still fail (expected)")
     for nodeid in regressions:
-        outcome, message = ours.results.get(nodeid, ("missing", "not run"))
+        not_run = (
+            "not run: its file could not be collected"
+            if nodeid.split("::")[0] in ours.collect_errors
+            else "not run"
+        )
+        outcome, message = ours.results.get(nodeid, ("missing", not_run))
         problems.append(f"{nodeid}: {outcome} on ffihub's runtime: {message}")
     for nodeid in sorted(fixed):
         problems.append(f"{nodeid}: listed as a known failure but passes now: remove it")
