@@ -40,14 +40,16 @@ std::string Text(bool value) { return value ? "true" : "false"; }
 
 ffi::Function Global(const char* name) { return ffi::Function::GetGlobalRequired(name); }
 
-// Runs `body`, returning "kind: message" of the tvm::ffi::Error it throws, or "no error".
+// Runs `body`, returning "kind: message" of the tvm::ffi::Error it throws, or "no error". The
+// message must also be what what() returns (a C string, whichever runtime made the error).
 template <typename Body>
 std::string ErrorOf(Body body) {
   try {
     body();
     return "no error";
   } catch (const ffi::Error& error) {
-    return error.kind() + ": " + error.message();
+    std::string what_differs = error.what() == error.message() ? "" : " [what() differs]";
+    return error.kind() + ": " + error.message() + what_differs;
   }
 }
 
