@@ -9,6 +9,9 @@ use crate::tindex;
 use std::cell::RefCell;
 
 /// Payload of the Error objects this runtime creates: the ABI cell, then the storage it points at.
+/// Each text is stored with a NUL after it (not counted in the cell's sizes), as Apache's
+/// `std::string`-backed errors are: C++ code reads `message.data` as a C string
+/// (`tvm::ffi::Error::what()`).
 #[repr(C)]
 struct ErrorPayload {
     cell: TVMFFIErrorCell,
@@ -35,13 +38,30 @@ unsafe extern "C" fn update_backtrace(
 ) {
     let payload = &mut (*obj.cast::<RustObject<ErrorPayload>>()).payload;
     let text = byte_array_slice(&*backtrace);
-    if mode == crate::abi::TVMFFIBacktraceUpdateMode::kTVMFFIBacktraceUpdateModeAppend as i32 {
-        payload.backtrace.extend_from_slice(text);
+    let append =
+        mode == crate::abi::TVMFFIBacktraceUpdateMode::kTVMFFIBacktraceUpdateModeAppend as i32;
+    let kept = if append {
+        payload.backtrace.len() - 1
     } else {
-        payload.backtrace.clear();
-        payload.backtrace.extend_from_slice(text);
-    }
-    payload.cell.backtrace = byte_array(&payload.backtrace);
+        0
+    };
+    payload.backtrace.truncate(kept);
+    payload.backtrace.extend_from_slice(text);
+    payload.backtrace.push(0);
+    payload.cell.backtrace = without_nul(&payload.backtrace);
+}
+
+/// `text` followed by a NUL.
+fn nul_terminated(text: &[u8]) -> Vec<u8> {
+    let mut stored = Vec::with_capacity(text.len() + 1);
+    stored.extend_from_slice(text);
+    stored.push(0);
+    stored
+}
+
+/// The byte array of a NUL-terminated text, the NUL left out.
+fn without_nul(stored: &[u8]) -> TVMFFIByteArray {
+    byte_array(&stored[..stored.len() - 1])
 }
 
 /// An owned Error object (ours, or one created by foreign code: only its cell is used).
@@ -69,13 +89,13 @@ impl Error {
         cause: Option<ObjectRef>,
         extra_context: Option<ObjectRef>,
     ) -> Error {
-        let kind: Box<[u8]> = kind.into();
-        let message: Box<[u8]> = message.into();
-        let backtrace = backtrace.to_vec();
+        let kind: Box<[u8]> = nul_terminated(kind).into();
+        let message: Box<[u8]> = nul_terminated(message).into();
+        let backtrace = nul_terminated(backtrace);
         let cell = TVMFFIErrorCell {
-            kind: byte_array(&kind),
-            message: byte_array(&message),
-            backtrace: byte_array(&backtrace),
+            kind: without_nul(&kind),
+            message: without_nul(&message),
+            backtrace: without_nul(&backtrace),
             update_backtrace: Some(update_backtrace),
             cause_chain: cause.map_or(std::ptr::null_mut(), |c| c.into_raw().cast()),
             extra_context: extra_context.map_or(std::ptr::null_mut(), |c| c.into_raw().cast()),
@@ -234,6 +254,27 @@ mod tests {
             update(handle, &byte_array(b"only\n"), 0);
         }
         assert_eq!(error.backtrace(), b"only\n");
+        assert_nul_after(&error.cell().backtrace);
+    }
+
+    fn assert_nul_after(text: &TVMFFIByteArray) {
+        // SAFETY: the stored text has one more byte, the NUL, after the counted ones.
+        assert_eq!(unsafe { *text.data.add(text.size) }, 0);
+    }
+
+    #[test]
+    fn texts_are_c_strings_too() {
+        // C++ reads `message.data` as a C string (tvm::ffi::Error::what()).
+        let error = Error::from_parts(b"ValueError", b"bad value", b"", None, None);
+        let cell = error.cell();
+        for text in [&cell.kind, &cell.message, &cell.backtrace] {
+            assert_nul_after(text);
+        }
+        assert_eq!(error.message(), b"bad value");
+        let appended = byte_array(b"more\n");
+        unsafe { cell.update_backtrace.unwrap()(error.0.as_ptr().cast(), &appended, 1) };
+        assert_eq!(error.backtrace(), b"more\n");
+        assert_nul_after(&error.cell().backtrace);
     }
 
     #[test]

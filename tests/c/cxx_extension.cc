@@ -2,8 +2,8 @@
 // are: it subclasses ModuleObj and calls the C++ API that libtvm_ffi.so exports. Loaded by
 // tests/c/cxx_host.cc on Apache's runtime and on ffihub's.
 //
-// - make_counter(start): a "counter" module made here (a C++ ModuleObj the runtime must call
-//   through its vtable);
+// - make_counter(start), make_minimal(): modules made here (C++ ModuleObjs the runtime must call
+//   through their vtables), one overriding every virtual method, one only the pure ones;
 // - describe_module(m): calls the virtual and exported methods of a module made by the runtime;
 // - import_into(parent, child): ModuleObj::ImportModule from C++;
 // - repr(x), load_module(path), context_symbols(prefix): ReprPrint, Module::LoadFromFile,
@@ -84,6 +84,15 @@ class CounterModule : public ffi::ModuleObj {
  private:
   int64_t count_;
 };
+
+// A module with only the pure virtual methods: the other slots are the base class's defaults.
+class MinimalModule : public ffi::ModuleObj {
+ public:
+  const char* kind() const final { return "minimal"; }
+  ffi::Optional<ffi::Function> GetFunction(const ffi::String& name) final { return std::nullopt; }
+};
+
+ffi::Module MakeMinimal() { return ffi::Module(ffi::make_object<MinimalModule>()); }
 
 ffi::Module MakeCounter(int64_t start) {
   return ffi::Module(ffi::make_object<CounterModule>(start));
@@ -198,6 +207,7 @@ ffi::String ContextSymbols(ffi::String prefix) {
 }  // namespace
 
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_counter, MakeCounter);
+TVM_FFI_DLL_EXPORT_TYPED_FUNC(make_minimal, MakeMinimal);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(describe_module, DescribeModule);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(import_into, ImportInto);
 TVM_FFI_DLL_EXPORT_TYPED_FUNC(clear_imports_of, ClearImportsOf);

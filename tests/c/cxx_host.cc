@@ -40,14 +40,16 @@ std::string Text(bool value) { return value ? "true" : "false"; }
 
 ffi::Function Global(const char* name) { return ffi::Function::GetGlobalRequired(name); }
 
-// Runs `body`, returning "kind: message" of the tvm::ffi::Error it throws, or "no error".
+// Runs `body`, returning "kind: message" of the tvm::ffi::Error it throws, or "no error". The
+// message must also be what what() returns (a C string, whichever runtime made the error).
 template <typename Body>
 std::string ErrorOf(Body body) {
   try {
     body();
     return "no error";
   } catch (const ffi::Error& error) {
-    return error.kind() + ": " + error.message();
+    std::string what_differs = error.what() == error.message() ? "" : " [what() differs]";
+    return error.kind() + ": " + error.message() + what_differs;
   }
 }
 
@@ -146,6 +148,36 @@ void Modules(const std::string& extension, const std::string& scratch) {
   Check("load_from_bytes(SaveToBytes())",
         Global("ffi.ModuleInspectSource")(loaded, "").cast<std::string>(),
         "// counter at 15, format ''");
+
+  // A C++ module with the base class's defaults, through the runtime.
+  ffi::Module minimal = (*lib->GetFunction("make_minimal"))().cast<ffi::Module>();
+  Check("ffi.ModuleGetKind(minimal)", Global("ffi.ModuleGetKind")(minimal).cast<std::string>(),
+        "minimal");
+  Check("ffi.ModuleGetPropertyMask(minimal)",
+        std::to_string(Global("ffi.ModuleGetPropertyMask")(minimal).cast<int64_t>()), "0");
+  Check("ffi.ModuleImplementsFunction(minimal, add)",
+        Text(Global("ffi.ModuleImplementsFunction")(minimal, "add", true).cast<bool>()), "false");
+  Check("ffi.ModuleGetFunctionDoc(minimal, add)",
+        Text(Global("ffi.ModuleGetFunctionDoc")(minimal, "add", true)
+                 .cast<ffi::Optional<ffi::String>>()
+                 .has_value()),
+        "false");
+  Check("ffi.ModuleGetWriteFormats(minimal)",
+        std::to_string(
+            Global("ffi.ModuleGetWriteFormats")(minimal).cast<ffi::Array<ffi::String>>().size()),
+        "0");
+  Check("ffi.ModuleInspectSource(minimal)",
+        "'" + Global("ffi.ModuleInspectSource")(minimal, "asm").cast<std::string>() + "'", "''");
+  Check("ffi.ModuleWriteToFile(minimal)",
+        ErrorOf([&] { Global("ffi.ModuleWriteToFile")(minimal, file, "txt"); }),
+        "RuntimeError: Module[minimal] does not support WriteToFile");
+  Global("ffi.ModuleImportModule")(minimal, counter);
+  Check("ffi.ModuleGetFunction(minimal, add, imports)",
+        std::to_string(get_function(minimal, "add", true).cast<ffi::Function>()(0).cast<int64_t>()),
+        "15");
+  Global("ffi.ModuleClearImports")(minimal);
+  Check("minimal imports after ffi.ModuleClearImports", std::to_string(minimal->imports().size()),
+        "0");
 
   // Imports across the boundary: the runtime's module imports the C++ one and the reverse.
   Global("ffi.ModuleImportModule")(lib, counter);
