@@ -4,7 +4,7 @@
 //! type-attribute columns; the two listings are compared live, so any global or attribute
 //! Apache's runtime gains or changes shows up here.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -38,82 +38,6 @@ const COLUMNS: [&str; 20] = [
     "__s_mutate__",
     "__s_maybe_inplace_mutate__",
     "__ffi_enum__",
-];
-
-/// PENDING (issue 11): globals implemented on the json and structural branches, missing here
-/// until they are merged. The coordinator empties this list when merging them; the test fails
-/// while it names a global that ffihub's runtime has.
-const PENDING_GLOBALS: [&str; 34] = [
-    // json branch
-    "ffi.DeepCopy",
-    "ffi.FromJSONGraph",
-    "ffi.FromJSONGraphString",
-    "ffi.RecursiveEq",
-    "ffi.RecursiveGe",
-    "ffi.RecursiveGt",
-    "ffi.RecursiveHash",
-    "ffi.RecursiveLe",
-    "ffi.RecursiveLt",
-    "ffi.ToJSONGraph",
-    "ffi.ToJSONGraphString",
-    "ffi.json.Parse",
-    "ffi.json.Stringify",
-    // structural branch
-    "ffi.GetFirstStructuralMismatch",
-    "ffi.StructuralEqual",
-    "ffi.StructuralHash",
-    "ffi.StructuralKey",
-    "ffi.StructuralKeyEqual",
-    "ffi.StructuralMap",
-    "ffi.StructuralMutate",
-    "ffi.StructuralMutatorDefRegionKind",
-    "ffi.StructuralMutatorDefaultMutate",
-    "ffi.StructuralMutatorMutate",
-    "ffi.StructuralMutatorVarRemapGet",
-    "ffi.StructuralMutatorVarRemapSet",
-    "ffi.StructuralMutatorWithDefRegionKind",
-    "ffi.StructuralVisit",
-    "ffi.StructuralVisitorDefRegionKind",
-    "ffi.StructuralVisitorDefaultVisit",
-    "ffi.StructuralVisitorVisit",
-    "ffi.StructuralVisitorWithDefRegionKind",
-    "ffi.StructuralWalk",
-    "ffi.VisitErrorContext.FindAccessPaths",
-    "ffi.VisitInterrupt",
-];
-
-/// PENDING (issue 11): type attributes (column, type key) of the json and structural branches,
-/// with the same rule as [`PENDING_GLOBALS`].
-const PENDING_ATTRS: [(&str, &str); 27] = [
-    // json branch: BigInt hooks
-    ("__data_from_json__", "ffi.BigInt"),
-    ("__data_to_json__", "ffi.BigInt"),
-    ("__ffi_compare__", "ffi.BigInt"),
-    ("__ffi_eq__", "ffi.BigInt"),
-    ("__ffi_hash__", "ffi.BigInt"),
-    // structural branch
-    ("__any_equal__", "ffi.StructuralKey"),
-    ("__any_hash__", "ffi.StructuralKey"),
-    ("__ffi_repr__", "ffi.reflection.AccessPath"),
-    ("__ffi_repr__", "ffi.reflection.AccessStep"),
-    ("__s_maybe_inplace_mutate__", "ffi.Array"),
-    ("__s_maybe_inplace_mutate__", "ffi.BigInt"),
-    ("__s_maybe_inplace_mutate__", "ffi.Bytes"),
-    ("__s_maybe_inplace_mutate__", "ffi.Dict"),
-    ("__s_maybe_inplace_mutate__", "ffi.List"),
-    ("__s_maybe_inplace_mutate__", "ffi.Map"),
-    ("__s_maybe_inplace_mutate__", "ffi.String"),
-    ("__s_mutate__", "ffi.Array"),
-    ("__s_mutate__", "ffi.BigInt"),
-    ("__s_mutate__", "ffi.Bytes"),
-    ("__s_mutate__", "ffi.Dict"),
-    ("__s_mutate__", "ffi.List"),
-    ("__s_mutate__", "ffi.Map"),
-    ("__s_mutate__", "ffi.String"),
-    ("__s_visit__", "ffi.Array"),
-    ("__s_visit__", "ffi.Dict"),
-    ("__s_visit__", "ffi.List"),
-    ("__s_visit__", "ffi.Map"),
 ];
 
 fn dump_binary() -> &'static Path {
@@ -178,17 +102,14 @@ fn type_attrs(runtime: &Runtime) -> BTreeMap<(String, String), String> {
         .collect()
 }
 
-/// The differences between Apache's listing and ours, leaving out entries missing from ours
-/// that `pending` allows; also reports allowed entries that ours has (stale allow-list).
+/// The differences between Apache's listing and ours: entries missing, differing or extra.
 fn differences<K: Ord + std::fmt::Debug>(
     apache: &BTreeMap<K, String>,
     ours: &BTreeMap<K, String>,
-    pending: &BTreeSet<K>,
 ) -> Vec<String> {
     let mut problems = Vec::new();
     for (key, expected) in apache {
         match ours.get(key) {
-            None if pending.contains(key) => {}
             None => problems.push(format!("missing on ffihub: {key:?} = {expected}")),
             Some(actual) if actual != expected => problems.push(format!(
                 "differs: {key:?}\n    apache: {expected}\n    ffihub: {actual}"
@@ -201,18 +122,6 @@ fn differences<K: Ord + std::fmt::Debug>(
             problems.push(format!("only on ffihub: {key:?} = {actual}"));
         }
     }
-    for key in pending {
-        if ours.contains_key(key) {
-            problems.push(format!(
-                "{key:?} is allow-listed as pending but ffihub has it: remove it from the list"
-            ));
-        }
-        if !apache.contains_key(key) {
-            problems.push(format!(
-                "{key:?} is allow-listed but Apache has no such entry"
-            ));
-        }
-    }
     problems
 }
 
@@ -221,8 +130,7 @@ fn ffi_globals_match_apache_by_name_and_metadata() {
     let apache = ffi_globals(&apache_runtime());
     let ours = ffi_globals(&ffihub_runtime());
     assert!(apache.len() >= 100, "Apache's listing: {}", apache.len());
-    let pending = PENDING_GLOBALS.iter().map(|s| s.to_string()).collect();
-    let problems = differences(&apache, &ours, &pending);
+    let problems = differences(&apache, &ours);
     assert!(
         problems.is_empty(),
         "ffi.* globals of a fresh runtime ({} on Apache's, {} on ffihub's):\n{}",
@@ -236,11 +144,7 @@ fn ffi_globals_match_apache_by_name_and_metadata() {
 fn type_attributes_match_apache() {
     let apache = type_attrs(&apache_runtime());
     let ours = type_attrs(&ffihub_runtime());
-    let pending = PENDING_ATTRS
-        .iter()
-        .map(|(column, key)| (column.to_string(), key.to_string()))
-        .collect();
-    let problems = differences(&apache, &ours, &pending);
+    let problems = differences(&apache, &ours);
     assert!(
         problems.is_empty(),
         "type attributes of a fresh runtime:\n{}",
