@@ -36,6 +36,13 @@ static TVMFFIAny int_any(int64_t x) {
   return v;
 }
 
+static TVMFFIAny bool_any(int x) {
+  TVMFFIAny v = none_any();
+  v.type_index = kTVMFFIBool;
+  v.v_int64 = x != 0;
+  return v;
+}
+
 static TVMFFIAny float_any(double x) {
   TVMFFIAny v = none_any();
   v.type_index = kTVMFFIFloat;
@@ -297,7 +304,33 @@ static void mode_read(const char* path) {
     printf("FAIL FromJSONGraph(Parse(s)) differs from FromJSONGraphString(s)\n");
     failures++;
   }
-  TVMFFIAny* owned[] = {&text, &doc, &metadata, &value, &again, &value2};
+  /* The value read equals the same value built by this runtime: RecursiveEq as a whole, and
+   * StructuralEqual element by element (the testing objects at 5 and 6 declare no structural
+   * equality kind, so StructuralEqual rejects them on both runtimes). */
+  TVMFFIAny expected = build_value();
+  TVMFFIAny req_args[2] = {value, expected};
+  TVMFFIAny req = must_call("ffi.RecursiveEq", req_args, 2);
+  int same = req.type_index == kTVMFFIBool && req.v_int64;
+  TVMFFIAny size_args[1] = {value};
+  TVMFFIAny count = must_call("ffi.ArraySize", size_args, 1);
+  for (int64_t i = 0; i < count.v_int64; ++i) {
+    if (i == 5 || i == 6) continue;
+    TVMFFIAny get_read[2] = {value, int_any(i)}, get_expected[2] = {expected, int_any(i)};
+    TVMFFIAny a = must_call("ffi.ArrayGetItem", get_read, 2);
+    TVMFFIAny b = must_call("ffi.ArrayGetItem", get_expected, 2);
+    TVMFFIAny seq_args[4] = {a, b, bool_any(0), bool_any(0)};
+    TVMFFIAny seq = must_call("ffi.StructuralEqual", seq_args, 4);
+    same = same && seq.type_index == kTVMFFIBool && seq.v_int64;
+    release(&a);
+    release(&b);
+  }
+  if (same) {
+    printf("ok the graph read equals the value built here (RecursiveEq, StructuralEqual)\n");
+  } else {
+    printf("FAIL the graph read differs from the value built here\n");
+    failures++;
+  }
+  TVMFFIAny* owned[] = {&text, &doc, &metadata, &value, &again, &value2, &expected};
   for (size_t i = 0; i < sizeof(owned) / sizeof(owned[0]); ++i) release(owned[i]);
 }
 

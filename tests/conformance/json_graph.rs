@@ -5,7 +5,9 @@
 //! * `write`: both runtimes write the same graph text for the same value, and each reads its
 //!   own graph back to the same graph;
 //! * `read`: the graph written by one runtime is read by the other and written again unchanged
-//!   (keeping sharing, type keys, BigInt and object payloads);
+//!   (keeping sharing, type keys, BigInt and object payloads), and the value read equals the
+//!   reader's own build of it (`ffi.RecursiveEq`, and `ffi.StructuralEqual` wherever the
+//!   types support structural equality);
 //! * `json`: `ffi.json.Parse` / `ffi.json.Stringify` give the same results and the same error
 //!   messages on valid and invalid documents;
 //! * `bad`: hostile input (truncated, invalid, 100,000 levels deep, cyclic) raises ValueError on
