@@ -20,11 +20,12 @@ typedef int32_t (*FfihubContextSymbolVisitor)(void* ctx, const TVMFFIByteArray* 
 /*! \brief The Rust side, installed by the runtime when the library is loaded. `module` arguments
  * are module handles (object headers). `out` Any values are owned and start as None. */
 typedef struct FfihubRustBridge {
-  /* The virtual methods of the runtime's own modules. */
+  /* The virtual methods of the runtime's own modules (get_function: of any module, and of its
+   * imports when query_imports is nonzero). */
   int32_t (*kind)(TVMFFIObject* module, const char** out);
   int32_t (*property_mask)(TVMFFIObject* module, int32_t* out);
   int32_t (*get_function)(TVMFFIObject* module, const TVMFFIByteArray* name,
-                          TVMFFIObjectHandle* out);
+                          int32_t query_imports, TVMFFIObjectHandle* out);
   int32_t (*implements_function)(TVMFFIObject* module, const TVMFFIByteArray* name, int32_t* out);
   int32_t (*function_doc)(TVMFFIObject* module, const TVMFFIByteArray* name, TVMFFIAny* out);
   int32_t (*function_metadata)(TVMFFIObject* module, const TVMFFIByteArray* name, TVMFFIAny* out);

@@ -1,6 +1,9 @@
 #include "calls.h"
 
 #include <cstring>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
 
 namespace {
 const FfihubRustBridge* installed_bridge = nullptr;
@@ -60,14 +63,36 @@ const TVMFFIErrorCell& ErrorCell(const Error& error) {
   return *reinterpret_cast<const TVMFFIErrorCell*>(error.get() + 1);
 }
 
-Any CallGlobal(const char* name, std::initializer_list<TVMFFIAny> args) {
+namespace {
+
+/*! \brief The global function `name` (a string literal: the cache is keyed by its address). Found
+ * functions are kept for the life of the process, as the registry keeps them; missing ones are
+ * looked up again on the next call, since a library may register them later. */
+TVMFFIObject* FindGlobal(const char* name) {
+  static std::shared_mutex mutex;
+  static std::unordered_map<const char*, TVMFFIObject*> found;
+  {
+    std::shared_lock<std::shared_mutex> lock(mutex);
+    auto it = found.find(name);
+    if (it != found.end()) return it->second;
+  }
   TVMFFIByteArray name_bytes{name, std::strlen(name)};
   TVMFFIObjectHandle function = nullptr;
   Check(TVMFFIFunctionGetGlobal(&name_bytes, &function));
   if (function == nullptr) {
     Throw("RuntimeError", std::string("the runtime has no global function `") + name + "`");
   }
-  ObjectRef owner = ObjectRef::FromOwned(static_cast<TVMFFIObject*>(function));
+  std::unique_lock<std::shared_mutex> lock(mutex);
+  auto [it, inserted] = found.emplace(name, static_cast<TVMFFIObject*>(function));
+  // Another thread cached it first: ours is one reference too many.
+  if (!inserted) TVMFFIObjectDecRef(function);
+  return it->second;
+}
+
+}  // namespace
+
+Any CallGlobal(const char* name, std::initializer_list<TVMFFIAny> args) {
+  TVMFFIObject* function = FindGlobal(name);
   TVMFFIAny result{};
   result.type_index = kTVMFFINone;
   // The C ABI takes the arguments as a non-const pointer but only reads them.

@@ -49,7 +49,8 @@ inline TVMFFIAny BytesView(const TVMFFIByteArray* bytes) {
   return any;
 }
 
-/*! \brief Calls global function `name`; a missing function is a RuntimeError. */
+/*! \brief Calls global function `name` (a string literal); a missing function is a
+ * RuntimeError. */
 Any CallGlobal(const char* name, std::initializer_list<TVMFFIAny> args);
 
 /*! \brief Result conversions (TypeError when the runtime returned something else). */

@@ -64,14 +64,15 @@ void ModuleObj::ImportModule(const Module& other) {
 
 void ModuleObj::ClearImports() { Check(Bridge().clear_imports_base(header())); }
 
-// The lookups that may continue into the imports: the runtime's globals (Apache's names), which
-// call each module's own virtual method.
+// The lookups that may continue into the imports: the runtime's search, which calls each module's
+// own virtual method.
 
 Optional<Function> ModuleObj::GetFunction(const String& name, bool query_imports) {
-  Any function = CallGlobal("ffi.ModuleGetFunction",
-                            {ModuleView(this), name.view(), ffihub::cxx::BoolView(query_imports)});
-  return Optional<Function>(
-      ToObject(std::move(function), kTVMFFIFunction, true, "ffi.ModuleGetFunction"));
+  // The hot one of these lookups goes to the runtime directly rather than through its global.
+  TVMFFIByteArray name_bytes = name.bytes();
+  TVMFFIObjectHandle function = nullptr;
+  Check(Bridge().get_function(header(), &name_bytes, query_imports, &function));
+  return Optional<Function>(ObjectRef::FromOwned(static_cast<TVMFFIObject*>(function)));
 }
 
 bool ModuleObj::ImplementsFunction(const String& name, bool query_imports) {
@@ -157,7 +158,7 @@ class FfihubModuleObj final : public ModuleObj {
   Optional<Function> GetFunction(const String& name) override {
     TVMFFIByteArray name_bytes = name.bytes();
     TVMFFIObjectHandle function = nullptr;
-    ffihub::cxx::Check(ffihub::cxx::Bridge().get_function(Header(), &name_bytes, &function));
+    ffihub::cxx::Check(ffihub::cxx::Bridge().get_function(Header(), &name_bytes, 0, &function));
     return Optional<Function>(ObjectRef::FromOwned(static_cast<TVMFFIObject*>(function)));
   }
 

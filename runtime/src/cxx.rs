@@ -33,6 +33,7 @@ struct Bridge {
     get_function: unsafe extern "C" fn(
         *mut TVMFFIObject,
         *const TVMFFIByteArray,
+        i32,
         *mut TVMFFIObjectHandle,
     ) -> i32,
     implements_function:
@@ -192,10 +193,11 @@ unsafe extern "C" fn bridge_property_mask(module: *mut TVMFFIObject, out: *mut i
 unsafe extern "C" fn bridge_get_function(
     module: *mut TVMFFIObject,
     name: *const TVMFFIByteArray,
+    query_imports: i32,
     out: *mut TVMFFIObjectHandle,
 ) -> i32 {
     guard(|| {
-        let found = borrowed_module(module)?.get_function(bytes_arg(name), false)?;
+        let found = borrowed_module(module)?.get_function(bytes_arg(name), query_imports != 0)?;
         put(
             out,
             found.map_or(std::ptr::null_mut(), |f| f.into_raw().cast()),

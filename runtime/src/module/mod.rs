@@ -305,11 +305,18 @@ impl Module {
         query_imports: bool,
         mut f: impl FnMut(&Module) -> Result<Option<T>, Error>,
     ) -> Result<Option<T>, Error> {
-        if !query_imports {
-            return f(self);
+        // The module itself first, without the bookkeeping of the search through the imports.
+        if let Some(found) = f(self)? {
+            return Ok(Some(found));
         }
-        let mut seen = HashSet::new();
-        let mut stack = vec![self.clone()];
+        if !query_imports {
+            return Ok(None);
+        }
+        let mut stack: Vec<Module> = self.imports().into_iter().rev().collect();
+        if stack.is_empty() {
+            return Ok(None);
+        }
+        let mut seen = HashSet::from([self.0.as_ptr() as usize]);
         while let Some(module) = stack.pop() {
             if !seen.insert(module.0.as_ptr() as usize) {
                 continue;
