@@ -4,10 +4,8 @@
 //! Apache's runtime and on ours (library path swapped). The extension subclasses `ModuleObj`
 //! and calls the exported C++ functions; the host passes modules both ways. Both runs must pass
 //! with the same transcript, and a valgrind run on ours must be clean.
-//!
-//! The host's `globals` part (json::Parse/Stringify, StructuralEqual::Equal) needs globals that
-//! ffihub's runtime gets from other work (issue 11): it runs on Apache's runtime here, and its
-//! comparison on ours is the test marked PENDING below.
+//! The host's `globals` part calls the exported C++ functions backed by global functions
+//! (json::Parse/Stringify, StructuralEqual::Equal, ...) the same way.
 
 use std::path::PathBuf;
 use std::process::Output;
@@ -109,14 +107,6 @@ fn cxx_modules_transcripts_match() {
 }
 
 #[test]
-fn cxx_globals_on_apache() {
-    let apache = apache_runtime();
-    assert_passed(&apache, "globals", &run(&apache, "globals"));
-}
-
-#[test]
-#[ignore = "PENDING on issue 11's globals (ffi.json.Parse, ffi.json.Stringify, \
-            ffi.StructuralEqual): remove this attribute once they are merged"]
 fn cxx_globals_transcripts_match() {
     compare("globals");
 }
