@@ -29,10 +29,37 @@ pub struct Header {
     pub regenerate: String,
     /// The manifest checked at load time: C++ string literals, one per line.
     pub manifest: Vec<String>,
-    /// Classes, parents first.
-    pub classes: Vec<Class>,
-    /// Global functions.
-    pub functions: Vec<Function>,
+    /// Classes, parents first, with their namespaces.
+    pub classes: Vec<InNamespace<Class>>,
+    /// Global functions, with their namespaces.
+    pub functions: Vec<InNamespace<Function>>,
+}
+
+/// An item in a namespace; runs of items in the same namespace share one `namespace {}` block.
+pub struct InNamespace<T> {
+    /// The qualified namespace (`tvm::ir`).
+    pub ns: String,
+    /// The first of its run: open the namespace before it.
+    pub open: bool,
+    /// The last of its run: close the namespace after it.
+    pub close: bool,
+    /// The item.
+    pub item: T,
+}
+
+/// Marks the runs of items in the same namespace.
+pub fn grouped<T>(items: Vec<(String, T)>) -> Vec<InNamespace<T>> {
+    let namespaces: Vec<String> = items.iter().map(|(ns, _)| ns.clone()).collect();
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, (ns, item))| InNamespace {
+            open: i == 0 || namespaces[i - 1] != ns,
+            close: namespaces.get(i + 1) != Some(&ns),
+            ns,
+            item,
+        })
+        .collect()
 }
 
 /// A parameter.
@@ -118,12 +145,16 @@ pub struct Constructor {
     /// The arguments are assembled at run time (`ffihub::detail::Kwargs`): some go by keyword
     /// or may be left out. Otherwise they are passed as a plain positional call.
     pub assembled: bool,
+    /// Every parameter is optional: a separate default constructor leaves them all out.
+    pub default_ctor: bool,
 }
 
 /// A class.
 pub struct Class {
     /// Class name.
     pub ident: String,
+    /// Qualified name (`tvm::ir::IntImm`), for definitions at global scope.
+    pub qualified: String,
     /// Base class.
     pub base: String,
     /// Type key, as a C++ string literal.
@@ -307,7 +338,7 @@ impl Types {
             .iter()
             .map(|p| {
                 let ident = names::value(&p.name);
-                names::claim(&mut scope, &ident, &format!("{item}({})", p.name), diags);
+                let ident = scope.claim_free(&ident, &format!("{item}({})", p.name));
                 Param {
                     decl: format!("{} {ident}", self.param(&p.ty)),
                     default: "",
@@ -364,12 +395,7 @@ impl Types {
         doc_lines.push(format!("`{}.__ffi_init__`", t.key));
         for p in order {
             let ident = names::value(&p.param.name);
-            names::claim(
-                &mut scope,
-                &ident,
-                &format!("{item}({})", p.param.name),
-                diags,
-            );
+            let ident = scope.claim_free(&ident, &format!("{item}({})", p.param.name));
             let decl = if p.optional {
                 let ty = match &p.param.ty {
                     Type::Optional(_) => self.nested(&p.param.ty),
@@ -400,6 +426,13 @@ impl Types {
                 default,
             });
         }
+        // Defaults are given on the out-of-line definition (a default `std::nullopt` needs the
+        // complete class, which may be declared later). A definition may not add defaults that
+        // turn a constructor into a default constructor: then a separate one is declared.
+        let default_ctor = !params.is_empty() && params.iter().all(|p| !p.default.is_empty());
+        if default_ctor {
+            params[0].default = "";
+        }
         let args = c
             .params
             .iter()
@@ -415,12 +448,18 @@ impl Types {
             doc: doc_lines.iter().map(|l| l.replace("*/", "* /")).collect(),
             args,
             assembled,
+            default_ctor,
         }
     }
 
     /// The model of a class.
-    pub fn class(&self, t: &ir::ObjectType, diags: &mut Diagnostics) -> Class {
-        let ident = self.0.get(&t.key).cloned().unwrap_or_default();
+    pub fn class(&self, t: &ir::ObjectType, ident: String, diags: &mut Diagnostics) -> Class {
+        // Without the leading `::`: after a return type `T ::a::B` would read as `T::a::B`.
+        let qualified = self
+            .0
+            .get(&t.key)
+            .map(|q| q.trim_start_matches("::").to_string())
+            .unwrap_or_default();
         let mut members = Scope::with_reserved(&[
             ident.as_str(),
             "get",
@@ -525,6 +564,7 @@ impl Types {
             methods,
             constructor,
             ident,
+            qualified,
         }
     }
 }

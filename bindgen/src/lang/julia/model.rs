@@ -436,7 +436,7 @@ impl TypeNames {
             .iter()
             .map(|p| {
                 let ident = names::param_name(&p.name);
-                names::claim(&mut scope, &ident, &format!("{item}({})", p.name), diags);
+                let ident = scope.claim_free(&ident, &format!("{item}({})", p.name));
                 Param {
                     annot: self
                         .accepts(&p.ty)
@@ -728,12 +728,7 @@ impl TypeNames {
         let mut fast = true;
         for p in &c.params {
             let ident = names::param_name(&p.param.name);
-            names::claim(
-                &mut scope,
-                &ident,
-                &format!("{item}({})", p.param.name),
-                diags,
-            );
+            let ident = scope.claim_free(&ident, &format!("{item}({})", p.param.name));
             let mut param = Param {
                 annot: self
                     .accepts(&p.param.ty)

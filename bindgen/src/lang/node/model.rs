@@ -388,7 +388,7 @@ impl Types {
             .enumerate()
             .map(|(i, p)| {
                 let ident = names::value(&p.name);
-                names::claim(&mut scope, &ident, &format!("{item}({})", p.name), diags);
+                let ident = scope.claim_free(&ident, &format!("{item}({})", p.name));
                 let opt = if i >= optional_from { "?" } else { "" };
                 Param {
                     decl: format!("{ident}{opt}: {}", self.ts(&p.ty, true)),

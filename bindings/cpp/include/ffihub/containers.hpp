@@ -76,7 +76,7 @@ inline bool elements_convert(TVMFFIObject* obj) {
   if constexpr (std::is_same_v<T, Any>) {
     return true;
   } else {
-    const TVMFFISeqCell& cell = seq_cell(obj);
+    const TVMFFISeqCell& cell = ::ffihub::detail::seq_cell(obj);
     const TVMFFIAny* data = static_cast<const TVMFFIAny*>(cell.data);
     for (int64_t i = 0; i < cell.size; ++i) {
       if (!Converter<T>::from_view(data[i])) return false;
@@ -145,7 +145,7 @@ class SeqReader {
 
  private:
   const TVMFFISeqCell& cell() const noexcept {
-    return seq_cell(handle(static_cast<const Self&>(*this)));
+    return ::ffihub::detail::seq_cell(::ffihub::detail::handle(static_cast<const Self&>(*this)));
   }
   const TVMFFIAny* data() const noexcept { return static_cast<const TVMFFIAny*>(cell().data); }
 };
@@ -268,7 +268,7 @@ class MapReader {
   std::optional<V> get(const K& key) const {
     Any value = builtin<Get>()(self(), key);
     if (const std::optional<ObjectRef> obj = value.as<ObjectRef>();
-        obj && obj->same_as(missing_sentinel())) {
+        obj && obj->same_as(::ffihub::detail::missing_sentinel())) {
       return std::nullopt;
     }
     return value.cast<V>();
@@ -438,7 +438,7 @@ struct Converter<std::vector<T>, std::enable_if_t<!std::is_same_v<T, uint8_t> &&
   }
   static std::optional<std::vector<T>> from_view(const TVMFFIAny& v) {
     if (v.type_index != kTVMFFIArray && v.type_index != kTVMFFIList) return std::nullopt;
-    const TVMFFISeqCell& cell = seq_cell(v.v_obj);
+    const TVMFFISeqCell& cell = ::ffihub::detail::seq_cell(v.v_obj);
     const TVMFFIAny* data = static_cast<const TVMFFIAny*>(cell.data);
     std::vector<T> out;
     out.reserve(static_cast<std::size_t>(cell.size));
@@ -464,7 +464,7 @@ struct Converter<std::tuple<Ts...>> : ConverterBase<std::tuple<Ts...>, Converter
   static bool check(const TVMFFIAny& v) { return from_view(v).has_value(); }
   static std::optional<std::tuple<Ts...>> from_view(const TVMFFIAny& v) {
     if (v.type_index != kTVMFFIArray && v.type_index != kTVMFFIList) return std::nullopt;
-    const TVMFFISeqCell& cell = seq_cell(v.v_obj);
+    const TVMFFISeqCell& cell = ::ffihub::detail::seq_cell(v.v_obj);
     if (cell.size != static_cast<int64_t>(sizeof...(Ts))) return std::nullopt;
     const TVMFFIAny* data = static_cast<const TVMFFIAny*>(cell.data);
     return convert(data, std::index_sequence_for<Ts...>{});
