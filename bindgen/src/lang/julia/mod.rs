@@ -8,7 +8,7 @@ pub mod names;
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};
 use crate::ir;
-use crate::lang::{render, stable_uuid, Capabilities, Config, Scope};
+use crate::lang::{case, render, stable_uuid, Capabilities, Config, Scope};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -62,11 +62,21 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         .iter()
         .map(|t| types.object(t, &mut method_names, &mut diags))
         .collect();
+    let idents = crate::lang::function_idents(
+        &lib,
+        names::value_name,
+        |segment| names::value_name(segment).replace(&case::snake(segment), segment),
+        str::to_string,
+        |segment| {
+            let t = names::type_name(segment);
+            vec![names::abstract_type_name(&t), t]
+        },
+    );
     let functions: Vec<model::Function> = lib
         .functions
         .iter()
-        .map(|f| {
-            let ident = names::value_name(f.path.last().map_or("", String::as_str));
+        .zip(idents)
+        .map(|(f, ident)| {
             names::claim(&mut top, &ident, &f.name, &mut diags);
             if let Some(method) = method_names.get(&ident) {
                 diags.error(

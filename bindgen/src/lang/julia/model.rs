@@ -849,6 +849,7 @@ mod tests {
             name: name.into(),
             owner: "t.Bag".into(),
             ty,
+            untyped: false,
             doc: String::new(),
             writable: true,
             default,
@@ -899,6 +900,7 @@ mod tests {
         let lib = ir::Library {
             checksum: "fnv1a64:0".into(),
             libraries: vec!["libt.so".into()],
+            root: Vec::new(),
             functions: Vec::new(),
             types: vec![bag],
         };

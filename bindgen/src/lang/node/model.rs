@@ -48,10 +48,16 @@ pub struct Module {
     pub libraries: Vec<String>,
     /// The load-time check: one entry per function and type.
     pub manifest: Vec<ManifestEntry>,
+    /// The namespace objects to create, parents first (`__ffiRoot.relax`, `__ffiRoot.relax.op`).
+    pub namespaces: Vec<String>,
     /// Classes, parents first.
     pub classes: Vec<Class>,
     /// Global functions.
     pub functions: Vec<Function>,
+    /// Classes by `.d.ts` namespace (`relax.op`, `` for the top).
+    pub dts_classes: Vec<crate::lang::cpp::model::InNamespace<usize>>,
+    /// Functions by `.d.ts` namespace.
+    pub dts_functions: Vec<crate::lang::cpp::model::InNamespace<usize>>,
 }
 
 /// One item of the load-time metadata check.
@@ -69,12 +75,16 @@ pub struct Param {
     /// TypeScript declaration (`a: number`, `b?: string | null`).
     pub decl: String,
     /// The expression passed to the native function (the identifier, or a coercion of it such
-    /// as `ffi.toTensor(t)`).
+    /// as `__ffi.toTensor(t)`).
     pub arg: String,
 }
 
 /// A global function.
 pub struct Function {
+    /// Where the package exports it (`__ffiRoot.relax.op.add`).
+    pub path: String,
+    /// The `.d.ts` declaration keyword(s): `export declare ` at the top, `export ` in a namespace.
+    pub decl: &'static str,
     /// Identifier.
     pub ident: String,
     /// The handle's constant name (`__ffiFn_<ident>`).
@@ -137,7 +147,7 @@ pub struct Constructor {
     pub keyword: Vec<Param>,
     /// The options object may be left out (no required keyword parameter).
     pub options_optional: bool,
-    /// The coercions of the positional parameters, a JS array literal (`[null, ffi.toDevice]`).
+    /// The coercions of the positional parameters, a JS array literal (`[null, __ffi.toDevice]`).
     pub coercions: String,
     /// The options object's keys mapped to field names, a JS object literal (`null` if none).
     pub keywords: String,
@@ -145,11 +155,15 @@ pub struct Constructor {
 
 /// A class.
 pub struct Class {
+    /// Where the package exports it (`__ffiRoot.ir.IntImm`).
+    pub path: String,
+    /// The `.d.ts` declaration keyword(s): `export declare ` at the top, `export ` in a namespace.
+    pub decl: &'static str,
     /// Class name.
     pub ident: String,
     /// The constant holding the type's methods (`__ffi<Class>`).
     pub binding: String,
-    /// The base class expression (`ffi.Object` or a local class).
+    /// The base class expression (`__ffi.Object` or a local class).
     pub base: String,
     /// Type key, as a JS string literal.
     pub key: String,
@@ -215,7 +229,11 @@ pub fn type_line(t: &ir::ObjectType) -> String {
         .iter()
         .map(|f| {
             let w = if f.writable { " (writable)" } else { "" };
-            format!("{}: {}{w}", f.name, f.ty)
+            if f.untyped {
+                format!("{}: ?{w}", f.name)
+            } else {
+                format!("{}: {}{w}", f.name, f.ty)
+            }
         })
         .collect();
     let methods: Vec<String> = t
@@ -254,12 +272,30 @@ pub fn manifest(lib: &ir::Library) -> Vec<ManifestEntry> {
     let types = lib
         .types
         .iter()
-        .map(|t| (format!("type {}", t.key), type_line(t)));
+        .map(|t| {
+            let untyped: Vec<&str> = t
+                .fields
+                .iter()
+                .filter(|f| f.untyped)
+                .map(|f| f.name.as_str())
+                .collect();
+            (format!("type {}", t.key), type_line(t), untyped)
+        });
     functions
+        .map(|(key, line)| (key, line, Vec::new()))
         .chain(types)
-        .map(|(key, line)| ManifestEntry {
-            key: literal(&key),
-            hash: literal(&line_hash(&line)),
+        .map(|(key, line, untyped)| {
+            let hash = literal(&line_hash(&line));
+            ManifestEntry {
+                key: literal(&key),
+                // Untyped fields are named so that the check spells them the same way.
+                hash: if untyped.is_empty() {
+                    hash
+                } else {
+                    let names: Vec<String> = untyped.iter().map(|n| literal(n)).collect();
+                    format!("[{hash}, {}]", names.join(", "))
+                },
+            }
         })
         .collect()
 }
@@ -268,12 +304,12 @@ pub fn manifest(lib: &ir::Library) -> Vec<ManifestEntry> {
 /// arguments, so that e.g. `"cuda:0"` reaches a `Device` parameter as a device).
 fn coercion(ty: &Type) -> Option<&'static str> {
     match ty {
-        Type::Tensor => Some("ffi.toTensor"),
-        Type::Shape => Some("ffi.toShape"),
-        Type::Device => Some("ffi.toDevice"),
-        Type::DataType => Some("ffi.toDataType"),
-        Type::List(_) => Some("ffi.toList"),
-        Type::Dict(_, _) => Some("ffi.toDict"),
+        Type::Tensor => Some("__ffi.toTensor"),
+        Type::Shape => Some("__ffi.toShape"),
+        Type::Device => Some("__ffi.toDevice"),
+        Type::DataType => Some("__ffi.toDataType"),
+        Type::List(_) => Some("__ffi.toList"),
+        Type::Dict(_, _) => Some("__ffi.toDict"),
         Type::Optional(t) => coercion(t),
         _ => None,
     }
@@ -308,42 +344,42 @@ impl Types {
             Type::BigInt if input => "bigint | number".into(),
             Type::Int | Type::Float => "number".into(),
             Type::BigInt => "bigint".into(),
-            Type::OpaquePtr => "ffi.OpaquePtr".into(),
-            Type::DataType if input => "ffi.DataTypeLike".into(),
-            Type::DataType => "ffi.DataType".into(),
-            Type::Device if input => "ffi.DeviceLike".into(),
-            Type::Device => "ffi.Device".into(),
+            Type::OpaquePtr => "__ffi.OpaquePtr".into(),
+            Type::DataType if input => "__ffi.DataTypeLike".into(),
+            Type::DataType => "__ffi.DataType".into(),
+            Type::Device if input => "__ffi.DeviceLike".into(),
+            Type::Device => "__ffi.Device".into(),
             Type::String => "string".into(),
-            Type::Bytes if input => "ffi.BytesLike".into(),
+            Type::Bytes if input => "__ffi.BytesLike".into(),
             Type::Bytes => "Uint8Array".into(),
-            Type::Tensor if input => "ffi.TensorLike".into(),
-            Type::Tensor => "ffi.Tensor".into(),
-            Type::Shape if input => "ffi.ShapeLike".into(),
-            Type::Shape => "ffi.Shape".into(),
-            Type::Object => "ffi.Object".into(),
-            Type::Module => "ffi.Module".into(),
+            Type::Tensor if input => "__ffi.TensorLike".into(),
+            Type::Tensor => "__ffi.Tensor".into(),
+            Type::Shape if input => "__ffi.ShapeLike".into(),
+            Type::Shape => "__ffi.Shape".into(),
+            Type::Object => "__ffi.Object".into(),
+            Type::Module => "__ffi.Module".into(),
             Type::Error if input => "Error".into(),
-            Type::Error => "ffi.FFIError".into(),
+            Type::Error => "__ffi.FFIError".into(),
             Type::Array(t) | Type::List(t) if input => {
-                format!("ffi.ArrayLike<{}>", self.ts(t, true))
+                format!("__ffi.ArrayLike<{}>", self.ts(t, true))
             }
-            Type::Array(t) => format!("ffi.Array<{}>", self.ts(t, false)),
-            Type::List(t) => format!("ffi.List<{}>", self.ts(t, false)),
+            Type::Array(t) => format!("__ffi.Array<{}>", self.ts(t, false)),
+            Type::List(t) => format!("__ffi.List<{}>", self.ts(t, false)),
             Type::Map(k, v) | Type::Dict(k, v) if input => {
-                format!("ffi.MapLike<{}, {}>", self.ts(k, true), self.ts(v, true))
+                format!("__ffi.MapLike<{}, {}>", self.ts(k, true), self.ts(v, true))
             }
-            Type::Map(k, v) => format!("ffi.Map<{}, {}>", self.ts(k, false), self.ts(v, false)),
-            Type::Dict(k, v) => format!("ffi.Dict<{}, {}>", self.ts(k, false), self.ts(v, false)),
+            Type::Map(k, v) => format!("__ffi.Map<{}, {}>", self.ts(k, false), self.ts(v, false)),
+            Type::Dict(k, v) => format!("__ffi.Dict<{}, {}>", self.ts(k, false), self.ts(v, false)),
             Type::Optional(t) if input => {
                 format!("{} | null | undefined", paren_fn(self.ts(t, true)))
             }
             Type::Optional(t) => format!("{} | null", paren_fn(self.ts(t, false))),
             Type::Variant(ts) => join(ts, " | "),
             Type::Tuple(ts) if input => format!("readonly [{}]", join(ts, ", ")),
-            Type::Tuple(ts) if ts.is_empty() => "ffi.Array<never>".into(),
-            Type::Tuple(ts) => format!("ffi.Array<{}>", join(ts, " | ")),
-            Type::Function(None) if input => "ffi.AnyFunction".into(),
-            Type::Function(None) => "ffi.Function".into(),
+            Type::Tuple(ts) if ts.is_empty() => "__ffi.Array<never>".into(),
+            Type::Tuple(ts) => format!("__ffi.Array<{}>", join(ts, " | ")),
+            Type::Function(None) if input => "__ffi.AnyFunction".into(),
+            Type::Function(None) => "__ffi.Function".into(),
             Type::Function(Some(sig)) => {
                 // A callback JavaScript passes in receives values that come out and returns one
                 // that goes in; a function that comes out is the other way round.
@@ -356,14 +392,14 @@ impl Types {
                 if input {
                     format!("({arrow})")
                 } else {
-                    format!("ffi.Function<{arrow}>")
+                    format!("__ffi.Function<{arrow}>")
                 }
             }
             Type::Class(key) => self
                 .0
                 .get(key)
                 .cloned()
-                .unwrap_or_else(|| "ffi.Object".into()),
+                .unwrap_or_else(|| "__ffi.Object".into()),
         }
     }
 
@@ -418,10 +454,19 @@ impl Types {
     }
 
     /// The model of a global function.
-    pub fn function(&self, f: &ir::Function, ident: String, diags: &mut Diagnostics) -> Function {
+    pub fn function(
+        &self,
+        f: &ir::Function,
+        ident: String,
+        place: (String, &'static str, usize),
+        diags: &mut Diagnostics,
+    ) -> Function {
         let (params, ret) = self.signature(f.signature.as_ref(), &f.name, diags);
+        let (path, decl, index) = place;
         Function {
-            handle: format!("{}Fn_{ident}", names::RESERVED_PREFIX),
+            path,
+            decl,
+            handle: format!("{}Fn{index}", names::RESERVED_PREFIX),
             ffi_name: literal(&f.name),
             doc: jsdoc(&f.doc),
             packed: f.signature.is_none(),
@@ -432,8 +477,15 @@ impl Types {
     }
 
     /// The model of a class.
-    pub fn class(&self, t: &ir::ObjectType, diags: &mut Diagnostics) -> Class {
-        let ident = self.0.get(&t.key).cloned().unwrap_or_default();
+    pub fn class(
+        &self,
+        t: &ir::ObjectType,
+        ident: String,
+        place: (&'static str, usize),
+        diags: &mut Diagnostics,
+    ) -> Class {
+        let path = self.0.get(&t.key).cloned().unwrap_or_default();
+        let (decl, index) = place;
         // Inherited accessors and the base class's members are reserved so an own member
         // cannot shadow them.
         let mut members = Scope::with_reserved(&["dispose", "same", "typeKey", "typeIndex"]);
@@ -515,10 +567,12 @@ impl Types {
             .as_ref()
             .map(|c| self.constructor(t, c, diags));
         Class {
-            binding: format!("{}{ident}", names::RESERVED_PREFIX),
+            path,
+            decl,
+            binding: format!("{}T{index}", names::RESERVED_PREFIX),
             base: match self.0.get(&t.parent) {
                 Some(parent) => parent.clone(),
-                None => "ffi.Object".into(),
+                None => "__ffi.Object".into(),
             },
             key: literal(&t.key),
             doc: jsdoc(&t.doc),
@@ -541,12 +595,9 @@ impl Types {
         let mut keywords = Vec::new();
         let options_optional = c.params.iter().all(|p| !p.kw_only || p.optional);
         for p in &c.params {
-            let ident = names::value(&p.param.name);
-            names::claim(
-                &mut scope,
-                &ident,
+            let ident = scope.claim_free(
+                &names::value(&p.param.name),
                 &format!("{}.__ffi_init__({})", t.key, p.param.name),
-                diags,
             );
             let ty = self.ts(&p.param.ty, true);
             // A required options object cannot follow optional parameters: those take
