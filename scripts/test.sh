@@ -14,6 +14,9 @@ scripts/setup-system.sh
 step "Apache TVM-FFI wheel (reference runtime, headers and testing library)"
 scripts/setup-apache.sh
 
+step "Apache TVM 0.27 libraries (the large real-world library the generator is tested on)"
+scripts/setup-tvm.sh
+
 step "Julia 1.5.3 with bullseye's libunwind (for the Julia bindings)"
 scripts/setup-julia.sh
 

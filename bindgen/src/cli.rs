@@ -255,7 +255,11 @@ fn summary(lib: &ir::Library, backend: &Backend, files: &filemap::FileMap, neste
         .keys()
         .filter(|p| !nested || p.starts_with(backend.name))
         .count();
-    let untyped = out.functions.iter().filter(|f| f.signature.is_none()).count()
+    let untyped = out
+        .functions
+        .iter()
+        .filter(|f| f.signature.is_none())
+        .count()
         + out
             .types
             .iter()

@@ -110,12 +110,18 @@ fn rename_map_moves_items() {
     opts.rename
         .insert("kinds.fooBar".into(), "kinds.extra.foo_bar_2".into());
     let lib = ir::build_with(&doc, &opts).unwrap();
-    let f = lib.functions.iter().find(|f| f.name == "kinds.fooBar").unwrap();
+    let f = lib
+        .functions
+        .iter()
+        .find(|f| f.name == "kinds.fooBar")
+        .unwrap();
     assert_eq!(f.path, ["extra", "foo_bar_2"]);
     let cpp = generate(&lib, &[lang::backend("cpp").unwrap()], &config(&[])).unwrap();
     assert!(cpp.values().any(|t| t.contains("namespace kinds::extra {")));
     opts.rename.insert("kinds.nope".into(), "x".into());
-    assert!(ir::build_with(&doc, &opts).unwrap_err().contains("kinds.nope"));
+    assert!(ir::build_with(&doc, &opts)
+        .unwrap_err()
+        .contains("kinds.nope"));
 }
 
 /// Allowed unsupported items of the testing library: none (C++ passes keyword-only constructor

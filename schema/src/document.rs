@@ -455,9 +455,13 @@ impl UntypedReason {
             None => UntypedReason::NoSchema,
             Some(Value::String(text)) => match TypeSchema::from_json_str(text) {
                 Err(e) => UntypedReason::Unreadable(e.to_string()),
-                Ok(s) => UntypedReason::Unreadable(format!("{} is not a function schema", s.origin)),
+                Ok(s) => {
+                    UntypedReason::Unreadable(format!("{} is not a function schema", s.origin))
+                }
             },
-            Some(other) => UntypedReason::Unreadable(format!("type_schema is not a string: {other}")),
+            Some(other) => {
+                UntypedReason::Unreadable(format!("type_schema is not a string: {other}"))
+            }
         }
     }
 }

@@ -586,7 +586,10 @@ mod tests {
             "ffi.Function[(DataType, int, ffi.Function[() -> None]) -> ir.IntImm]"
         );
         // It is written back in the `named_args` form, which reads back to the same schema.
-        assert_eq!(TypeSchema::from_json_str(&old.to_json_string()).unwrap(), old);
+        assert_eq!(
+            TypeSchema::from_json_str(&old.to_json_string()).unwrap(),
+            old
+        );
         let packed = TypeSchema::from_json_str(r#"{"type":"ffi.Function","args":[]}"#).unwrap();
         assert!(packed.signature.is_none());
     }

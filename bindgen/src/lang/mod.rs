@@ -266,7 +266,8 @@ impl Namespaces {
         if !self.scopes.contains_key(ns) {
             if let Some((last, parent)) = ns.split_last() {
                 let item = format!("namespace {}", ns.join("."));
-                self.scope(parent, lang, diags).claim(last, &item, lang, diags);
+                self.scope(parent, lang, diags)
+                    .claim(last, &item, lang, diags);
             }
             let reserved: Vec<&str> = self.reserved.iter().map(String::as_str).collect();
             self.scopes

@@ -61,7 +61,12 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     for t in &lib.types {
         let ident = names::class(t.path.last().map_or("", String::as_str));
         let ns = ns_idents(&t.path);
-        names::claim(scopes.scope(&ns, LANG, &mut diags), &ident, &t.key, &mut diags);
+        names::claim(
+            scopes.scope(&ns, LANG, &mut diags),
+            &ident,
+            &t.key,
+            &mut diags,
+        );
         let ns = qualified_ns(&ns);
         classes.insert(t.key.clone(), format!("::{ns}::{ident}"));
         class_ns.insert(t.key.clone(), (ns, ident));
@@ -114,7 +119,12 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
                 ))
                 .map(|(f, ident)| {
                     let ns = ns_idents(&f.path);
-                    names::claim(scopes.scope(&ns, LANG, &mut diags), &ident, &f.name, &mut diags);
+                    names::claim(
+                        scopes.scope(&ns, LANG, &mut diags),
+                        &ident,
+                        &f.name,
+                        &mut diags,
+                    );
                     (qualified_ns(&ns), types.function(f, ident, &mut diags))
                 })
                 .collect(),

@@ -233,7 +233,11 @@ pub fn manifest(lib: &ir::Library) -> Vec<String> {
         lines.push(format!("t {} {}", t.key, t.parent));
         for f in &t.fields {
             let rw = if f.writable { "rw" } else { "ro" };
-            lines.push(format!("d {} {} {rw} {}", t.key, f.name, f.ty));
+            if f.untyped {
+                lines.push(format!("d {} {} {rw} ?", t.key, f.name));
+            } else {
+                lines.push(format!("d {} {} {rw} {}", t.key, f.name, f.ty));
+            }
         }
         let mut seen = std::collections::BTreeSet::new();
         for m in t.methods.iter().filter(|m| seen.insert(m.name.clone())) {

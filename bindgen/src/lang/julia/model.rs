@@ -824,7 +824,11 @@ pub fn check_members(t: &ir::ObjectType) -> Vec<String> {
         .iter()
         .map(|f| {
             let access = if f.writable { " (writable)" } else { "" };
-            format!("field {}: {}{access}", f.name, f.ty)
+            if f.untyped {
+                format!("field {}: ?{access}", f.name)
+            } else {
+                format!("field {}: {}{access}", f.name, f.ty)
+            }
         })
         .collect();
     out.extend(t.methods.iter().map(|m| {

@@ -58,7 +58,13 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
             .collect::<Vec<_>>()
             .join(".")
     };
-    let decl = |ns: &[String]| if ns.is_empty() { "export declare " } else { "export " };
+    let decl = |ns: &[String]| {
+        if ns.is_empty() {
+            "export declare "
+        } else {
+            "export "
+        }
+    };
     let mut namespaces: Vec<Vec<String>> = Vec::new();
     let mut note_namespace = |ns: &[String]| {
         for i in 1..=ns.len() {
@@ -72,7 +78,12 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     for t in &lib.types {
         let ident = names::class(t.path.last().map_or("", String::as_str));
         let ns = ns_idents(&t.path);
-        names::claim(scopes.scope(&ns, LANG, &mut diags), &ident, &t.key, &mut diags);
+        names::claim(
+            scopes.scope(&ns, LANG, &mut diags),
+            &ident,
+            &t.key,
+            &mut diags,
+        );
         note_namespace(&ns);
         classes.insert(t.key.clone(), object_path(&ns, &ident));
         class_places.push((ns, ident));
@@ -92,7 +103,12 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         .enumerate()
         .map(|(i, (f, ident))| {
             let ns = ns_idents(&f.path);
-            names::claim(scopes.scope(&ns, LANG, &mut diags), &ident, &f.name, &mut diags);
+            names::claim(
+                scopes.scope(&ns, LANG, &mut diags),
+                &ident,
+                &f.name,
+                &mut diags,
+            );
             note_namespace(&ns);
             let place = (object_path(&ns, &ident), decl(&ns), i);
             function_places.push(ns.join("."));
@@ -121,7 +137,10 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         checksum: model::literal(&lib.checksum),
         libraries: lib.libraries.iter().map(|l| model::literal(l)).collect(),
         manifest,
-        namespaces: namespaces.iter().map(|ns| object_path(&ns[..ns.len() - 1], &ns[ns.len() - 1])).collect(),
+        namespaces: namespaces
+            .iter()
+            .map(|ns| object_path(&ns[..ns.len() - 1], &ns[ns.len() - 1]))
+            .collect(),
         dts_classes: by_namespace(class_places.iter().map(|(ns, _)| ns.join(".")).collect()),
         dts_functions: by_namespace(function_places),
         classes,

@@ -269,18 +269,15 @@ pub fn manifest(lib: &ir::Library) -> Vec<ManifestEntry> {
         .functions
         .iter()
         .map(|f| (format!("fn {}", f.name), function_line(f)));
-    let types = lib
-        .types
-        .iter()
-        .map(|t| {
-            let untyped: Vec<&str> = t
-                .fields
-                .iter()
-                .filter(|f| f.untyped)
-                .map(|f| f.name.as_str())
-                .collect();
-            (format!("type {}", t.key), type_line(t), untyped)
-        });
+    let types = lib.types.iter().map(|t| {
+        let untyped: Vec<&str> = t
+            .fields
+            .iter()
+            .filter(|f| f.untyped)
+            .map(|f| f.name.as_str())
+            .collect();
+        (format!("type {}", t.key), type_line(t), untyped)
+    });
     functions
         .map(|(key, line)| (key, line, Vec::new()))
         .chain(types)

@@ -7,7 +7,7 @@
 // `Array[int]`, `Optional[str]`, `Callable[(int) -> int]`, `demo.Point`, ...):
 //   f <function> <signature or "packed">
 //   t <type key> <parent type key>
-//   d <type key> <field> <rw|ro> <type>
+//   d <type key> <field> <rw|ro> <type>   (`?`: untyped where generated; access is compared)
 //   m <type key> <method> <static|instance> <signature or "packed">   (without `self`)
 //   c <type key> init_method <(parameter types)>
 //   c <type key> auto_init
@@ -239,6 +239,13 @@ inline std::optional<std::pair<std::vector<std::string>, std::string>> schema_si
       args->items.size() == 2 && args->items[1].kind == Json::kArray) {
     std::vector<std::string> params;
     for (const Json& x : args->items[1].items) params.push_back(schema_type(x));
+    return std::make_pair(std::move(params), schema_type(args->items[0]));
+  }
+  // The older function form: "args": [return, params...].
+  if (type != nullptr && (type->text == "ffi.Function" || type->text == "std::function") &&
+      args != nullptr && !args->items.empty()) {
+    std::vector<std::string> params;
+    for (std::size_t i = 1; i < args->items.size(); ++i) params.push_back(schema_type(args->items[i]));
     return std::make_pair(std::move(params), schema_type(args->items[0]));
   }
   return std::nullopt;
@@ -504,8 +511,9 @@ class Library {
           return;
         }
         std::optional<Json> schema = ::ffihub::detail::metadata_schema(view_of(f->metadata));
+        // `?`: the field had no readable type where the header was generated; compare access only.
         std::string live = std::string((f->flags & kTVMFFIFieldFlagBitMaskWritable) ? "rw " : "ro ") +
-                           (schema ? schema_type(*schema) : std::string("Any"));
+                           (w[3] == "?" ? std::string("?") : schema ? schema_type(*schema) : std::string("Any"));
         std::string want = w[2] + " " + w[3];
         if (live != want) {
           problems.push_back("field " + w[0] + "." + w[1] + ": generated for " + want +
