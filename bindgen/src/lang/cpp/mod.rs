@@ -125,7 +125,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
                         &f.name,
                         &mut diags,
                     );
-                    (qualified_ns(&ns), types.function(f, ident, &mut diags))
+                    (qualified_ns(&ns), types.function(f, ident))
                 })
                 .collect(),
         ),

@@ -336,7 +336,7 @@ impl Types {
         }
     }
 
-    fn params(&self, params: &[ir::Param], item: &str, diags: &mut Diagnostics) -> Vec<Param> {
+    fn params(&self, params: &[ir::Param], item: &str) -> Vec<Param> {
         let mut scope = Scope::with_reserved(&["args", "Args"]);
         params
             .iter()
@@ -353,9 +353,9 @@ impl Types {
     }
 
     /// The model of a global function.
-    pub fn function(&self, f: &ir::Function, ident: String, diags: &mut Diagnostics) -> Function {
+    pub fn function(&self, f: &ir::Function, ident: String) -> Function {
         let (params, ret) = match &f.signature {
-            Some(sig) => (self.params(&sig.params, &f.name, diags), self.cpp(&sig.ret)),
+            Some(sig) => (self.params(&sig.params, &f.name), self.cpp(&sig.ret)),
             None => (Vec::new(), "ffihub::Any".into()),
         };
         let last = match &f.signature {
@@ -372,12 +372,7 @@ impl Types {
         }
     }
 
-    fn constructor(
-        &self,
-        t: &ir::ObjectType,
-        c: &ir::Constructor,
-        diags: &mut Diagnostics,
-    ) -> Constructor {
+    fn constructor(&self, t: &ir::ObjectType, c: &ir::Constructor) -> Constructor {
         let item = format!("{}.__ffi_init__", t.key);
         // The generated `__ffi_init__` (auto_init) gets every argument by keyword, so the order
         // of the C++ parameters does not matter; a typed one gets them by position, leaving
@@ -525,7 +520,7 @@ impl Types {
                 let ident = names::value(&m.name);
                 names::claim(&mut members, &ident, &item, diags);
                 let (params, ret) = match &m.signature {
-                    Some(sig) => (self.params(&sig.params, &item, diags), self.cpp(&sig.ret)),
+                    Some(sig) => (self.params(&sig.params, &item), self.cpp(&sig.ret)),
                     None => (Vec::new(), "ffihub::Any".into()),
                 };
                 let kind = if m.is_static {
@@ -548,10 +543,7 @@ impl Types {
                 }
             })
             .collect();
-        let constructor = t
-            .constructor
-            .as_ref()
-            .map(|c| self.constructor(t, c, diags));
+        let constructor = t.constructor.as_ref().map(|c| self.constructor(t, c));
         let base = self
             .0
             .get(&t.parent)

@@ -88,7 +88,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
                     ),
                 );
             }
-            types.function(f, ident, &mut diags)
+            types.function(f, ident)
         })
         .collect();
 

@@ -430,7 +430,7 @@ impl TypeNames {
         }
     }
 
-    fn params(&self, params: &[ir::Param], item: &str, diags: &mut Diagnostics) -> Vec<Param> {
+    fn params(&self, params: &[ir::Param], item: &str) -> Vec<Param> {
         let mut scope = Scope::with_reserved(&["self"]);
         params
             .iter()
@@ -463,10 +463,10 @@ impl TypeNames {
     }
 
     /// The model of a global function.
-    pub fn function(&self, f: &ir::Function, ident: String, diags: &mut Diagnostics) -> Function {
+    pub fn function(&self, f: &ir::Function, ident: String) -> Function {
         let (params, ret, what) = match &f.signature {
             Some(sig) => (
-                self.params(&sig.params, &f.name, diags),
+                self.params(&sig.params, &f.name),
                 self.returns(&sig.ret),
                 format!("`{}`: `{sig}`.", f.name),
             ),
@@ -564,7 +564,7 @@ impl TypeNames {
             method_names
                 .entry(method_ident.clone())
                 .or_insert_with(|| item.clone());
-            methods.push(self.method(t, &ident, &abstract_ident, m, method_ident, diags));
+            methods.push(self.method(t, &ident, &abstract_ident, m, method_ident));
         }
 
         let init_handle = format!("{}init_{ident}", names::RESERVED_PREFIX);
@@ -632,7 +632,6 @@ impl TypeNames {
         abstract_ident: &str,
         m: &ir::Method,
         ident: String,
-        diags: &mut Diagnostics,
     ) -> Method {
         let item = format!("{}.{}", t.key, m.name);
         let receiver = if m.is_static {
@@ -643,7 +642,7 @@ impl TypeNames {
         let self_arg = if m.is_static { "" } else { ", self" };
         let (params, ret, decls, what) = match &m.signature {
             Some(sig) => {
-                let params = self.params(&sig.params, &item, diags);
+                let params = self.params(&sig.params, &item);
                 let mut decls = vec![receiver];
                 decls.extend(params.iter().map(Param::decl));
                 (

@@ -112,7 +112,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
             note_namespace(&ns);
             let place = (object_path(&ns, &ident), decl(&ns), i);
             function_places.push(ns.join("."));
-            types.function(f, ident, place, &mut diags)
+            types.function(f, ident, place)
         })
         .collect();
     let classes: Vec<model::Class> = lib

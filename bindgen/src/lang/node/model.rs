@@ -409,7 +409,7 @@ impl Types {
         }
     }
 
-    fn params(&self, params: &[ir::Param], item: &str, diags: &mut Diagnostics) -> Vec<Param> {
+    fn params(&self, params: &[ir::Param], item: &str) -> Vec<Param> {
         let mut scope = Scope::with_reserved(&["args", "ffi"]);
         // Trailing Optional parameters may be left out.
         let optional_from = params
@@ -435,17 +435,9 @@ impl Types {
             .collect()
     }
 
-    fn signature(
-        &self,
-        sig: Option<&ir::Signature>,
-        item: &str,
-        diags: &mut Diagnostics,
-    ) -> (Vec<Param>, String) {
+    fn signature(&self, sig: Option<&ir::Signature>, item: &str) -> (Vec<Param>, String) {
         match sig {
-            Some(sig) => (
-                self.params(&sig.params, item, diags),
-                self.ret(&sig.ret, false),
-            ),
+            Some(sig) => (self.params(&sig.params, item), self.ret(&sig.ret, false)),
             None => (Vec::new(), "unknown".into()),
         }
     }
@@ -456,9 +448,8 @@ impl Types {
         f: &ir::Function,
         ident: String,
         place: (String, &'static str, usize),
-        diags: &mut Diagnostics,
     ) -> Function {
-        let (params, ret) = self.signature(f.signature.as_ref(), &f.name, diags);
+        let (params, ret) = self.signature(f.signature.as_ref(), &f.name);
         let (path, decl, index) = place;
         Function {
             path,
@@ -536,7 +527,7 @@ impl Types {
                     names::claim(&mut members, &ident, &item, diags);
                     ident
                 };
-                let (params, ret) = self.signature(m.signature.as_ref(), &item, diags);
+                let (params, ret) = self.signature(m.signature.as_ref(), &item);
                 let packed = m.signature.is_none();
                 let mut call: Vec<String> = Vec::new();
                 if !m.is_static {
@@ -559,10 +550,7 @@ impl Types {
                 }
             })
             .collect();
-        let constructor = t
-            .constructor
-            .as_ref()
-            .map(|c| self.constructor(t, c, diags));
+        let constructor = t.constructor.as_ref().map(|c| self.constructor(t, c));
         Class {
             path,
             decl,
@@ -580,12 +568,7 @@ impl Types {
         }
     }
 
-    fn constructor(
-        &self,
-        t: &ir::ObjectType,
-        c: &ir::Constructor,
-        diags: &mut Diagnostics,
-    ) -> Constructor {
+    fn constructor(&self, t: &ir::ObjectType, c: &ir::Constructor) -> Constructor {
         let mut scope = Scope::with_reserved(&["options", "args"]);
         let (mut positional, mut keyword) = (Vec::new(), Vec::new());
         let mut coercions = Vec::new();
