@@ -1,15 +1,18 @@
-# The metadata this package was generated from, compared with the loaded libraries at load time.
+# The metadata this package was generated from, compared with the loaded libraries at load time
+# (constants: built once at precompile time, not code to compile at every load).
+const _ffi_check_functions = Pair{String,String}[{% for (name, sig) in check_functions %}
+    {{ name }} => {{ sig }},{% endfor %}{% if !check_functions.is_empty() %}
+{% endif %}]
+const _ffi_check_types = Pair{String,Vector{String}}[{% for (key, members) in check_types %}
+    {{ key }} => String[{% for m in members %}
+        {{ m }},{% endfor %}{% if !members.is_empty() %}
+    {% endif %}],{% endfor %}{% if !check_types.is_empty() %}
+{% endif %}]
+
 function _ffi_check()
     TVMFFI.check_package({{ module_literal }}, _ffi_checksum;
         regenerate = {{ regenerate }} * Base.dirname(@__DIR__),
-        functions = Pair{String,String}[{% for (name, sig) in check_functions %}
-            {{ name }} => {{ sig }},{% endfor %}{% if !check_functions.is_empty() %}
-        {% endif %}],
-        types = Pair{String,Vector{String}}[{% for (key, members) in check_types %}
-            {{ key }} => String[{% for m in members %}
-                {{ m }},{% endfor %}{% if !members.is_empty() %}
-            {% endif %}],{% endfor %}{% if !check_types.is_empty() %}
-        {% endif %}])
+        functions = _ffi_check_functions, types = _ffi_check_types)
 end
 
 function __init__()
@@ -17,9 +20,9 @@ function __init__()
         dirs = [Base.joinpath(Base.dirname(@__DIR__), "lib")])
     _ffi_check()
 {%- for t in types %}
-    TVMFFI.register_object_type({{ t.key }}, {{ t.ident }})
+    TVMFFI.register_object_type({{ t.key }}, {{ t.def_name }})
 {%- if !t.fields.is_empty() %}
-    Base.append!(Base.empty!({{ t.fields_handle }}), TVMFFI.field_info({{ t.key }}, {{ t.field_symbols }}))
+    Base.append!(Base.empty!({{ t.fields_ref }}), TVMFFI.field_info({{ t.key }}, {{ t.field_symbols }}))
 {%- endif %}
 {%- if let Some(c) = t.constructor %}
     TVMFFI.bind!({{ t.init_handle }}, {{ c.init_expr }})
@@ -27,9 +30,6 @@ function __init__()
 {%- for m in t.methods %}
     TVMFFI.bind!({{ m.handle }}, TVMFFI.get_method({{ t.key }}, {{ m.ffi_symbol }}))
 {%- endfor %}
-{%- endfor %}
-{%- for f in functions %}
-    TVMFFI.bind!({{ f.handle }}, TVMFFI.get_global_func({{ f.ffi_name }}))
 {%- endfor %}
     return nothing
 end

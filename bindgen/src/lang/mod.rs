@@ -244,14 +244,17 @@ pub fn namespace_of(path: &[String]) -> &[String] {
 #[derive(Debug)]
 pub struct Namespaces {
     reserved: Vec<String>,
+    self_named: bool,
     scopes: BTreeMap<Vec<String>, Scope>,
 }
 
 impl Namespaces {
-    /// Scopes where `reserved` identifiers are taken in every namespace.
-    pub fn new(reserved: &[&str]) -> Self {
+    /// Scopes where `reserved` identifiers are taken in every namespace, and with `self_named`
+    /// each namespace's own name in it (a Julia module binds its own name).
+    pub fn new(reserved: &[&str], self_named: bool) -> Self {
         Namespaces {
             reserved: reserved.iter().map(|r| r.to_string()).collect(),
+            self_named,
             scopes: BTreeMap::new(),
         }
     }
@@ -269,7 +272,10 @@ impl Namespaces {
                 self.scope(parent, lang, diags)
                     .claim(last, &item, lang, diags);
             }
-            let reserved: Vec<&str> = self.reserved.iter().map(String::as_str).collect();
+            let mut reserved: Vec<&str> = self.reserved.iter().map(String::as_str).collect();
+            if let Some(own) = ns.last().filter(|_| self.self_named) {
+                reserved.push(own);
+            }
             self.scopes
                 .insert(ns.to_vec(), Scope::with_reserved(&reserved));
         }
@@ -281,7 +287,8 @@ impl Namespaces {
 /// namespace, the names of child namespaces and of types (`type_idents` of a type's last
 /// segment) are taken first; then each function gets `convert(last segment)` (the language's
 /// case) if that is free, else its registered spelling `verbatim(last segment)`, else that with
-/// `_` appended until free. Functions whose registered spelling already is their converted one
+/// `_` appended until free (with `self_named`, a namespace's own name is taken in it too).
+/// Functions whose registered spelling already is their converted one
 /// choose first: `prim.bitwise_and` keeps `bitwise_and`, `prim.BitwiseAnd` gets `BitwiseAnd`.
 pub fn function_idents(
     lib: &ir::Library,
@@ -289,6 +296,7 @@ pub fn function_idents(
     verbatim: impl Fn(&str) -> String,
     namespace_ident: impl Fn(&str) -> String,
     type_idents: impl Fn(&str) -> Vec<String>,
+    self_named: bool,
 ) -> Vec<String> {
     let mut taken: std::collections::BTreeSet<(Vec<String>, String)> = Default::default();
     let last = |path: &[String]| path.last().map_or("", String::as_str).to_string();
@@ -301,6 +309,9 @@ pub fn function_idents(
         let ns = namespace_of(path);
         for i in 0..ns.len() {
             taken.insert((ns[..i].to_vec(), namespace_ident(&ns[i])));
+            if self_named {
+                taken.insert((ns[..=i].to_vec(), namespace_ident(&ns[i])));
+            }
         }
     }
     for t in &lib.types {

@@ -43,7 +43,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     let namespace = names::namespace(&cfg.name);
     // Every namespace reserves `detail` (the header's internals) and the support library's
     // namespaces, so that unqualified `detail::` and `ffihub::` always mean those.
-    let mut scopes = Namespaces::new(&["detail", "ffihub", "std"]);
+    let mut scopes = Namespaces::new(&["detail", "ffihub", "std"], false);
     let ns_idents = |path: &[String]| -> Vec<String> {
         lang::namespace_of(path)
             .iter()
@@ -116,6 +116,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
                     names::namespace_segment,
                     names::namespace_segment,
                     |segment| vec![names::class(segment)],
+                    false,
                 ))
                 .map(|(f, ident)| {
                     let ns = ns_idents(&f.path);

@@ -56,12 +56,45 @@ pub struct Package {
     pub types: Vec<Object>,
     /// Global functions.
     pub functions: Vec<Function>,
-    /// Exported names.
+    /// Exported names (of the package root).
     pub exports: Vec<String>,
+    /// The submodules of the namespaces, as blocks to print in order.
+    pub blocks: Vec<Block>,
     /// What the load-time check compares: functions (`name`, normalized signature).
     pub check_functions: Vec<(String, String)>,
     /// What the load-time check compares: types (`key`, declared members).
     pub check_types: Vec<(String, Vec<String>)>,
+}
+
+/// One step of printing the submodules (see `namespace_blocks` in `mod.rs`).
+#[derive(Default)]
+pub struct Block {
+    /// Opens a module.
+    pub open: Option<ModuleOpen>,
+    /// Indices (into `Package::types`) of the module's own types.
+    pub types: Vec<usize>,
+    /// The module's functions, declared here (with their docstrings) and defined at the end.
+    pub stubs: Vec<Stub>,
+    /// The module's exported names.
+    pub exports: Vec<String>,
+    /// Closes the module of this name.
+    pub close: Option<String>,
+}
+
+/// The start of a submodule.
+pub struct ModuleOpen {
+    /// Its name.
+    pub name: String,
+    /// The relative import of the package root (`..Tvm`), which qualified names start from.
+    pub root_import: String,
+}
+
+/// A function declared without methods (`function add end`), with its docstring.
+pub struct Stub {
+    /// Identifier.
+    pub ident: String,
+    /// Docstring lines; empty for none.
+    pub doc: Vec<String>,
 }
 
 /// A parameter.
@@ -87,6 +120,11 @@ impl Param {
 pub struct Function {
     /// Identifier.
     pub ident: String,
+    /// The name its methods are defined under from the package root (`ident`, or
+    /// `Tvm.relax.op.add` for a function of a namespace, declared there by a stub).
+    pub def_name: String,
+    /// Defined in a namespace: the docstring goes on the stub in the submodule.
+    pub nested: bool,
     /// The constant holding its `TVMFFI.FFIFunction` (`_ffi_fn_<ident>`).
     pub handle: String,
     /// Registered name, as a Julia string literal.
@@ -121,6 +159,8 @@ pub struct Field {
 
 /// A method (`Method.jl`).
 pub struct Method {
+    /// Identifier.
+    pub ident: String,
     /// The name it is defined under (`norm`, or `Base.sum` for names Base exports).
     pub def_name: String,
     /// The constant holding its `TVMFFI.FFIFunction`.
@@ -167,6 +207,12 @@ pub struct Overload {
 pub struct Object {
     /// Concrete type name.
     pub ident: String,
+    /// The type's name from anywhere in the package (`Point`, or `Tvm.ir.IntImm`).
+    pub def_name: String,
+    /// The field table from anywhere in the package.
+    pub fields_ref: String,
+    /// Defined in a submodule (its constructor and methods are defined after all modules).
+    pub nested: bool,
     /// Abstract type standing for it and its subtypes.
     pub abstract_ident: String,
     /// Supertype of the abstract type.
@@ -265,13 +311,27 @@ fn default_expr(default: &DefaultValue) -> Option<String> {
     })
 }
 
+/// Where an item of the package is defined: its identifier and the qualification that names
+/// it from anywhere in the package (`""` in a package without namespaces, else `Tvm.ir.`).
+#[derive(Clone, Debug, Default)]
+pub struct Place {
+    /// The identifier in its module.
+    pub ident: String,
+    /// `Root.ns.` (with the trailing dot), or empty.
+    pub prefix: String,
+    /// The item is in a namespace below the package root (defined in a submodule).
+    pub nested: bool,
+    /// A prefix for the package-level constants of this item (`_ffi_init_<infix><ident>`).
+    pub infix: String,
+}
+
 /// Maps type keys of this library to Julia type names, and TVM-FFI types to Julia's.
-pub struct TypeNames(pub BTreeMap<String, String>);
+pub struct TypeNames(pub BTreeMap<String, Place>);
 
 impl TypeNames {
     fn abstract_of(&self, key: &str) -> String {
         match self.0.get(key) {
-            Some(ident) => names::abstract_type_name(ident),
+            Some(p) => format!("{}{}", p.prefix, names::abstract_type_name(&p.ident)),
             None => "TVMFFI.FFIObject".into(),
         }
     }
@@ -463,7 +523,8 @@ impl TypeNames {
     }
 
     /// The model of a global function.
-    pub fn function(&self, f: &ir::Function, ident: String) -> Function {
+    pub fn function(&self, f: &ir::Function, place: Place) -> Function {
+        let ident = place.ident.clone();
         let (params, ret, what) = match &f.signature {
             Some(sig) => (
                 self.params(&sig.params, &f.name),
@@ -490,7 +551,15 @@ impl TypeNames {
             Vec::new()
         };
         Function {
-            handle: format!("{}fn_{ident}", names::RESERVED_PREFIX),
+            // Functions of the root are defined in place; those of a namespace by their
+            // qualified name (declared in their module by a stub).
+            def_name: if place.nested {
+                format!("{}{ident}", place.prefix)
+            } else {
+                ident.clone()
+            },
+            nested: place.nested,
+            handle: format!("{}fn_{}{ident}", names::RESERVED_PREFIX, place.infix),
             ffi_name: literal(&f.name),
             doc: docstring(
                 &[signature],
@@ -516,7 +585,8 @@ impl TypeNames {
         method_names: &mut BTreeMap<String, String>,
         diags: &mut Diagnostics,
     ) -> Object {
-        let ident = self.0.get(&t.key).cloned().unwrap_or_default();
+        let place = self.0.get(&t.key).cloned().unwrap_or_default();
+        let ident = place.ident.clone();
         let abstract_ident = names::abstract_type_name(&ident);
         let mut members = Scope::default();
         let fields: Vec<Field> = t
@@ -564,14 +634,15 @@ impl TypeNames {
             method_names
                 .entry(method_ident.clone())
                 .or_insert_with(|| item.clone());
-            methods.push(self.method(t, &ident, &abstract_ident, m, method_ident));
+            methods.push(self.method(t, &place, m, method_ident));
         }
 
-        let init_handle = format!("{}init_{ident}", names::RESERVED_PREFIX);
+        let init_handle = format!("{}init_{}{ident}", names::RESERVED_PREFIX, place.infix);
         let constructor = t
             .constructor
             .as_ref()
             .and_then(|c| self.constructor(t, &ident, c, diags));
+        let fields_handle = format!("{}fields_{ident}", names::RESERVED_PREFIX);
         let field_docs: Vec<String> = t
             .all_fields()
             .zip(&fields)
@@ -612,7 +683,10 @@ impl TypeNames {
             ),
             parent_abstract: self.abstract_of(&t.parent),
             key: literal(&t.key),
-            fields_handle: format!("{}fields_{ident}", names::RESERVED_PREFIX),
+            def_name: format!("{}{ident}", place.prefix),
+            nested: place.nested,
+            fields_ref: format!("{}{fields_handle}", place.prefix),
+            fields_handle,
             field_symbols: format!("[{}]", field_symbols.join(", ")),
             property_names: tuple_literal(&property_list),
             has_setters: fields.iter().any(|f| f.setter.is_some()),
@@ -625,15 +699,10 @@ impl TypeNames {
         }
     }
 
-    fn method(
-        &self,
-        t: &ir::ObjectType,
-        type_ident: &str,
-        abstract_ident: &str,
-        m: &ir::Method,
-        ident: String,
-    ) -> Method {
+    fn method(&self, t: &ir::ObjectType, place: &Place, m: &ir::Method, ident: String) -> Method {
         let item = format!("{}.{}", t.key, m.name);
+        let type_ident = &place.ident;
+        let abstract_ident = format!("{}{}", place.prefix, names::abstract_type_name(type_ident));
         let receiver = if m.is_static {
             format!("::Type{{<:{abstract_ident}}}")
         } else {
@@ -667,8 +736,16 @@ impl TypeNames {
         let doc_decls = decls.replace("args::Vararg{Any,N}", "args...");
         let signature = format!("{ident}({doc_decls}){}", Self::arrow(&ret));
         Method {
-            def_name: names::method_definition(&ident),
-            handle: format!("{}method_{type_ident}_{ident}", names::RESERVED_PREFIX),
+            def_name: names::method_definition(
+                &ident,
+                if place.nested { &place.prefix } else { "" },
+            ),
+            ident: ident.clone(),
+            handle: format!(
+                "{}method_{}{type_ident}_{ident}",
+                names::RESERVED_PREFIX,
+                place.infix
+            ),
             ffi_symbol: names::symbol_literal(&m.name),
             doc: docstring(
                 &[signature],

@@ -44,7 +44,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     // The load-time check describes the whole library, before the capability filter.
     let manifest = model::manifest(lib);
     let lib = capabilities().filter(lib, LANG, &mut diags);
-    let mut scopes = Namespaces::new(&[]);
+    let mut scopes = Namespaces::new(&[], false);
     let ns_idents = |path: &[String]| -> Vec<String> {
         lang::namespace_of(path)
             .iter()
@@ -99,6 +99,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
             names::namespace_segment,
             names::namespace_segment,
             |segment| vec![names::class(segment)],
+            false,
         ))
         .enumerate()
         .map(|(i, (f, ident))| {
