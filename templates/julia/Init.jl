@@ -15,18 +15,27 @@ function _ffi_check()
         functions = _ffi_check_functions, types = _ffi_check_types)
 end
 
+# Object types: key, Julia type, field table and the registered field names (looped over in
+# `__init__`, so that its code stays small however many types there are).
+const _ffi_object_types = Tuple{String,DataType,Vector{TVMFFI.FieldInfo},Vector{Symbol}}[{% for t in types %}
+    ({{ t.key }}, {{ t.def_name }}, {% if t.fields.is_empty() %}TVMFFI.FieldInfo[], Symbol[]{% else %}{{ t.fields_ref }}, {{ t.field_symbols }}{% endif %}),{% endfor %}{% if !types.is_empty() %}
+{% endif %}]
+const _ffi_constructors = Tuple{String,TVMFFI.FFIFunction}[{% for t in types %}{% if t.constructor.is_some() %}
+    ({{ t.key }}, {{ t.init_handle }}),{% endif %}{% endfor %}
+]
+
 function __init__()
     TVMFFI.load_package_libraries({{ module_literal }}, _ffi_libraries; env = {{ library_env }},
         dirs = [Base.joinpath(Base.dirname(@__DIR__), "lib")])
     _ffi_check()
+    for (key, T, fields, names) in _ffi_object_types
+        TVMFFI.register_object_type(key, T)
+        Base.isempty(names) || Base.append!(Base.empty!(fields), TVMFFI.field_info(key, names))
+    end
+    for (key, slot) in _ffi_constructors
+        TVMFFI.bind!(slot, TVMFFI.init_function(key))
+    end
 {%- for t in types %}
-    TVMFFI.register_object_type({{ t.key }}, {{ t.def_name }})
-{%- if !t.fields.is_empty() %}
-    Base.append!(Base.empty!({{ t.fields_ref }}), TVMFFI.field_info({{ t.key }}, {{ t.field_symbols }}))
-{%- endif %}
-{%- if let Some(c) = t.constructor %}
-    TVMFFI.bind!({{ t.init_handle }}, {{ c.init_expr }})
-{%- endif %}
 {%- for m in t.methods %}
     TVMFFI.bind!({{ m.handle }}, TVMFFI.get_method({{ t.key }}, {{ m.ffi_symbol }}))
 {%- endfor %}

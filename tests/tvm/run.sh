@@ -3,7 +3,8 @@
 # dump on Apache's runtime (where TVM loads today), generate from the dump, then check each
 # language: the whole C++ header compiles with -Wall -Wextra -Werror -pedantic and a program makes
 # typed calls; the Node declarations pass `tsc --strict` under a default modern tsconfig and the
-# same calls run. Usage: tests/tvm/run.sh OUT_DIR (the workspace built, target/debug/ffihub).
+# same calls run; the Julia package precompiles and the same calls run (the time of `using` is
+# printed). Usage: tests/tvm/run.sh OUT_DIR (the workspace built, target/debug/ffihub).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUT="$1"
@@ -27,9 +28,7 @@ assert f_typed >= 0.95 * (f_all - packed), text
 assert d_typed >= 0.95 * d_all, text
 PY
 
-for lang in cpp node; do
-    "$FFIHUB" generate --lang "$lang" --name tvm --metadata "$OUT/tvm.yaml" --out "$OUT/$lang"
-done
+"$FFIHUB" generate --lang all --name tvm --metadata "$OUT/tvm.yaml" --out "$OUT"
 
 # C++: the whole header, then the calls (on Apache's runtime).
 INC=(-I "$OUT/cpp" -I "$ROOT/bindings/cpp/include" -I "$ROOT/runtime/include")
@@ -46,3 +45,34 @@ cat >"$OUT/node/tsconfig.json" <<'JSON'
 JSON
 "$ROOT/tests/node/node_modules/.bin/tsc" -p "$OUT/node/tsconfig.json"
 FFIHUB_LIBRARY_PATH="$TVM" node "$ROOT/tests/tvm/calls.js" "$OUT/node/index.js"
+
+# Julia: an offline environment with path entries (as tests/julia/run.rs makes), a private depot.
+uuid() { sed -n 's/^uuid = "\(.*\)"/\1/p' "$1/Project.toml"; }
+TVMFFI="$ROOT/bindings/julia/TVMFFI"
+mkdir -p "$OUT/julia-env"
+cat >"$OUT/julia-env/Project.toml" <<TOML
+[deps]
+Tvm = "$(uuid "$OUT/julia")"
+TVMFFI = "$(uuid "$TVMFFI")"
+TOML
+cat >"$OUT/julia-env/Manifest.toml" <<TOML
+[[Tvm]]
+deps = ["TVMFFI"]
+path = "$OUT/julia"
+uuid = "$(uuid "$OUT/julia")"
+version = "0.1.0"
+
+[[TVMFFI]]
+deps = ["Libdl"]
+path = "$TVMFFI"
+uuid = "$(uuid "$TVMFFI")"
+version = "0.1.0"
+
+[[Libdl]]
+uuid = "8f399da3-3557-5675-b5ff-fb832c97cbdb"
+TOML
+export JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$APACHE/libtvm_ffi.so" TVM_LIB_DIR="$TVM"
+start=$(date +%s%N)
+"$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" -e 'import Tvm'
+echo "precompile + first load of Tvm: $((($(date +%s%N) - start) / 1000000)) ms"
+"$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" "$ROOT/tests/tvm/calls.jl"
