@@ -954,7 +954,7 @@ mod tests {
         let items = Type::Array(Box::new(Type::Int));
         let bag = ir::ObjectType {
             key: "t.Bag".into(),
-            path: vec!["t".into(), "Bag".into()],
+            path: vec!["Bag".into()],
             parent: "ffi.Object".into(),
             parent_is_local: false,
             ancestors: vec!["ffi.Object".into()],
@@ -980,7 +980,7 @@ mod tests {
         let lib = ir::Library {
             checksum: "fnv1a64:0".into(),
             libraries: vec!["libt.so".into()],
-            root: Vec::new(),
+            root: vec!["t".into()],
             functions: Vec::new(),
             types: vec![bag],
         };
