@@ -109,7 +109,12 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         .zip(idents)
         .map(|(f, ident)| {
             let ns = ns_of(&f.path);
-            names::claim(scopes.scope(&ns, LANG, &mut diags), &ident, &f.name, &mut diags);
+            names::claim(
+                scopes.scope(&ns, LANG, &mut diags),
+                &ident,
+                &f.name,
+                &mut diags,
+            );
             if let Some(method) = method_names.get(&ns).and_then(|m| m.get(&ident)) {
                 diags.error(
                     LANG,
@@ -133,21 +138,25 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         e.push(o.ident.clone());
         e.push(o.abstract_ident.clone());
     }
-    let callables = functions
-        .iter()
-        .map(|(ns, f)| (ns, &f.ident))
-        .chain(
-            method_names
-                .iter()
-                .flat_map(|(ns, m)| m.keys().map(move |k| (ns, k))),
-        );
+    let callables = functions.iter().map(|(ns, f)| (ns, &f.ident)).chain(
+        method_names
+            .iter()
+            .flat_map(|(ns, m)| m.keys().map(move |k| (ns, k))),
+    );
     for (ns, ident) in callables {
         let e = exports.entry(ns.clone()).or_default();
         if !names::is_base_export(ident) && !e.contains(ident) {
             e.push(ident.clone());
         }
     }
-    let blocks = namespace_blocks(&lib, &objects, &functions, &mut exports, &module, &mut diags);
+    let blocks = namespace_blocks(
+        &lib,
+        &objects,
+        &functions,
+        &mut exports,
+        &module,
+        &mut diags,
+    );
     let exports = exports.remove(&Vec::new()).unwrap_or_default();
     let (objects, functions): (Vec<model::Object>, Vec<model::Function>) = (
         objects.into_iter().map(|(_, o)| o).collect(),
@@ -263,7 +272,11 @@ fn namespace_blocks(
             .collect()
     };
     let mut all: BTreeSet<Vec<String>> = BTreeSet::new();
-    for ns in objects.iter().map(|(ns, _)| ns).chain(functions.iter().map(|(ns, _)| ns)) {
+    for ns in objects
+        .iter()
+        .map(|(ns, _)| ns)
+        .chain(functions.iter().map(|(ns, _)| ns))
+    {
         for i in 0..=ns.len() {
             all.insert(ns[..i].to_vec());
         }
@@ -278,14 +291,20 @@ fn namespace_blocks(
         .map(|t| (t.key.as_str(), ns_of(&t.path)))
         .collect();
     for t in &lib.types {
-        let (Some(child), Some(parent)) = (ns_by_key.get(t.key.as_str()), ns_by_key.get(t.parent.as_str())) else {
+        let (Some(child), Some(parent)) = (
+            ns_by_key.get(t.key.as_str()),
+            ns_by_key.get(t.parent.as_str()),
+        ) else {
             continue;
         };
         let common = child.iter().zip(parent).take_while(|(a, b)| a == b).count();
         let unit = |ns: &[String]| -> Unit { ns.get(common).cloned() };
         let (a, b) = (unit(child), unit(parent));
         if a != b {
-            needs.entry((child[..common].to_vec(), a)).or_default().insert(b);
+            needs
+                .entry((child[..common].to_vec(), a))
+                .or_default()
+                .insert(b);
         }
     }
     let mut blocks = Vec::new();
@@ -299,7 +318,17 @@ fn namespace_blocks(
         );
     }
     for unit in root_units.into_iter().flatten() {
-        emit_block(&[unit], &all, &needs, objects, functions, exports, module, &mut blocks, diags);
+        emit_block(
+            &[unit],
+            &all,
+            &needs,
+            objects,
+            functions,
+            exports,
+            module,
+            &mut blocks,
+            diags,
+        );
     }
     blocks
 }
@@ -404,7 +433,9 @@ fn emit_block(
             Some(child) => {
                 let mut path = ns.to_vec();
                 path.push(child);
-                emit_block(&path, all, needs, objects, functions, exports, module, blocks, diags);
+                emit_block(
+                    &path, all, needs, objects, functions, exports, module, blocks, diags,
+                );
             }
         }
     }
