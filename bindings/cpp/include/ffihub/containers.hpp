@@ -336,13 +336,13 @@ class Map : public ObjectRef,
   explicit Map(detail::Owned owned) noexcept : ObjectRef(owned) {}
   Map() : Map(detail::FromElements{}, {}) {}
   Map(std::initializer_list<std::pair<K, V>> pairs)
-      : Map(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Map(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   template <typename C, typename A>
   Map(const std::map<K, V, C, A>& pairs)  // NOLINT
-      : Map(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Map(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   template <typename H, typename E, typename A>
   Map(const std::unordered_map<K, V, H, E, A>& pairs)  // NOLINT
-      : Map(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Map(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   /// Internal: a map of the given keys and values, alternating.
   Map(detail::FromElements, const std::vector<Any>& kv)
       : ObjectRef(detail::call_packed_as<ObjectRef>(detail::builtin<detail::kMap>(), kv)) {}
@@ -363,13 +363,13 @@ class Dict : public ObjectRef,
   explicit Dict(detail::Owned owned) noexcept : ObjectRef(owned) {}
   Dict() : Dict(detail::FromElements{}, {}) {}
   Dict(std::initializer_list<std::pair<K, V>> pairs)
-      : Dict(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Dict(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   template <typename C, typename A>
   Dict(const std::map<K, V, C, A>& pairs)  // NOLINT
-      : Dict(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Dict(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   template <typename H, typename E, typename A>
   Dict(const std::unordered_map<K, V, H, E, A>& pairs)  // NOLINT
-      : Dict(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Dict(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   /// Internal: a map of the given keys and values, alternating.
   Dict(detail::FromElements, const std::vector<Any>& kv)
       : ObjectRef(detail::call_packed_as<ObjectRef>(detail::builtin<detail::kDict>(), kv)) {}
@@ -491,7 +491,7 @@ template <typename M, typename K, typename V>
 struct StdMapConverter : ConverterBase<M, StdMapConverter<M, K, V>> {
   static constexpr bool borrows = false;
   static TVMFFIAny owned(const M& m) {
-    Map<K, V> map(FromElements{}, pairs_to_anys(m));
+    Map<K, V> map(FromElements{}, ::ffihub::detail::pairs_to_anys(m));
     return Converter<ObjectRef>::owned(map);
   }
   static bool accepts(const TVMFFIAny& v) {
