@@ -251,6 +251,12 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     }
 }
 
+/// A part of a module: `None` for its own types, `Some(segment)` for a child module.
+type Unit = Option<String>;
+
+/// `needs[(module, unit)]`: the units of that module that must be printed before `unit`.
+type Needs = BTreeMap<(Vec<String>, Unit), BTreeSet<Unit>>;
+
 /// The submodules of a package with namespaces, as a flat sequence of blocks to print (open a
 /// module, its own types and function stubs, close it), nested as the namespaces are. A module
 /// block cannot be reopened, and an abstract type needs its supertype defined first, so each
@@ -281,10 +287,7 @@ fn namespace_blocks(
             all.insert(ns[..i].to_vec());
         }
     }
-    // needs[(ns, unit)] = units of `ns` that must come first; a unit is `None` (the module's
-    // own types) or `Some(child segment)`.
-    type Unit = Option<String>;
-    let mut needs: BTreeMap<(Vec<String>, Unit), BTreeSet<Unit>> = BTreeMap::new();
+    let mut needs = Needs::new();
     let ns_by_key: BTreeMap<&str, Vec<String>> = lib
         .types
         .iter()
@@ -337,10 +340,10 @@ fn namespace_blocks(
 fn order_units(
     ns: &[String],
     all: &BTreeSet<Vec<String>>,
-    needs: &BTreeMap<(Vec<String>, Option<String>), BTreeSet<Option<String>>>,
+    needs: &Needs,
     diags: &mut Diagnostics,
-) -> Vec<Option<String>> {
-    let mut pending: Vec<Option<String>> = std::iter::once(None)
+) -> Vec<Unit> {
+    let mut pending: Vec<Unit> = std::iter::once(None)
         .chain(
             all.iter()
                 .filter(|n| n.len() == ns.len() + 1 && n.starts_with(ns))
@@ -381,7 +384,7 @@ fn order_units(
 fn emit_block(
     ns: &[String],
     all: &BTreeSet<Vec<String>>,
-    needs: &BTreeMap<(Vec<String>, Option<String>), BTreeSet<Option<String>>>,
+    needs: &Needs,
     objects: &[(Vec<String>, model::Object)],
     functions: &[(Vec<String>, model::Function)],
     exports: &mut BTreeMap<Vec<String>, Vec<String>>,
