@@ -1,4 +1,4 @@
-{{ c.path }} = class {{ c.ident }} extends {{ c.base }} {
+{{ c.path }} = class {{ c.ident }} extends {{ c.js_base }} {
 {%- if let Some(k) = c.constructor %}
   constructor(...args) {
     super(__ffi.construct({{ c.key }}, args, {{ k.coercions }}, {{ k.keywords }}));

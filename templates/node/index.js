@@ -2,7 +2,6 @@
 'use strict';
 
 const __ffi = require({{ m.support }});
-const __ffiRoot = module.exports;
 
 __ffi.loadLibraries(__dirname, [{% for lib in m.libraries %}{{ lib }}{% if !loop.last %}, {% endif %}{% endfor %}], {{ m.checksum }}, {
 {%- for e in m.manifest %}

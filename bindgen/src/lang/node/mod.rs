@@ -17,8 +17,21 @@ pub const LANG: &str = "node";
 /// The npm name of the support package that generated code requires.
 pub const SUPPORT_PACKAGE: &str = "@ffihub/tvm-ffi";
 
-/// The object the package exports, in generated code (namespaces and items hang off it).
+/// The package's exports as `index.d.ts` names them (`import * as __ffiRoot from './index'`),
+/// so that no namespace of the package can shadow another.
 pub const ROOT: &str = "__ffiRoot";
+
+/// The package's exports in `index.js`: namespaces and items are assigned as `exports.x...`,
+/// which Node's CommonJS lexer sees, so that ES modules can import them by name.
+pub const JS_ROOT: &str = "exports";
+
+/// `path` (a `ROOT` path) as `index.js` spells it.
+pub fn js_path(path: &str) -> String {
+    match path.strip_prefix(ROOT) {
+        Some(rest) => format!("{JS_ROOT}{rest}"),
+        None => path.to_string(),
+    }
+}
 
 /// What the Node backend expresses.
 pub fn capabilities() -> Capabilities {
@@ -111,7 +124,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
                 &mut diags,
             );
             note_namespace(&ns);
-            let place = (object_path(&ns, &ident), decl(&ns), i);
+            let place = (js_path(&object_path(&ns, &ident)), decl(&ns), i);
             function_places.push(ns.join("."));
             types.function(f, ident, place)
         })
@@ -140,7 +153,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         manifest,
         namespaces: namespaces
             .iter()
-            .map(|ns| object_path(&ns[..ns.len() - 1], &ns[ns.len() - 1]))
+            .map(|ns| js_path(&object_path(&ns[..ns.len() - 1], &ns[ns.len() - 1])))
             .collect(),
         dts_classes: by_namespace(class_places.iter().map(|(ns, _)| ns.join(".")).collect()),
         dts_functions: by_namespace(function_places),

@@ -48,7 +48,7 @@ pub struct Module {
     pub libraries: Vec<String>,
     /// The load-time check: one entry per function and type.
     pub manifest: Vec<ManifestEntry>,
-    /// The namespace objects to create, parents first (`__ffiRoot.relax`, `__ffiRoot.relax.op`).
+    /// The namespace objects to create, parents first (`exports.relax`, `exports.relax.op`).
     pub namespaces: Vec<String>,
     /// Classes, parents first.
     pub classes: Vec<Class>,
@@ -81,7 +81,7 @@ pub struct Param {
 
 /// A global function.
 pub struct Function {
-    /// Where the package exports it (`__ffiRoot.relax.op.add`).
+    /// Where `index.js` exports it (`exports.relax.op.add`).
     pub path: String,
     /// The `.d.ts` declaration keyword(s): `export declare ` at the top, `export ` in a namespace.
     pub decl: &'static str,
@@ -155,8 +155,10 @@ pub struct Constructor {
 
 /// A class.
 pub struct Class {
-    /// Where the package exports it (`__ffiRoot.ir.IntImm`).
+    /// Where `index.js` exports it (`exports.ir.IntImm`).
     pub path: String,
+    /// The base class in `index.js` (`__ffi.Object`, `exports.ir.PrimExpr`).
+    pub js_base: String,
     /// The `.d.ts` declaration keyword(s): `export declare ` at the top, `export ` in a namespace.
     pub decl: &'static str,
     /// Class name.
@@ -551,14 +553,16 @@ impl Types {
             })
             .collect();
         let constructor = t.constructor.as_ref().map(|c| self.constructor(t, c));
+        let base = match self.0.get(&t.parent) {
+            Some(parent) => parent.clone(),
+            None => "__ffi.Object".into(),
+        };
         Class {
-            path,
+            path: super::js_path(&path),
+            js_base: super::js_path(&base),
             decl,
             binding: format!("{}T{index}", names::RESERVED_PREFIX),
-            base: match self.0.get(&t.parent) {
-                Some(parent) => parent.clone(),
-                None => "__ffi.Object".into(),
-            },
+            base,
             key: literal(&t.key),
             doc: jsdoc(&t.doc),
             fields,
