@@ -100,6 +100,11 @@ fn names_that_collide_after_case_change_keep_their_spelling_and_keywords_are_esc
     assert!(cpp.values().any(|t| t.contains("inline void delete_()")));
     assert!(cpp.values().any(|t| t.contains("inline void foo_bar()")));
     assert!(cpp.values().any(|t| t.contains("inline void fooBar()")));
+    // Declared without defaults (Zeta is incomplete there), defined with them after all classes.
+    let header = cpp.values().next().unwrap();
+    assert!(header.contains("explicit Alpha(const std::optional<::kinds::Zeta>& zeta);"));
+    assert!(header.contains("  Alpha();"));
+    assert!(header.contains("inline kinds::Alpha::Alpha() : Alpha(std::nullopt) {}"));
 }
 
 /// A rename map moves an item; one that names an unknown item is an error.
