@@ -1,6 +1,7 @@
 //! Bindings for Apache TVM 0.27 at full scale: tests/tvm/run.sh (dump on Apache's runtime,
-//! generate, compile and call from C++ and Node). Needs scripts/setup-apache.sh,
-//! scripts/setup-tvm.sh and scripts/setup-node.sh (scripts/test.sh runs them) and a built
+//! generate, compile and call from C++, Node and Julia). Needs scripts/setup-apache.sh,
+//! scripts/setup-tvm.sh, scripts/setup-node.sh and scripts/setup-julia.sh (scripts/test.sh runs
+//! them) and a built
 //! workspace.
 
 use std::path::PathBuf;
