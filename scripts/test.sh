@@ -17,6 +17,9 @@ scripts/setup-apache.sh
 step "Apache TVM-FFI's Python test suite (sdist tests/python, two venvs with the wheel)"
 scripts/setup-pysuite.sh
 
+step "Apache TVM 0.27 libraries (the large real-world library the generator is tested on)"
+scripts/setup-tvm.sh
+
 step "Julia 1.5.3 with bullseye's libunwind (for the Julia bindings)"
 scripts/setup-julia.sh
 

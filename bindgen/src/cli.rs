@@ -35,7 +35,7 @@ struct SourceArgs {
     #[command(flatten)]
     load: LoadArgs,
     /// A reflection document written by `ffihub dump` (YAML or JSON); needs no runtime.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["libs", "runtime", "prefix"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["libs", "runtime"])]
     metadata: Option<PathBuf>,
 }
 
@@ -56,6 +56,40 @@ struct GenerateArgs {
     /// every item starting with prefix).
     #[arg(long = "allow-unsupported", value_name = "ITEM")]
     allow_unsupported: Vec<String>,
+    /// A YAML file of generation settings: `rename:` maps registered names (functions or type
+    /// keys) to the dotted names to bind them under (the way out of a name collision).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+/// The `--config` file.
+#[derive(serde::Deserialize, Debug, Default)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    /// Registered name -> dotted name to bind it under.
+    #[serde(default)]
+    rename: std::collections::BTreeMap<String, String>,
+}
+
+fn read_config(path: Option<&std::path::Path>) -> Result<ConfigFile, String> {
+    let Some(path) = path else {
+        return Ok(ConfigFile::default());
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let cfg: ConfigFile = serde_yaml::from_str(&text)
+        .map_err(|e| format!("{}: {}", path.display(), one_line(&e.to_string())))?;
+    if let Some((from, to)) = cfg
+        .rename
+        .iter()
+        .find(|(_, to)| to.is_empty() || to.split('.').any(str::is_empty))
+    {
+        return Err(format!(
+            "{}: rename of `{from}`: `{to}` is not a dotted name",
+            path.display()
+        ));
+    }
+    Ok(cfg)
 }
 
 /// Where the runtime comes from and which libraries to load.
@@ -122,6 +156,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 return Err("dump needs at least one --lib PATH".into());
             }
             let doc = load_libs(&args.load)?;
+            eprintln!("ffihub: {}", doc.typing_report());
             let format = args.format.unwrap_or(match &args.output {
                 Some(p) if p.extension().is_some_and(|e| e == "json") => Format::Json,
                 _ => Format::Yaml,
@@ -167,7 +202,16 @@ fn run_generate(args: &GenerateArgs, check: bool) -> Result<ExitCode, String> {
     if args.name.trim().is_empty() {
         return Err("--name must not be empty".into());
     }
-    let lib = ir::build(&load(&args.source)?);
+    let file = read_config(args.config.as_deref())?;
+    let doc = load(&args.source)?;
+    let report = doc.typing_report();
+    let opts = ir::Options {
+        rename: file.rename,
+    };
+    let lib = ir::build_with(&doc, &opts)?;
+    if !check {
+        eprintln!("ffihub: {report}");
+    }
     let cfg = Config {
         name: args.name.clone(),
         allow_unsupported: args.allow_unsupported.clone(),
@@ -197,7 +241,43 @@ fn run_generate(args: &GenerateArgs, check: bool) -> Result<ExitCode, String> {
         return Ok(ExitCode::from(1));
     }
     filemap::write(&files, &args.out)?;
+    for backend in &backends {
+        eprintln!("{}", summary(&lib, backend, &files, backends.len() > 1));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line per language: `julia: 2 files, 1830 functions, 472 types, 192 untyped items`.
+fn summary(lib: &ir::Library, backend: &Backend, files: &filemap::FileMap, nested: bool) -> String {
+    let mut ignored = crate::diagnostics::Diagnostics::default();
+    let out = (backend.capabilities)().filter(lib, backend.name, &mut ignored);
+    let n_files = files
+        .keys()
+        .filter(|p| !nested || p.starts_with(backend.name))
+        .count();
+    let untyped = out
+        .functions
+        .iter()
+        .filter(|f| f.signature.is_none())
+        .count()
+        + out
+            .types
+            .iter()
+            .flat_map(|t| &t.fields)
+            .filter(|f| f.untyped)
+            .count()
+        + out
+            .types
+            .iter()
+            .flat_map(|t| &t.methods)
+            .filter(|m| m.signature.is_none())
+            .count();
+    format!(
+        "{}: {n_files} files, {} functions, {} types, {untyped} untyped items",
+        backend.name,
+        out.functions.len(),
+        out.types.len()
+    )
 }
 
 /// The reflection named by the source arguments.
@@ -206,8 +286,12 @@ fn load(source: &SourceArgs) -> Result<Reflection, String> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-            Reflection::from_str_auto(&text)
-                .map_err(|e| format!("{}: {}", path.display(), one_line(&e.to_string())))
+            let mut doc = Reflection::from_str_auto(&text)
+                .map_err(|e| format!("{}: {}", path.display(), one_line(&e.to_string())))?;
+            if let Some(prefix) = &source.load.prefix {
+                doc.retain_prefix(prefix);
+            }
+            Ok(doc)
         }
         None if source.load.libs.is_empty() => {
             Err("give the libraries (--lib PATH) or a dump (--metadata FILE)".into())

@@ -216,3 +216,81 @@ fn bad_input_gives_one_line_errors() {
         "--metadata FILE",
     );
 }
+
+/// `generate` reports typing and one summary line per language; `--prefix` filters a dump;
+/// `--config` renames; a rename of an unknown item is a one-line error.
+#[test]
+fn generate_reports_filters_and_renames() {
+    let dir = std::env::temp_dir().join(format!("ffihub-cli-{}", std::process::id()));
+    let names = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/names.yaml");
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    let run = ffihub(&[
+        "generate",
+        "--lang",
+        "all",
+        "--metadata",
+        names,
+        "--prefix",
+        "kinds.f",
+        "--name",
+        "kinds",
+        "--out",
+        out,
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("ffihub: typed: 2 of 2 functions, 0 of 0 fields, 0 of 0 methods"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("cpp: 1 files, 2 functions, 0 types, 0 untyped items"),
+        "{stderr}"
+    );
+    let header = std::fs::read_to_string(dir.join("out/cpp/kinds.hpp")).unwrap();
+    assert!(header.contains("fooBar(") && !header.contains("delete_("));
+
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("rename.yaml");
+    std::fs::write(&config, "rename:\n  kinds.fooBar: kinds.more.foo_bar\n").unwrap();
+    let run = ffihub(&[
+        "generate",
+        "--lang",
+        "cpp",
+        "--metadata",
+        names,
+        "--config",
+        config.to_str().unwrap(),
+        "--name",
+        "kinds",
+        "--out",
+        out,
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let header = std::fs::read_to_string(dir.join("out/kinds.hpp")).unwrap();
+    assert!(header.contains("namespace kinds::more {"), "{header}");
+
+    std::fs::write(&config, "rename:\n  kinds.nope: kinds.x\n").unwrap();
+    expect_error(
+        &[
+            "generate",
+            "--lang",
+            "cpp",
+            "--metadata",
+            names,
+            "--config",
+            config.to_str().unwrap(),
+            "--name",
+            "kinds",
+            "--out",
+            out,
+        ],
+        "kinds.nope",
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

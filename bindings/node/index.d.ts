@@ -1,5 +1,13 @@
 // Types of @ffihub/tvm-ffi, the support package of ffihub's generated Node packages.
-// Needs TypeScript 5.2+ with the `esnext.disposable` (or `esnext`) library for `Symbol.dispose`.
+// Needs TypeScript 5.2+; no extra `lib` entry: `Symbol.dispose` is declared below when the
+// configured libraries lack it (Node 20 has it at run time).
+
+declare global {
+  interface SymbolConstructor {
+    /** `Symbol.dispose` (also declared by TypeScript's `esnext.disposable` library). */
+    readonly dispose: unique symbol;
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Inputs: what converts to TVM-FFI values

@@ -438,3 +438,122 @@ impl Reflection {
             .or_else(|| self.types.iter().find(|t| t.key == key))
     }
 }
+
+/// Why an item has no type: the library registered it without a `type_schema`, or with one
+/// that this reader cannot parse (the parser's message).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum UntypedReason {
+    /// No `type_schema` in the item's metadata.
+    NoSchema,
+    /// A `type_schema` that does not parse (or, for a function, is not a function schema).
+    Unreadable(String),
+}
+
+impl UntypedReason {
+    fn of(metadata: &Metadata) -> Self {
+        match metadata.get("type_schema") {
+            None => UntypedReason::NoSchema,
+            Some(Value::String(text)) => match TypeSchema::from_json_str(text) {
+                Err(e) => UntypedReason::Unreadable(e.to_string()),
+                Ok(s) => {
+                    UntypedReason::Unreadable(format!("{} is not a function schema", s.origin))
+                }
+            },
+            Some(other) => {
+                UntypedReason::Unreadable(format!("type_schema is not a string: {other}"))
+            }
+        }
+    }
+}
+
+/// How many items of a document are typed, and why the others are not.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TypingReport {
+    /// Global functions: (total, typed).
+    pub functions: (usize, usize),
+    /// Fields: (total, typed).
+    pub fields: (usize, usize),
+    /// Methods: (total, typed).
+    pub methods: (usize, usize),
+    /// Untyped items counted by reason.
+    pub reasons: BTreeMap<UntypedReason, usize>,
+}
+
+impl TypingReport {
+    /// Every untyped item.
+    pub fn untyped(&self) -> usize {
+        self.reasons.values().sum()
+    }
+}
+
+impl std::fmt::Display for TypingReport {
+    /// One line: `typed: 1640 of 1830 functions, 949 of 951 fields, 0 of 0 methods; untyped:
+    /// 190 registered without a type_schema, 2 unreadable (NestedMsg takes ...)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (fa, ft) = self.functions;
+        let (da, dt) = self.fields;
+        let (ma, mt) = self.methods;
+        write!(
+            f,
+            "typed: {ft} of {fa} functions, {dt} of {da} fields, {mt} of {ma} methods"
+        )?;
+        if self.reasons.is_empty() {
+            return Ok(());
+        }
+        f.write_str("; untyped: ")?;
+        let mut unreadable: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut parts = Vec::new();
+        for (reason, n) in &self.reasons {
+            match reason {
+                UntypedReason::NoSchema => {
+                    parts.push(format!("{n} registered without a type_schema (packed)"))
+                }
+                UntypedReason::Unreadable(why) => *unreadable.entry(why).or_default() += n,
+            }
+        }
+        for (why, n) in unreadable {
+            parts.push(format!("{n} with an unreadable type_schema ({why})"));
+        }
+        f.write_str(&parts.join(", "))
+    }
+}
+
+impl Reflection {
+    /// Counts typed items and the reasons of the untyped ones.
+    pub fn typing_report(&self) -> TypingReport {
+        let mut r = TypingReport::default();
+        let mut count = |typed: bool, meta: &Metadata, slot: &mut (usize, usize)| {
+            slot.0 += 1;
+            if typed {
+                slot.1 += 1;
+            } else {
+                *r.reasons.entry(UntypedReason::of(meta)).or_default() += 1;
+            }
+        };
+        let (mut functions, mut fields, mut methods) = ((0, 0), (0, 0), (0, 0));
+        for f in &self.functions {
+            count(f.signature.is_some(), &f.metadata, &mut functions);
+        }
+        for t in &self.types {
+            for f in &t.fields {
+                count(f.ty.is_some(), &f.metadata, &mut fields);
+            }
+            for m in &t.methods {
+                count(m.signature.is_some(), &m.metadata, &mut methods);
+            }
+        }
+        r.functions = functions;
+        r.fields = fields;
+        r.methods = methods;
+        r
+    }
+
+    /// Keeps only the functions and types whose name starts with `prefix` (as `dump --prefix`
+    /// does), and reseals the document.
+    pub fn retain_prefix(&mut self, prefix: &str) {
+        self.functions.retain(|f| f.name.starts_with(prefix));
+        self.types.retain(|t| t.key.starts_with(prefix));
+        self.prefix = Some(prefix.to_string());
+        self.seal();
+    }
+}

@@ -14,7 +14,7 @@ mod type_schema;
 
 pub use document::{
     Constructor, DefaultValue, Field, FieldFlags, Function, Metadata, Method, ObjectType,
-    Reflection, FORMAT_VERSION,
+    Reflection, TypingReport, UntypedReason, FORMAT_VERSION,
 };
 pub use type_schema::{Origin, SchemaError, Signature, TypeSchema};
 

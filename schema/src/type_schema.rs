@@ -58,7 +58,8 @@ pub enum Origin {
     Object,
     /// `ffi.Error`.
     Error,
-    /// `ffi.Function`: typed when it has a signature (`named_args`), packed otherwise.
+    /// `ffi.Function`: typed when it has a signature (`named_args`, or the older
+    /// `"args": [return, params...]`), packed otherwise.
     Function,
     /// `ffi.Shape`.
     Shape,
@@ -338,6 +339,17 @@ impl TypeSchema {
                     .map(Self::from_json_value)
                     .collect::<Result<_, _>>()?;
                 node.signature = Some(Box::new(Signature::new(params, ret)));
+            } else if node.origin.is_function() && !obj.contains_key("named_args") {
+                // The older function form (TVM's headers before `named_args`):
+                // "args": [return, params...], read as Apache's Python reads it.
+                let mut types = args
+                    .iter()
+                    .map(Self::from_json_value)
+                    .collect::<Result<Vec<_>, _>>()?;
+                if !types.is_empty() {
+                    let ret = types.remove(0);
+                    node.signature = Some(Box::new(Signature::new(types, ret)));
+                }
             } else {
                 for arg in args {
                     match arg {
@@ -561,6 +573,25 @@ mod tests {
         )
         .unwrap();
         assert_eq!(f.to_string(), "std::function[(float) -> int]");
+    }
+
+    #[test]
+    fn older_function_form_reads_as_a_signature() {
+        let old = TypeSchema::from_json_str(
+            r#"{"type":"ffi.Function","args":[{"type":"ir.IntImm"},{"type":"DataType"},{"type":"int"},{"type":"ffi.Function","args":[{"type":"None"}]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            old.to_string(),
+            "ffi.Function[(DataType, int, ffi.Function[() -> None]) -> ir.IntImm]"
+        );
+        // It is written back in the `named_args` form, which reads back to the same schema.
+        assert_eq!(
+            TypeSchema::from_json_str(&old.to_json_string()).unwrap(),
+            old
+        );
+        let packed = TypeSchema::from_json_str(r#"{"type":"ffi.Function","args":[]}"#).unwrap();
+        assert!(packed.signature.is_none());
     }
 
     #[test]

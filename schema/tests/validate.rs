@@ -119,3 +119,36 @@ fn duplicates_are_rejected() {
         .to_string()
         .contains("listed twice"));
 }
+
+/// The typing report counts typed items and names why the others are not.
+#[test]
+fn typing_report_names_the_reasons() {
+    let doc = ffihub_schema::Reflection::from_yaml_str(
+        r#"
+format_version: 1
+functions:
+- name: a.typed
+  signature: {params: [{type: int}], return: {type: None}}
+- name: a.packed
+- name: a.odd
+  metadata: {type_schema: '{"type":"Thing","args":[{"type":"int"}]}'}
+types:
+- key: a.T
+  ancestors: [ffi.Object]
+  fields:
+  - {name: x, type: {type: int}}
+  - {name: y}
+"#,
+    )
+    .unwrap();
+    let report = doc.typing_report();
+    assert_eq!(report.functions, (3, 1));
+    assert_eq!(report.fields, (2, 1));
+    assert_eq!(report.untyped(), 3);
+    assert_eq!(
+        report.to_string(),
+        "typed: 1 of 3 functions, 1 of 2 fields, 0 of 0 methods; untyped: 2 registered without \
+         a type_schema (packed), 1 with an unreadable type_schema (Thing takes 0 type \
+         argument(s), got 1)"
+    );
+}

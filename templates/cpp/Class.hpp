@@ -7,7 +7,10 @@ class {{ c.ident }} : public {{ c.base }} {
   explicit {{ c.ident }}(ffihub::detail::Owned owned) noexcept : {{ c.base }}(owned) {}
 {%- if let Some(ctor) = c.constructor %}
 {%- call m::doc(ctor.doc, "  ") %}{% endcall %}
-  explicit {{ c.ident }}({% for p in ctor.params %}{{ p.decl }}{{ p.default }}{% if !loop.last %}, {% endif %}{% endfor %});
+  explicit {{ c.ident }}({% for p in ctor.params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %});
+{%- if ctor.default_ctor %}
+  {{ c.ident }}();
+{%- endif %}
 {%- endif %}
 {%- for fld in c.fields %}
 {%- call m::doc(fld.doc, "  ") %}{% endcall %}

@@ -1,6 +1,6 @@
 {%- import "cpp/macros.hpp" as m -%}
 {%- if let Some(ctor) = c.constructor %}
-inline {{ c.ident }}::{{ c.ident }}({% call m::params(ctor.params) %}{% endcall %})
+inline {{ c.qualified }}::{{ c.ident }}({% for p in ctor.params %}{{ p.decl }}{{ p.default }}{% if !loop.last %}, {% endif %}{% endfor %})
 {%- if ctor.assembled %}
     : {{ c.base }}(ffihub::detail::construct_kw<{{ c.ident }}>(detail::ffi_library, ffihub::detail::Kwargs()
 {%- for a in ctor.args %}
@@ -9,14 +9,17 @@ inline {{ c.ident }}::{{ c.ident }}({% call m::params(ctor.params) %}{% endcall 
 {%- else %}
     : {{ c.base }}(ffihub::detail::construct<{{ c.ident }}>(detail::ffi_library{% for a in ctor.args %}, {{ a.ident }}{% endfor %})) {}
 {%- endif %}
+{%- if ctor.default_ctor %}
+inline {{ c.qualified }}::{{ c.ident }}() : {{ c.ident }}({% for p in ctor.params %}std::nullopt{% if !loop.last %}, {% endif %}{% endfor %}) {}
+{%- endif %}
 {%- endif %}
 {%- for fld in c.fields %}
-inline {{ fld.ty }} {{ c.ident }}::{{ fld.ident }}() const {
+inline {{ fld.ty }} {{ c.qualified }}::{{ fld.ident }}() const {
   static const ffihub::detail::FieldAccess ffi_field(detail::ffi_library, {{ c.ident }}::type_key, {{ fld.ffi_name }});
   return ffi_field.get<{{ fld.ty }}>(*this);
 }
 {%- if let Some(setter) = fld.setter %}
-inline void {{ c.ident }}::{{ setter }}({{ fld.param_ty }} value) {
+inline void {{ c.qualified }}::{{ setter }}({{ fld.param_ty }} value) {
   static const ffihub::detail::FieldAccess ffi_field(detail::ffi_library, {{ c.ident }}::type_key, {{ fld.ffi_name }});
   ffi_field.set(*this, value);
 }
@@ -24,7 +27,7 @@ inline void {{ c.ident }}::{{ setter }}({{ fld.param_ty }} value) {
 {%- endfor %}
 {%- for meth in c.methods %}
 {%- if !meth.packed %}
-inline {{ meth.ret }} {{ c.ident }}::{{ meth.ident }}({% call m::params(meth.params) %}{% endcall %}){% if !meth.is_static %} const{% endif %} {
+inline {{ meth.ret }} {{ c.qualified }}::{{ meth.ident }}({% call m::params(meth.params) %}{% endcall %}){% if !meth.is_static %} const{% endif %} {
 {%- if meth.is_static %}
   static const ffihub::detail::StaticMethodAccess ffi_method(detail::ffi_library, {{ c.ident }}::type_key, {{ meth.ffi_name }});
   return ffi_method.call<{{ meth.ret }}>({% for p in meth.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %});

@@ -19,23 +19,50 @@ inline const ffihub::detail::Library& ffi_library() {
 }
 
 }  // namespace detail
+
+}  // namespace {{ namespace }}
 {%- if !classes.is_empty() %}
-{% for c in classes %}
-class {{ c.ident }};
+
+// Every class is declared first: signatures may name any of them.
+{%- for n in classes %}
+{%- if n.open %}
+namespace {{ n.ns }} {
+{%- endif %}
+class {{ n.item.ident }};
+{%- if n.close %}
+}  // namespace {{ n.ns }}
+{%- endif %}
 {%- endfor %}
 {%- endif %}
-{%- for c in classes %}
+{%- for n in classes %}
+{%- let c = n.item %}
+{%- if n.open %}
+
+namespace {{ n.ns }} {
+{%- endif %}
 {% include "cpp/Class.hpp" %}
+{%- if n.close %}
+
+}  // namespace {{ n.ns }}
+{%- endif %}
 {%- endfor %}
-{%- for c in classes %}
+{%- for n in classes %}
+{%- let c = n.item %}
 {%- if c.has_definitions %}
 
-// {{ c.ident }}
+// {{ n.ns }}::{{ c.ident }}
 {% include "cpp/ClassImpl.hpp" %}
 {%- endif %}
 {%- endfor %}
-{%- for f in functions %}
-{% include "cpp/Function.hpp" %}
-{%- endfor %}
+{%- for n in functions %}
+{%- let f = n.item %}
+{%- if n.open %}
 
-}  // namespace {{ namespace }}
+namespace {{ n.ns }} {
+{%- endif %}
+{% include "cpp/Function.hpp" %}
+{%- if n.close %}
+
+}  // namespace {{ n.ns }}
+{%- endif %}
+{%- endfor %}

@@ -1,14 +1,17 @@
-const {{ f.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound in __init__
+const {{ f.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound on first call
+{%- if !f.nested %}
 
 """
 {%- for line in f.doc %}
 {{ line }}
 {%- endfor %}
 """
+{%- endif %}
 {%- if f.packed %}
-{{ f.ident }}(args::Vararg{Any,N}) where {N} = TVMFFI.call_packed({{ f.handle }}, args...)
+{{ f.def_name }}(args::Vararg{Any,N}) where {N} =
+    TVMFFI.call_packed(TVMFFI.global_function!({{ f.handle }}, {{ f.ffi_name }}), args...)
 {%- else %}
-function {{ f.ident }}({{ f.params }})
-    return TVMFFI.call_typed({{ f.ret }}, {{ f.handle }}{{ f.args }})
+function {{ f.def_name }}({{ f.params }})
+    return TVMFFI.call_typed({{ f.ret }}, TVMFFI.global_function!({{ f.handle }}, {{ f.ffi_name }}){{ f.args }})
 end
 {%- endif %}

@@ -1,35 +1,44 @@
-# The metadata this package was generated from, compared with the loaded libraries at load time.
+# The metadata this package was generated from, compared with the loaded libraries at load time
+# (constants: built once at precompile time, not code to compile at every load).
+const _ffi_check_functions = Pair{String,String}[{% for (name, sig) in check_functions %}
+    {{ name }} => {{ sig }},{% endfor %}{% if !check_functions.is_empty() %}
+{% endif %}]
+const _ffi_check_types = Pair{String,Vector{String}}[{% for (key, members) in check_types %}
+    {{ key }} => String[{% for m in members %}
+        {{ m }},{% endfor %}{% if !members.is_empty() %}
+    {% endif %}],{% endfor %}{% if !check_types.is_empty() %}
+{% endif %}]
+
 function _ffi_check()
     TVMFFI.check_package({{ module_literal }}, _ffi_checksum;
         regenerate = {{ regenerate }} * Base.dirname(@__DIR__),
-        functions = Pair{String,String}[{% for (name, sig) in check_functions %}
-            {{ name }} => {{ sig }},{% endfor %}{% if !check_functions.is_empty() %}
-        {% endif %}],
-        types = Pair{String,Vector{String}}[{% for (key, members) in check_types %}
-            {{ key }} => String[{% for m in members %}
-                {{ m }},{% endfor %}{% if !members.is_empty() %}
-            {% endif %}],{% endfor %}{% if !check_types.is_empty() %}
-        {% endif %}])
+        functions = _ffi_check_functions, types = _ffi_check_types)
 end
+
+# Object types: key, Julia type, field table and the registered field names (looped over in
+# `__init__`, so that its code stays small however many types there are).
+const _ffi_object_types = Tuple{String,DataType,Vector{TVMFFI.FieldInfo},Vector{Symbol}}[{% for t in types %}
+    ({{ t.key }}, {{ t.def_name }}, {% if t.fields.is_empty() %}TVMFFI.FieldInfo[], Symbol[]{% else %}{{ t.fields_ref }}, {{ t.field_symbols }}{% endif %}),{% endfor %}{% if !types.is_empty() %}
+{% endif %}]
+const _ffi_constructors = Tuple{String,TVMFFI.FFIFunction}[{% for t in types %}{% if t.constructor.is_some() %}
+    ({{ t.key }}, {{ t.init_handle }}),{% endif %}{% endfor %}
+]
 
 function __init__()
     TVMFFI.load_package_libraries({{ module_literal }}, _ffi_libraries; env = {{ library_env }},
         dirs = [Base.joinpath(Base.dirname(@__DIR__), "lib")])
     _ffi_check()
+    for (key, T, fields, names) in _ffi_object_types
+        TVMFFI.register_object_type(key, T)
+        Base.isempty(names) || Base.append!(Base.empty!(fields), TVMFFI.field_info(key, names))
+    end
+    for (key, slot) in _ffi_constructors
+        TVMFFI.bind!(slot, TVMFFI.init_function(key))
+    end
 {%- for t in types %}
-    TVMFFI.register_object_type({{ t.key }}, {{ t.ident }})
-{%- if !t.fields.is_empty() %}
-    Base.append!(Base.empty!({{ t.fields_handle }}), TVMFFI.field_info({{ t.key }}, {{ t.field_symbols }}))
-{%- endif %}
-{%- if let Some(c) = t.constructor %}
-    TVMFFI.bind!({{ t.init_handle }}, {{ c.init_expr }})
-{%- endif %}
 {%- for m in t.methods %}
     TVMFFI.bind!({{ m.handle }}, TVMFFI.get_method({{ t.key }}, {{ m.ffi_symbol }}))
 {%- endfor %}
-{%- endfor %}
-{%- for f in functions %}
-    TVMFFI.bind!({{ f.handle }}, TVMFFI.get_global_func({{ f.ffi_name }}))
 {%- endfor %}
     return nothing
 end

@@ -11,20 +11,6 @@ end
 
 const {{ t.fields_handle }} = TVMFFI.FieldInfo[]  # filled in __init__
 {%- endif %}
-{%- if let Some(c) = t.constructor %}
-
-const {{ t.init_handle }} = TVMFFI.FFIFunction(C_NULL)  # bound in __init__
-{%- for o in c.overloads %}
-
-function {{ t.ident }}({{ o.params }})
-{%- if c.fast %}
-    return TVMFFI.call_typed({{ t.ident }}, {{ t.init_handle }}{{ o.args }})
-{%- else %}
-    return TVMFFI.construct({{ t.key }}{{ o.construct_args }})::{{ t.ident }}
-{%- endif %}
-end
-{%- endfor %}
-{%- endif %}
 
 Base.propertynames(::{{ t.ident }}, private::Bool = false) = {{ t.property_names }}
 

@@ -5,7 +5,7 @@
 {%- endfor %}
  */
 {% endif -%}
-export declare class {{ c.ident }} extends {{ c.base }} {
+{{ c.decl }}class {{ c.ident }} extends {{ c.base }} {
 {%- if let Some(k) = c.constructor %}
   constructor({% for p in k.positional %}{{ p.decl }}{% if !loop.last || !k.keyword.is_empty() %}, {% endif %}{% endfor %}{% if !k.keyword.is_empty() %}options{% if k.options_optional %}?{% endif %}: { {% for p in k.keyword %}{{ p.decl }}; {% endfor %}}{% endif %});
 {%- else %}

@@ -1,18 +1,18 @@
-class {{ c.ident }} extends {{ c.base }} {
+{{ c.path }} = class {{ c.ident }} extends {{ c.js_base }} {
 {%- if let Some(k) = c.constructor %}
   constructor(...args) {
-    super(ffi.construct({{ c.key }}, args, {{ k.coercions }}, {{ k.keywords }}));
+    super(__ffi.construct({{ c.key }}, args, {{ k.coercions }}, {{ k.keywords }}));
   }
 {%- endif %}
 {%- for fld in c.fields %}
 
   get {{ fld.ident }}() {
-    return ffi.getField(this, {{ fld.ffi_name }});
+    return __ffi.getField(this, {{ fld.ffi_name }});
   }
 {%- if fld.writable %}
 
   set {{ fld.ident }}(value) {
-    ffi.setField(this, {{ fld.ffi_name }}, {{ fld.set_arg }});
+    __ffi.setField(this, {{ fld.ffi_name }}, {{ fld.set_arg }});
   }
 {%- endif %}
 {%- endfor %}
@@ -22,5 +22,5 @@ class {{ c.ident }} extends {{ c.base }} {
     return {{ c.binding }}[{{ m.ffi_name }}]({{ m.call_args }});
   }
 {%- endfor %}
-}
-{% if c.methods.is_empty() %}ffi.registerType({{ c.key }}, {{ c.ident }});{% else %}const {{ c.binding }} = ffi.registerType({{ c.key }}, {{ c.ident }});{% endif %}
+};
+{% if c.methods.is_empty() %}__ffi.registerType({{ c.key }}, {{ c.path }});{% else %}const {{ c.binding }} = __ffi.registerType({{ c.key }}, {{ c.path }});{% endif %}

@@ -1,10 +1,10 @@
-const {{ f.handle }} = ffi.requireGlobal({{ f.ffi_name }});
+let {{ f.handle }};  // looked up on first call
 {%- if f.packed %}
-function {{ f.ident }}(...args) {
-  return {{ f.handle }}(...args);
-}
+{{ f.path }} = function {{ f.ident }}(...args) {
+  return ({{ f.handle }} ??= __ffi.requireGlobal({{ f.ffi_name }}))(...args);
+};
 {%- else %}
-function {{ f.ident }}({% for p in f.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %}) {
-  return {{ f.handle }}({% for p in f.params %}{{ p.arg }}{% if !loop.last %}, {% endif %}{% endfor %});
-}
+{{ f.path }} = function {{ f.ident }}({% for p in f.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %}) {
+  return ({{ f.handle }} ??= __ffi.requireGlobal({{ f.ffi_name }}))({% for p in f.params %}{{ p.arg }}{% if !loop.last %}, {% endif %}{% endfor %});
+};
 {%- endif %}

@@ -1,13 +1,18 @@
 {{ m.banner }}
 'use strict';
 
-const ffi = require({{ m.support }});
+const __ffi = require({{ m.support }});
 
-ffi.loadLibraries(__dirname, [{% for lib in m.libraries %}{{ lib }}{% if !loop.last %}, {% endif %}{% endfor %}], {{ m.checksum }}, {
+__ffi.loadLibraries(__dirname, [{% for lib in m.libraries %}{{ lib }}{% if !loop.last %}, {% endif %}{% endfor %}], {{ m.checksum }}, {
 {%- for e in m.manifest %}
   {{ e.key }}: {{ e.hash }},
 {%- endfor %}
 });
+{%- if !m.namespaces.is_empty() %}
+{% for ns in m.namespaces %}
+{{ ns }} = {};
+{%- endfor %}
+{%- endif %}
 {%- for c in m.classes %}
 
 {% include "node/Class.js" %}
@@ -16,12 +21,3 @@ ffi.loadLibraries(__dirname, [{% for lib in m.libraries %}{{ lib }}{% if !loop.l
 
 {% include "node/Function.js" %}
 {%- endfor %}
-
-module.exports = {
-{%- for c in m.classes %}
-  {{ c.ident }},
-{%- endfor %}
-{%- for f in m.functions %}
-  {{ f.ident }},
-{%- endfor %}
-};

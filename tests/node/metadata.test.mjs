@@ -32,11 +32,11 @@ test('generated packages are idiomatic JavaScript', () => {
 });
 
 test('generated declarations carry the documentation', () => {
-  assert.match(demoDts, /\/\*\*\n \* A point in the plane \(immutable\)\.\n \*\/\nexport declare class Point extends ffi\.Object \{/);
+  assert.match(demoDts, /\/\*\*\n \* A point in the plane \(immutable\)\.\n \*\/\nexport declare class Point extends __ffi\.Object \{/);
   assert.match(demoDts, /^export declare function addOne\(x: number \| bigint\): number;$/m);
-  assert.match(demoDts, /export declare class Point3D extends Point \{/);
+  assert.match(demoDts, /export declare class Point3D extends __ffiRoot\.Point \{/);
   assert.match(demoDts, / {2}\/\*\*\n {3}\* The current count\.\n {3}\*\/\n {2}get count\(\): number;\n {2}set count\(value: number \| bigint\);/);
-  assert.match(demoDts, /static withStep\(label: string, step: number \| bigint\): Counter;/);
+  assert.match(demoDts, /static withStep\(label: string, step: number \| bigint\): __ffiRoot\.Counter;/);
 });
 
 test('the manifest matches the live library on this runtime', () => {

@@ -13,6 +13,11 @@
 //! - Items are sorted: functions by name, types parents-first (pre-order of the inheritance
 //!   tree, siblings by key), methods by name (overloads keep their order).
 //!
+//! - Namespaces: every item has a `path` below the package root. The root is the dotted
+//!   namespace that every item shares (`testing.` for a library of `testing.*` items, nothing for
+//!   TVM), so `ir.IntImm` becomes the path `[ir, IntImm]` and `testing.add_one` just
+//!   `[add_one]`. A rename map ([`Options::rename`]) gives single items another dotted name first.
+//!
 //! The IR knows nothing about target languages; naming is done by each backend's `names.rs`.
 
 mod types;
@@ -30,6 +35,9 @@ pub struct Library {
     pub checksum: String,
     /// File names of the libraries the items come from.
     pub libraries: Vec<String>,
+    /// The namespace every item shares, stripped from the items' paths (the package itself).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub root: Vec<String>,
     /// Global functions, sorted by name.
     pub functions: Vec<Function>,
     /// Object types, parents before children.
@@ -61,7 +69,8 @@ pub struct Signature {
 pub struct Function {
     /// The registered name (`testing.add_one`): what the binding looks up.
     pub name: String,
-    /// The name split at dots (`["testing", "add_one"]`); the last segment names the binding.
+    /// Where the binding lives below the package root: the (renamed) name split at dots, without
+    /// the root (`["relax", "op", "add"]`); the last segment names the binding.
     pub path: Vec<String>,
     /// Documentation.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -75,7 +84,7 @@ pub struct Function {
 pub struct ObjectType {
     /// The type key (`testing.TestIntPair`).
     pub key: String,
-    /// The key split at dots; the last segment names the binding.
+    /// Where the binding lives below the package root (like [`Function::path`]).
     pub path: Vec<String>,
     /// The direct parent's key (`ffi.Object` for roots).
     pub parent: String,
@@ -118,6 +127,9 @@ pub struct Field {
     /// Its type.
     #[serde(rename = "type")]
     pub ty: Type,
+    /// The library gave no readable type (`ty` is then `Any`): checks compare only the name.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub untyped: bool,
     /// Documentation.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub doc: String,
@@ -177,15 +189,51 @@ pub struct Constructor {
     pub params: Vec<CtorParam>,
 }
 
+/// How the IR is built.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Registered name (function name or type key) -> the dotted name to bind it under instead.
+    pub rename: BTreeMap<String, String>,
+}
+
 /// Builds the IR of a document.
 pub fn build(doc: &Reflection) -> Library {
+    // Without renames nothing can fail.
+    build_with(doc, &Options::default()).unwrap_or_else(|_| unreachable!())
+}
+
+/// Builds the IR of a document with options; fails if a rename names an unknown item.
+pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, String> {
     let local: BTreeMap<&str, &schema::ObjectType> =
         doc.types.iter().map(|t| (t.key.as_str(), t)).collect();
+    let unknown: Vec<&str> = opts
+        .rename
+        .keys()
+        .filter(|k| !local.contains_key(k.as_str()) && doc.functions.iter().all(|f| f.name != **k))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "the rename map names items the library does not have: {}",
+            unknown.join(", ")
+        ));
+    }
+    let bound_name = |name: &str| -> Vec<String> {
+        split_path(opts.rename.get(name).map_or(name, String::as_str))
+    };
 
-    let mut functions: Vec<Function> = doc.functions.iter().map(function).collect();
+    let mut functions: Vec<Function> = doc
+        .functions
+        .iter()
+        .map(|f| function(f, bound_name(&f.name)))
+        .collect();
     functions.sort_by(|a, b| a.name.cmp(&b.name));
 
-    let mut types: Vec<ObjectType> = doc.types.iter().map(|t| object_type(t, &local)).collect();
+    let mut types: Vec<ObjectType> = doc
+        .types
+        .iter()
+        .map(|t| object_type(t, &local, bound_name(&t.key)))
+        .collect();
     // Pre-order of the inheritance tree: sort by the chain of local ancestors plus the key.
     let chain = |t: &ObjectType| -> Vec<String> {
         let mut c: Vec<String> = t
@@ -199,12 +247,41 @@ pub fn build(doc: &Reflection) -> Library {
     };
     types.sort_by_cached_key(chain);
 
-    Library {
+    let root = common_namespace(
+        functions
+            .iter()
+            .map(|f| &f.path)
+            .chain(types.iter().map(|t| &t.path)),
+    );
+    for path in functions
+        .iter_mut()
+        .map(|f| &mut f.path)
+        .chain(types.iter_mut().map(|t| &mut t.path))
+    {
+        path.drain(..root.len());
+    }
+
+    Ok(Library {
         checksum: doc.checksum(),
         libraries: doc.libraries.clone(),
+        root,
         functions,
         types,
+    })
+}
+
+/// The longest namespace (path without its last segment) that every path starts with.
+fn common_namespace<'a>(mut paths: impl Iterator<Item = &'a Vec<String>>) -> Vec<String> {
+    let Some(first) = paths.next() else {
+        return Vec::new();
+    };
+    let mut common: &[String] = &first[..first.len().saturating_sub(1)];
+    for p in paths {
+        let ns = &p[..p.len().saturating_sub(1)];
+        let n = common.iter().zip(ns).take_while(|(a, b)| a == b).count();
+        common = &common[..n];
     }
+    common.to_vec()
 }
 
 fn split_path(name: &str) -> Vec<String> {
@@ -255,10 +332,10 @@ fn signature(sig: &schema::Signature, skip_self: bool, meta: &schema::Metadata) 
     }
 }
 
-fn function(f: &schema::Function) -> Function {
+fn function(f: &schema::Function, path: Vec<String>) -> Function {
     Function {
         name: f.name.clone(),
-        path: split_path(&f.name),
+        path,
         doc: f.doc.clone(),
         signature: f
             .signature
@@ -272,13 +349,18 @@ fn field(f: &schema::Field, owner: &str) -> Field {
         name: f.name.clone(),
         owner: owner.to_string(),
         ty: f.ty.as_ref().map(Type::from_schema).unwrap_or(Type::Any),
+        untyped: f.ty.is_none(),
         doc: f.doc.clone(),
         writable: f.flags.has(FieldFlags::WRITABLE),
         default: f.default.clone(),
     }
 }
 
-fn object_type(t: &schema::ObjectType, local: &BTreeMap<&str, &schema::ObjectType>) -> ObjectType {
+fn object_type(
+    t: &schema::ObjectType,
+    local: &BTreeMap<&str, &schema::ObjectType>,
+    path: Vec<String>,
+) -> ObjectType {
     let inherited: Vec<(&schema::Field, &str)> = t
         .ancestors
         .iter()
@@ -321,7 +403,7 @@ fn object_type(t: &schema::ObjectType, local: &BTreeMap<&str, &schema::ObjectTyp
 
     ObjectType {
         key: t.key.clone(),
-        path: split_path(&t.key),
+        path,
         parent: t.parent().unwrap_or("ffi.Object").to_string(),
         parent_is_local: t.parent().is_some_and(|p| local.contains_key(p)),
         ancestors: t.ancestors.clone(),

@@ -74,6 +74,10 @@ function signatureOf(s) {
   if (s.type === 'std::function' && Array.isArray(s.args) && s.args.length === 2 && Array.isArray(s.args[1])) {
     return { params: s.args[1], ret: s.args[0] };
   }
+  // The older function form: "args": [return, params...].
+  if ((s.type === 'ffi.Function' || s.type === 'std::function') && Array.isArray(s.args) && s.args.length > 0) {
+    return { params: s.args.slice(1), ret: s.args[0] };
+  }
   return null;
 }
 
@@ -163,8 +167,12 @@ function functionLine(name) {
   return `fn ${name} ${callableLine(text, false)}`;
 }
 
-/** The manifest line of an object type, or null if it is not registered. */
-function typeLine(key) {
+/**
+ * The manifest line of an object type, or null if it is not registered. Fields in `untyped` had
+ * no readable type in the metadata the package was generated from: they are spelled `?` (only
+ * their name and access are compared).
+ */
+function typeLine(key, untyped = []) {
   let info;
   try {
     info = native.typeInfo(key);
@@ -174,7 +182,8 @@ function typeLine(key) {
   const parent = info.ancestors.length > 0 ? info.ancestors[info.ancestors.length - 1] : 'ffi.Object';
   const fields = info.fields.map((f) => {
     const s = schemaOf(f.metadata);
-    return `${f.name}: ${s ? spell(s) : 'Any'}${f.flags & WRITABLE ? ' (writable)' : ''}`;
+    const ty = untyped.includes(f.name) ? '?' : s ? spell(s) : 'Any';
+    return `${f.name}: ${ty}${f.flags & WRITABLE ? ' (writable)' : ''}`;
   });
   const methods = info.methods
     .filter((m) => m.name !== '__ffi_init__')
@@ -204,15 +213,17 @@ function lineHash(text) {
 
 /**
  * Loads the libraries of a generated package and checks that they still have what it was
- * generated from. `manifest` maps `fn <name>` / `type <key>` to the hash of the item's line.
+ * generated from. `manifest` maps `fn <name>` / `type <key>` to the hash of the item's line, or
+ * to `[hash, untyped fields...]`.
  */
 function loadLibraries(packageDir, names, checksum, manifest) {
   for (const name of names) loadLibrary(findLibrary(name, packageDir));
   if (!manifest || process.env.FFIHUB_SKIP_METADATA_CHECK === '1') return;
   const problems = [];
-  for (const [item, expected] of Object.entries(manifest)) {
+  for (const [item, entry] of Object.entries(manifest)) {
     const [kind, name] = item.split(' ', 2);
-    const line = kind === 'fn' ? functionLine(name) : typeLine(name);
+    const [expected, ...untyped] = Array.isArray(entry) ? entry : [entry];
+    const line = kind === 'fn' ? functionLine(name) : typeLine(name, untyped);
     if (line === null) {
       problems.push(`  ${name}: not registered`);
     } else if (lineHash(line) !== expected) {

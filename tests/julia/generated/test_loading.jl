@@ -48,7 +48,7 @@ end
         "\"demo.add_one\" => \"(int) -> int\"" => "\"demo.add_one\" => \"(float) -> int\"",
         "\"field x: float\"" => "\"field x: int\"",
         "\"demo.version\" => \"() -> str\"" => "\"demo.no_such_function\" => \"() -> str\"",
-        "\"method norm: () -> float\",\n                \"static origin" => "\"static origin")
+        "\"method norm: () -> float\",\n        \"static origin" => "\"static origin")
     @test occursin("Demo does not match the TVM-FFI libraries loaded now", msg)
     @test occursin("during initialization of module StaleDemo", msg)
     @test occursin("global function demo.add_one is (int) -> int, not (float) -> int", msg)

@@ -7,7 +7,7 @@ pub mod names;
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};
 use crate::ir;
-use crate::lang::{render, Capabilities, Config, Scope};
+use crate::lang::{self, render, Capabilities, Config, Namespaces};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -41,12 +41,35 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     let mut diags = Diagnostics::default();
     let lib = capabilities().filter(lib, LANG, &mut diags);
     let namespace = names::namespace(&cfg.name);
-    let mut top = Scope::with_reserved(&["detail", "ffihub", namespace.as_str()]);
+    // Every namespace reserves `detail` (the header's internals) and the support library's
+    // namespaces, so that unqualified `detail::` and `ffihub::` always mean those.
+    let mut scopes = Namespaces::new(&["detail", "ffihub", "std"], false);
+    let ns_idents = |path: &[String]| -> Vec<String> {
+        lang::namespace_of(path)
+            .iter()
+            .map(|s| names::namespace_segment(s))
+            .collect()
+    };
+    let qualified_ns = |ns: &[String]| -> String {
+        std::iter::once(namespace.as_str())
+            .chain(ns.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join("::")
+    };
     let mut classes = BTreeMap::new();
+    let mut class_ns = BTreeMap::new();
     for t in &lib.types {
         let ident = names::class(t.path.last().map_or("", String::as_str));
-        names::claim(&mut top, &ident, &t.key, &mut diags);
-        classes.insert(t.key.clone(), ident);
+        let ns = ns_idents(&t.path);
+        names::claim(
+            scopes.scope(&ns, LANG, &mut diags),
+            &ident,
+            &t.key,
+            &mut diags,
+        );
+        let ns = qualified_ns(&ns);
+        classes.insert(t.key.clone(), format!("::{ns}::{ident}"));
+        class_ns.insert(t.key.clone(), (ns, ident));
     }
     let types = model::Types(classes);
     let file_name = format!("{namespace}.hpp");
@@ -75,20 +98,38 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         libraries: model::literal(&libraries),
         regenerate: model::literal(&regenerate),
         manifest,
-        classes: lib
-            .types
-            .iter()
-            .map(|t| types.class(t, &mut diags))
-            .collect(),
-        functions: lib
-            .functions
-            .iter()
-            .map(|f| {
-                let ident = names::value(f.path.last().map_or("", String::as_str));
-                names::claim(&mut top, &ident, &f.name, &mut diags);
-                types.function(f, ident, &mut diags)
-            })
-            .collect(),
+        classes: model::grouped(
+            lib.types
+                .iter()
+                .map(|t| {
+                    let (ns, ident) = class_ns[&t.key].clone();
+                    (ns.clone(), types.class(t, ident, &mut diags))
+                })
+                .collect(),
+        ),
+        functions: model::grouped(
+            lib.functions
+                .iter()
+                .zip(lang::function_idents(
+                    &lib,
+                    names::value,
+                    names::namespace_segment,
+                    names::namespace_segment,
+                    |segment| vec![names::class(segment)],
+                    false,
+                ))
+                .map(|(f, ident)| {
+                    let ns = ns_idents(&f.path);
+                    names::claim(
+                        scopes.scope(&ns, LANG, &mut diags),
+                        &ident,
+                        &f.name,
+                        &mut diags,
+                    );
+                    (qualified_ns(&ns), types.function(f, ident))
+                })
+                .collect(),
+        ),
         namespace: namespace.clone(),
     };
     let mut files = FileMap::new();

@@ -29,10 +29,37 @@ pub struct Header {
     pub regenerate: String,
     /// The manifest checked at load time: C++ string literals, one per line.
     pub manifest: Vec<String>,
-    /// Classes, parents first.
-    pub classes: Vec<Class>,
-    /// Global functions.
-    pub functions: Vec<Function>,
+    /// Classes, parents first, with their namespaces.
+    pub classes: Vec<InNamespace<Class>>,
+    /// Global functions, with their namespaces.
+    pub functions: Vec<InNamespace<Function>>,
+}
+
+/// An item in a namespace; runs of items in the same namespace share one `namespace {}` block.
+pub struct InNamespace<T> {
+    /// The qualified namespace (`tvm::ir`).
+    pub ns: String,
+    /// The first of its run: open the namespace before it.
+    pub open: bool,
+    /// The last of its run: close the namespace after it.
+    pub close: bool,
+    /// The item.
+    pub item: T,
+}
+
+/// Marks the runs of items in the same namespace.
+pub fn grouped<T>(items: Vec<(String, T)>) -> Vec<InNamespace<T>> {
+    let namespaces: Vec<String> = items.iter().map(|(ns, _)| ns.clone()).collect();
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, (ns, item))| InNamespace {
+            open: i == 0 || namespaces[i - 1] != ns,
+            close: namespaces.get(i + 1) != Some(&ns),
+            ns,
+            item,
+        })
+        .collect()
 }
 
 /// A parameter.
@@ -118,12 +145,16 @@ pub struct Constructor {
     /// The arguments are assembled at run time (`ffihub::detail::Kwargs`): some go by keyword
     /// or may be left out. Otherwise they are passed as a plain positional call.
     pub assembled: bool,
+    /// Every parameter is optional: a separate default constructor leaves them all out.
+    pub default_ctor: bool,
 }
 
 /// A class.
 pub struct Class {
     /// Class name.
     pub ident: String,
+    /// Qualified name (`tvm::ir::IntImm`), for definitions at global scope.
+    pub qualified: String,
     /// Base class.
     pub base: String,
     /// Type key, as a C++ string literal.
@@ -202,7 +233,11 @@ pub fn manifest(lib: &ir::Library) -> Vec<String> {
         lines.push(format!("t {} {}", t.key, t.parent));
         for f in &t.fields {
             let rw = if f.writable { "rw" } else { "ro" };
-            lines.push(format!("d {} {} {rw} {}", t.key, f.name, f.ty));
+            if f.untyped {
+                lines.push(format!("d {} {} {rw} ?", t.key, f.name));
+            } else {
+                lines.push(format!("d {} {} {rw} {}", t.key, f.name, f.ty));
+            }
         }
         let mut seen = std::collections::BTreeSet::new();
         for m in t.methods.iter().filter(|m| seen.insert(m.name.clone())) {
@@ -301,13 +336,13 @@ impl Types {
         }
     }
 
-    fn params(&self, params: &[ir::Param], item: &str, diags: &mut Diagnostics) -> Vec<Param> {
+    fn params(&self, params: &[ir::Param], item: &str) -> Vec<Param> {
         let mut scope = Scope::with_reserved(&["args", "Args"]);
         params
             .iter()
             .map(|p| {
                 let ident = names::value(&p.name);
-                names::claim(&mut scope, &ident, &format!("{item}({})", p.name), diags);
+                let ident = scope.claim_free(&ident, &format!("{item}({})", p.name));
                 Param {
                     decl: format!("{} {ident}", self.param(&p.ty)),
                     default: "",
@@ -318,9 +353,9 @@ impl Types {
     }
 
     /// The model of a global function.
-    pub fn function(&self, f: &ir::Function, ident: String, diags: &mut Diagnostics) -> Function {
+    pub fn function(&self, f: &ir::Function, ident: String) -> Function {
         let (params, ret) = match &f.signature {
-            Some(sig) => (self.params(&sig.params, &f.name, diags), self.cpp(&sig.ret)),
+            Some(sig) => (self.params(&sig.params, &f.name), self.cpp(&sig.ret)),
             None => (Vec::new(), "ffihub::Any".into()),
         };
         let last = match &f.signature {
@@ -337,12 +372,7 @@ impl Types {
         }
     }
 
-    fn constructor(
-        &self,
-        t: &ir::ObjectType,
-        c: &ir::Constructor,
-        diags: &mut Diagnostics,
-    ) -> Constructor {
+    fn constructor(&self, t: &ir::ObjectType, c: &ir::Constructor) -> Constructor {
         let item = format!("{}.__ffi_init__", t.key);
         // The generated `__ffi_init__` (auto_init) gets every argument by keyword, so the order
         // of the C++ parameters does not matter; a typed one gets them by position, leaving
@@ -364,12 +394,7 @@ impl Types {
         doc_lines.push(format!("`{}.__ffi_init__`", t.key));
         for p in order {
             let ident = names::value(&p.param.name);
-            names::claim(
-                &mut scope,
-                &ident,
-                &format!("{item}({})", p.param.name),
-                diags,
-            );
+            let ident = scope.claim_free(&ident, &format!("{item}({})", p.param.name));
             let decl = if p.optional {
                 let ty = match &p.param.ty {
                     Type::Optional(_) => self.nested(&p.param.ty),
@@ -400,6 +425,13 @@ impl Types {
                 default,
             });
         }
+        // Defaults are given on the out-of-line definition (a default `std::nullopt` needs the
+        // complete class, which may be declared later). A definition may not add defaults that
+        // turn a constructor into a default constructor: then a separate one is declared.
+        let default_ctor = !params.is_empty() && params.iter().all(|p| !p.default.is_empty());
+        if default_ctor {
+            params[0].default = "";
+        }
         let args = c
             .params
             .iter()
@@ -415,12 +447,18 @@ impl Types {
             doc: doc_lines.iter().map(|l| l.replace("*/", "* /")).collect(),
             args,
             assembled,
+            default_ctor,
         }
     }
 
     /// The model of a class.
-    pub fn class(&self, t: &ir::ObjectType, diags: &mut Diagnostics) -> Class {
-        let ident = self.0.get(&t.key).cloned().unwrap_or_default();
+    pub fn class(&self, t: &ir::ObjectType, ident: String, diags: &mut Diagnostics) -> Class {
+        // Without the leading `::`: after a return type `T ::a::B` would read as `T::a::B`.
+        let qualified = self
+            .0
+            .get(&t.key)
+            .map(|q| q.trim_start_matches("::").to_string())
+            .unwrap_or_default();
         let mut members = Scope::with_reserved(&[
             ident.as_str(),
             "get",
@@ -482,7 +520,7 @@ impl Types {
                 let ident = names::value(&m.name);
                 names::claim(&mut members, &ident, &item, diags);
                 let (params, ret) = match &m.signature {
-                    Some(sig) => (self.params(&sig.params, &item, diags), self.cpp(&sig.ret)),
+                    Some(sig) => (self.params(&sig.params, &item), self.cpp(&sig.ret)),
                     None => (Vec::new(), "ffihub::Any".into()),
                 };
                 let kind = if m.is_static {
@@ -505,10 +543,7 @@ impl Types {
                 }
             })
             .collect();
-        let constructor = t
-            .constructor
-            .as_ref()
-            .map(|c| self.constructor(t, c, diags));
+        let constructor = t.constructor.as_ref().map(|c| self.constructor(t, c));
         let base = self
             .0
             .get(&t.parent)
@@ -525,6 +560,7 @@ impl Types {
             methods,
             constructor,
             ident,
+            qualified,
         }
     }
 }

@@ -134,6 +134,11 @@ pub fn namespace(name: &str) -> String {
     escape(case::sanitize(&case::snake(name)))
 }
 
+/// A nested namespace from a segment of a dotted name (spelled as registered, escaped).
+pub fn namespace_segment(segment: &str) -> String {
+    escape(case::sanitize(segment))
+}
+
 /// A class name.
 pub fn class(segment: &str) -> String {
     escape(case::sanitize(&case::pascal(segment)))

@@ -8,8 +8,8 @@ pub mod names;
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};
 use crate::ir;
-use crate::lang::{render, stable_uuid, Capabilities, Config, Scope};
-use std::collections::BTreeMap;
+use crate::lang::{self, case, render, stable_uuid, Capabilities, Config, Namespaces};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// The backend's name.
@@ -41,34 +41,81 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     let mut diags = Diagnostics::default();
     let lib = capabilities().filter(lib, LANG, &mut diags);
     let module = names::module(&cfg.name);
-    let mut top = Scope::with_reserved(&[module.as_str(), "TVMFFI"]);
+    let mut scopes = Namespaces::new(&[module.as_str(), "TVMFFI"], true);
+    let ns_of = |path: &[String]| -> Vec<String> {
+        lang::namespace_of(path)
+            .iter()
+            .map(|s| names::namespace_segment(s))
+            .collect()
+    };
+    // Without namespaces, names are plain (the package is one module); with them, every
+    // reference to a type is qualified from the package root, valid in every submodule.
+    let nested_package = lib
+        .types
+        .iter()
+        .map(|t| &t.path)
+        .chain(lib.functions.iter().map(|f| &f.path))
+        .any(|p| p.len() > 1);
+    let place = |ns: &[String], ident: String| model::Place {
+        prefix: if nested_package {
+            std::iter::once(module.as_str())
+                .chain(ns.iter().map(String::as_str))
+                .map(|s| format!("{s}."))
+                .collect()
+        } else {
+            String::new()
+        },
+        nested: !ns.is_empty(),
+        infix: ns.iter().map(|s| format!("{s}_")).collect(),
+        ident,
+    };
 
     let mut type_names = BTreeMap::new();
     for t in &lib.types {
         let ident = names::type_name(t.path.last().map_or("", String::as_str));
-        names::claim(&mut top, &ident, &t.key, &mut diags);
-        names::claim(
-            &mut top,
-            &names::abstract_type_name(&ident),
-            &t.key,
-            &mut diags,
-        );
-        type_names.insert(t.key.clone(), ident);
+        let ns = ns_of(&t.path);
+        let scope = scopes.scope(&ns, LANG, &mut diags);
+        names::claim(scope, &ident, &t.key, &mut diags);
+        let abstract_ident = names::abstract_type_name(&ident);
+        names::claim(scope, &abstract_ident, &t.key, &mut diags);
+        type_names.insert(t.key.clone(), place(&ns, ident));
     }
     let types = model::TypeNames(type_names);
-    let mut method_names = BTreeMap::new();
-    let objects: Vec<model::Object> = lib
+    // Method identifiers by namespace (one Julia function per name and module).
+    let mut method_names: BTreeMap<Vec<String>, BTreeMap<String, String>> = BTreeMap::new();
+    let objects: Vec<(Vec<String>, model::Object)> = lib
         .types
         .iter()
-        .map(|t| types.object(t, &mut method_names, &mut diags))
+        .map(|t| {
+            let ns = ns_of(&t.path);
+            let o = types.object(t, method_names.entry(ns.clone()).or_default(), &mut diags);
+            (ns, o)
+        })
         .collect();
-    let functions: Vec<model::Function> = lib
+    let idents = lang::function_idents(
+        &lib,
+        names::value_name,
+        |segment| names::value_name(segment).replace(&case::snake(segment), segment),
+        names::namespace_segment,
+        |segment| {
+            let t = names::type_name(segment);
+            vec![names::abstract_type_name(&t), t]
+        },
+        true,
+    );
+    let functions: Vec<(Vec<String>, model::Function)> = lib
         .functions
         .iter()
-        .map(|f| {
-            let ident = names::value_name(f.path.last().map_or("", String::as_str));
-            names::claim(&mut top, &ident, &f.name, &mut diags);
-            if let Some(method) = method_names.get(&ident) {
+        .zip(idents)
+        .map(|(f, ident)| {
+            let ns = ns_of(&f.path);
+            names::claim(
+                scopes.scope(&ns, LANG, &mut diags),
+                &ident,
+                &f.name,
+                &mut diags,
+            );
+            if let Some(method) = method_names.get(&ns).and_then(|m| m.get(&ident)) {
                 diags.error(
                     LANG,
                     &f.name,
@@ -78,27 +125,43 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
                     ),
                 );
             }
-            types.function(f, ident, &mut diags)
+            (ns.clone(), types.function(f, place(&ns, ident)))
         })
         .collect();
 
-    // Exported: types, functions and methods, except names that Base exports (a function of
-    // the same name would clash with Base's wherever the package is `using`'d; methods with
-    // such names extend Base's function instead).
-    let mut exports: Vec<String> = Vec::new();
-    for o in &objects {
-        exports.push(o.ident.clone());
-        exports.push(o.abstract_ident.clone());
+    // Exported from each module: types, functions and methods, except names that Base exports
+    // (a function of the same name would clash with Base's wherever the module is `using`'d;
+    // methods with such names extend Base's function instead).
+    let mut exports: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
+    for (ns, o) in &objects {
+        let e = exports.entry(ns.clone()).or_default();
+        e.push(o.ident.clone());
+        e.push(o.abstract_ident.clone());
     }
-    let callables = functions
-        .iter()
-        .map(|f| &f.ident)
-        .chain(method_names.keys());
-    for ident in callables {
-        if !names::is_base_export(ident) && !exports.contains(ident) {
-            exports.push(ident.clone());
+    let callables = functions.iter().map(|(ns, f)| (ns, &f.ident)).chain(
+        method_names
+            .iter()
+            .flat_map(|(ns, m)| m.keys().map(move |k| (ns, k))),
+    );
+    for (ns, ident) in callables {
+        let e = exports.entry(ns.clone()).or_default();
+        if !names::is_base_export(ident) && !e.contains(ident) {
+            e.push(ident.clone());
         }
     }
+    let blocks = namespace_blocks(
+        &lib,
+        &objects,
+        &functions,
+        &mut exports,
+        &module,
+        &mut diags,
+    );
+    let exports = exports.remove(&Vec::new()).unwrap_or_default();
+    let (objects, functions): (Vec<model::Object>, Vec<model::Function>) = (
+        objects.into_iter().map(|(_, o)| o).collect(),
+        functions.into_iter().map(|(_, f)| f).collect(),
+    );
 
     let banner = format!("# {}", banner_text(&lib.libraries, &lib.checksum));
     let files_list = if lib.libraries.is_empty() {
@@ -162,6 +225,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         types: objects,
         functions,
         exports,
+        blocks,
         module: module.clone(),
     };
     let project = model::Project {
@@ -185,4 +249,201 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     } else {
         Err(fatal)
     }
+}
+
+/// A part of a module: `None` for its own types, `Some(segment)` for a child module.
+type Unit = Option<String>;
+
+/// `needs[(module, unit)]`: the units of that module that must be printed before `unit`.
+type Needs = BTreeMap<(Vec<String>, Unit), BTreeSet<Unit>>;
+
+/// The submodules of a package with namespaces, as a flat sequence of blocks to print (open a
+/// module, its own types and function stubs, close it), nested as the namespaces are. A module
+/// block cannot be reopened, and an abstract type needs its supertype defined first, so each
+/// module's parts (its own types, its child modules) are ordered by the supertypes they need;
+/// a cycle is reported. Functions, constructors and methods are defined after all modules, so
+/// their signatures may name any type.
+fn namespace_blocks(
+    lib: &ir::Library,
+    objects: &[(Vec<String>, model::Object)],
+    functions: &[(Vec<String>, model::Function)],
+    exports: &mut BTreeMap<Vec<String>, Vec<String>>,
+    module: &str,
+    diags: &mut Diagnostics,
+) -> Vec<model::Block> {
+    let ns_of = |path: &[String]| -> Vec<String> {
+        lang::namespace_of(path)
+            .iter()
+            .map(|s| names::namespace_segment(s))
+            .collect()
+    };
+    let mut all: BTreeSet<Vec<String>> = BTreeSet::new();
+    for ns in objects
+        .iter()
+        .map(|(ns, _)| ns)
+        .chain(functions.iter().map(|(ns, _)| ns))
+    {
+        for i in 0..=ns.len() {
+            all.insert(ns[..i].to_vec());
+        }
+    }
+    let mut needs = Needs::new();
+    let ns_by_key: BTreeMap<&str, Vec<String>> = lib
+        .types
+        .iter()
+        .map(|t| (t.key.as_str(), ns_of(&t.path)))
+        .collect();
+    for t in &lib.types {
+        let (Some(child), Some(parent)) = (
+            ns_by_key.get(t.key.as_str()),
+            ns_by_key.get(t.parent.as_str()),
+        ) else {
+            continue;
+        };
+        let common = child.iter().zip(parent).take_while(|(a, b)| a == b).count();
+        let unit = |ns: &[String]| -> Unit { ns.get(common).cloned() };
+        let (a, b) = (unit(child), unit(parent));
+        if a != b {
+            needs
+                .entry((child[..common].to_vec(), a))
+                .or_default()
+                .insert(b);
+        }
+    }
+    let mut blocks = Vec::new();
+    let root_units = order_units(&[], &all, &needs, diags);
+    if root_units.first() != Some(&None) && !root_units.is_empty() {
+        diags.error(
+            LANG,
+            module,
+            "types at the package root derive from types of a namespace; give them a namespace \
+             with a rename map (`--config`)",
+        );
+    }
+    for unit in root_units.into_iter().flatten() {
+        emit_block(
+            &[unit],
+            &all,
+            &needs,
+            objects,
+            functions,
+            exports,
+            module,
+            &mut blocks,
+            diags,
+        );
+    }
+    blocks
+}
+
+/// The units of namespace `ns` in an order that respects `needs` (own types first when free).
+fn order_units(
+    ns: &[String],
+    all: &BTreeSet<Vec<String>>,
+    needs: &Needs,
+    diags: &mut Diagnostics,
+) -> Vec<Unit> {
+    let mut pending: Vec<Unit> = std::iter::once(None)
+        .chain(
+            all.iter()
+                .filter(|n| n.len() == ns.len() + 1 && n.starts_with(ns))
+                .map(|n| Some(n[ns.len()].clone())),
+        )
+        .collect();
+    let mut out = Vec::new();
+    while !pending.is_empty() {
+        let ready = pending.iter().position(|u| {
+            needs
+                .get(&(ns.to_vec(), u.clone()))
+                .is_none_or(|deps| deps.iter().all(|d| out.contains(d)))
+        });
+        match ready {
+            Some(i) => out.push(pending.remove(i)),
+            None => {
+                diags.error(
+                    LANG,
+                    &ns.join("."),
+                    format!(
+                        "the types of the namespaces {} derive from each other in a cycle; Julia \
+                         modules cannot be reopened (move some with a rename map, `--config`)",
+                        pending
+                            .iter()
+                            .map(|u| u.clone().unwrap_or_else(|| ns.join(".")))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                );
+                out.append(&mut pending);
+            }
+        }
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emit_block(
+    ns: &[String],
+    all: &BTreeSet<Vec<String>>,
+    needs: &Needs,
+    objects: &[(Vec<String>, model::Object)],
+    functions: &[(Vec<String>, model::Function)],
+    exports: &mut BTreeMap<Vec<String>, Vec<String>>,
+    module: &str,
+    blocks: &mut Vec<model::Block>,
+    diags: &mut Diagnostics,
+) {
+    blocks.push(model::Block {
+        open: Some(model::ModuleOpen {
+            name: ns.last().cloned().unwrap_or_default(),
+            root_import: format!("{}{module}", ".".repeat(ns.len() + 1)),
+        }),
+        ..model::Block::default()
+    });
+    for unit in order_units(ns, all, needs, diags) {
+        match unit {
+            None => {
+                let mut stubs: Vec<model::Stub> = Vec::new();
+                for (_, f) in functions.iter().filter(|(n, _)| n == ns) {
+                    stubs.push(model::Stub {
+                        ident: f.ident.clone(),
+                        doc: f.doc.clone(),
+                    });
+                }
+                let mut methods: BTreeSet<&str> = BTreeSet::new();
+                for (_, o) in objects.iter().filter(|(n, _)| n == ns) {
+                    for m in &o.methods {
+                        if !names::is_base_export(&m.ident) {
+                            methods.insert(&m.ident);
+                        }
+                    }
+                }
+                stubs.extend(methods.into_iter().map(|m| model::Stub {
+                    ident: m.to_string(),
+                    doc: Vec::new(),
+                }));
+                blocks.push(model::Block {
+                    types: objects
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, (n, _))| n == ns)
+                        .map(|(i, _)| i)
+                        .collect(),
+                    stubs,
+                    exports: exports.remove(ns).unwrap_or_default(),
+                    ..model::Block::default()
+                });
+            }
+            Some(child) => {
+                let mut path = ns.to_vec();
+                path.push(child);
+                emit_block(
+                    &path, all, needs, objects, functions, exports, module, blocks, diags,
+                );
+            }
+        }
+    }
+    blocks.push(model::Block {
+        close: ns.last().cloned(),
+        ..model::Block::default()
+    });
 }

@@ -56,12 +56,45 @@ pub struct Package {
     pub types: Vec<Object>,
     /// Global functions.
     pub functions: Vec<Function>,
-    /// Exported names.
+    /// Exported names (of the package root).
     pub exports: Vec<String>,
+    /// The submodules of the namespaces, as blocks to print in order.
+    pub blocks: Vec<Block>,
     /// What the load-time check compares: functions (`name`, normalized signature).
     pub check_functions: Vec<(String, String)>,
     /// What the load-time check compares: types (`key`, declared members).
     pub check_types: Vec<(String, Vec<String>)>,
+}
+
+/// One step of printing the submodules (see `namespace_blocks` in `mod.rs`).
+#[derive(Default)]
+pub struct Block {
+    /// Opens a module.
+    pub open: Option<ModuleOpen>,
+    /// Indices (into `Package::types`) of the module's own types.
+    pub types: Vec<usize>,
+    /// The module's functions, declared here (with their docstrings) and defined at the end.
+    pub stubs: Vec<Stub>,
+    /// The module's exported names.
+    pub exports: Vec<String>,
+    /// Closes the module of this name.
+    pub close: Option<String>,
+}
+
+/// The start of a submodule.
+pub struct ModuleOpen {
+    /// Its name.
+    pub name: String,
+    /// The relative import of the package root (`..Tvm`), which qualified names start from.
+    pub root_import: String,
+}
+
+/// A function declared without methods (`function add end`), with its docstring.
+pub struct Stub {
+    /// Identifier.
+    pub ident: String,
+    /// Docstring lines; empty for none.
+    pub doc: Vec<String>,
 }
 
 /// A parameter.
@@ -87,6 +120,11 @@ impl Param {
 pub struct Function {
     /// Identifier.
     pub ident: String,
+    /// The name its methods are defined under from the package root (`ident`, or
+    /// `Tvm.relax.op.add` for a function of a namespace, declared there by a stub).
+    pub def_name: String,
+    /// Defined in a namespace: the docstring goes on the stub in the submodule.
+    pub nested: bool,
     /// The constant holding its `TVMFFI.FFIFunction` (`_ffi_fn_<ident>`).
     pub handle: String,
     /// Registered name, as a Julia string literal.
@@ -121,6 +159,8 @@ pub struct Field {
 
 /// A method (`Method.jl`).
 pub struct Method {
+    /// Identifier.
+    pub ident: String,
     /// The name it is defined under (`norm`, or `Base.sum` for names Base exports).
     pub def_name: String,
     /// The constant holding its `TVMFFI.FFIFunction`.
@@ -167,6 +207,12 @@ pub struct Overload {
 pub struct Object {
     /// Concrete type name.
     pub ident: String,
+    /// The type's name from anywhere in the package (`Point`, or `Tvm.ir.IntImm`).
+    pub def_name: String,
+    /// The field table from anywhere in the package.
+    pub fields_ref: String,
+    /// Defined in a submodule (its constructor and methods are defined after all modules).
+    pub nested: bool,
     /// Abstract type standing for it and its subtypes.
     pub abstract_ident: String,
     /// Supertype of the abstract type.
@@ -265,13 +311,27 @@ fn default_expr(default: &DefaultValue) -> Option<String> {
     })
 }
 
+/// Where an item of the package is defined: its identifier and the qualification that names
+/// it from anywhere in the package (`""` in a package without namespaces, else `Tvm.ir.`).
+#[derive(Clone, Debug, Default)]
+pub struct Place {
+    /// The identifier in its module.
+    pub ident: String,
+    /// `Root.ns.` (with the trailing dot), or empty.
+    pub prefix: String,
+    /// The item is in a namespace below the package root (defined in a submodule).
+    pub nested: bool,
+    /// A prefix for the package-level constants of this item (`_ffi_init_<infix><ident>`).
+    pub infix: String,
+}
+
 /// Maps type keys of this library to Julia type names, and TVM-FFI types to Julia's.
-pub struct TypeNames(pub BTreeMap<String, String>);
+pub struct TypeNames(pub BTreeMap<String, Place>);
 
 impl TypeNames {
     fn abstract_of(&self, key: &str) -> String {
         match self.0.get(key) {
-            Some(ident) => names::abstract_type_name(ident),
+            Some(p) => format!("{}{}", p.prefix, names::abstract_type_name(&p.ident)),
             None => "TVMFFI.FFIObject".into(),
         }
     }
@@ -430,13 +490,13 @@ impl TypeNames {
         }
     }
 
-    fn params(&self, params: &[ir::Param], item: &str, diags: &mut Diagnostics) -> Vec<Param> {
+    fn params(&self, params: &[ir::Param], item: &str) -> Vec<Param> {
         let mut scope = Scope::with_reserved(&["self"]);
         params
             .iter()
             .map(|p| {
                 let ident = names::param_name(&p.name);
-                names::claim(&mut scope, &ident, &format!("{item}({})", p.name), diags);
+                let ident = scope.claim_free(&ident, &format!("{item}({})", p.name));
                 Param {
                     annot: self
                         .accepts(&p.ty)
@@ -463,10 +523,11 @@ impl TypeNames {
     }
 
     /// The model of a global function.
-    pub fn function(&self, f: &ir::Function, ident: String, diags: &mut Diagnostics) -> Function {
+    pub fn function(&self, f: &ir::Function, place: Place) -> Function {
+        let ident = place.ident.clone();
         let (params, ret, what) = match &f.signature {
             Some(sig) => (
-                self.params(&sig.params, &f.name, diags),
+                self.params(&sig.params, &f.name),
                 self.returns(&sig.ret),
                 format!("`{}`: `{sig}`.", f.name),
             ),
@@ -490,7 +551,15 @@ impl TypeNames {
             Vec::new()
         };
         Function {
-            handle: format!("{}fn_{ident}", names::RESERVED_PREFIX),
+            // Functions of the root are defined in place; those of a namespace by their
+            // qualified name (declared in their module by a stub).
+            def_name: if place.nested {
+                format!("{}{ident}", place.prefix)
+            } else {
+                ident.clone()
+            },
+            nested: place.nested,
+            handle: format!("{}fn_{}{ident}", names::RESERVED_PREFIX, place.infix),
             ffi_name: literal(&f.name),
             doc: docstring(
                 &[signature],
@@ -516,7 +585,8 @@ impl TypeNames {
         method_names: &mut BTreeMap<String, String>,
         diags: &mut Diagnostics,
     ) -> Object {
-        let ident = self.0.get(&t.key).cloned().unwrap_or_default();
+        let place = self.0.get(&t.key).cloned().unwrap_or_default();
+        let ident = place.ident.clone();
         let abstract_ident = names::abstract_type_name(&ident);
         let mut members = Scope::default();
         let fields: Vec<Field> = t
@@ -564,14 +634,15 @@ impl TypeNames {
             method_names
                 .entry(method_ident.clone())
                 .or_insert_with(|| item.clone());
-            methods.push(self.method(t, &ident, &abstract_ident, m, method_ident, diags));
+            methods.push(self.method(t, &place, m, method_ident));
         }
 
-        let init_handle = format!("{}init_{ident}", names::RESERVED_PREFIX);
+        let init_handle = format!("{}init_{}{ident}", names::RESERVED_PREFIX, place.infix);
         let constructor = t
             .constructor
             .as_ref()
             .and_then(|c| self.constructor(t, &ident, c, diags));
+        let fields_handle = format!("{}fields_{ident}", names::RESERVED_PREFIX);
         let field_docs: Vec<String> = t
             .all_fields()
             .zip(&fields)
@@ -612,7 +683,10 @@ impl TypeNames {
             ),
             parent_abstract: self.abstract_of(&t.parent),
             key: literal(&t.key),
-            fields_handle: format!("{}fields_{ident}", names::RESERVED_PREFIX),
+            def_name: format!("{}{ident}", place.prefix),
+            nested: place.nested,
+            fields_ref: format!("{}{fields_handle}", place.prefix),
+            fields_handle,
             field_symbols: format!("[{}]", field_symbols.join(", ")),
             property_names: tuple_literal(&property_list),
             has_setters: fields.iter().any(|f| f.setter.is_some()),
@@ -625,16 +699,10 @@ impl TypeNames {
         }
     }
 
-    fn method(
-        &self,
-        t: &ir::ObjectType,
-        type_ident: &str,
-        abstract_ident: &str,
-        m: &ir::Method,
-        ident: String,
-        diags: &mut Diagnostics,
-    ) -> Method {
+    fn method(&self, t: &ir::ObjectType, place: &Place, m: &ir::Method, ident: String) -> Method {
         let item = format!("{}.{}", t.key, m.name);
+        let type_ident = &place.ident;
+        let abstract_ident = format!("{}{}", place.prefix, names::abstract_type_name(type_ident));
         let receiver = if m.is_static {
             format!("::Type{{<:{abstract_ident}}}")
         } else {
@@ -643,7 +711,7 @@ impl TypeNames {
         let self_arg = if m.is_static { "" } else { ", self" };
         let (params, ret, decls, what) = match &m.signature {
             Some(sig) => {
-                let params = self.params(&sig.params, &item, diags);
+                let params = self.params(&sig.params, &item);
                 let mut decls = vec![receiver];
                 decls.extend(params.iter().map(Param::decl));
                 (
@@ -668,8 +736,16 @@ impl TypeNames {
         let doc_decls = decls.replace("args::Vararg{Any,N}", "args...");
         let signature = format!("{ident}({doc_decls}){}", Self::arrow(&ret));
         Method {
-            def_name: names::method_definition(&ident),
-            handle: format!("{}method_{type_ident}_{ident}", names::RESERVED_PREFIX),
+            def_name: names::method_definition(
+                &ident,
+                if place.nested { &place.prefix } else { "" },
+            ),
+            ident: ident.clone(),
+            handle: format!(
+                "{}method_{}{type_ident}_{ident}",
+                names::RESERVED_PREFIX,
+                place.infix
+            ),
             ffi_symbol: names::symbol_literal(&m.name),
             doc: docstring(
                 &[signature],
@@ -728,12 +804,7 @@ impl TypeNames {
         let mut fast = true;
         for p in &c.params {
             let ident = names::param_name(&p.param.name);
-            names::claim(
-                &mut scope,
-                &ident,
-                &format!("{item}({})", p.param.name),
-                diags,
-            );
+            let ident = scope.claim_free(&ident, &format!("{item}({})", p.param.name));
             let mut param = Param {
                 annot: self
                     .accepts(&p.param.ty)
@@ -829,7 +900,11 @@ pub fn check_members(t: &ir::ObjectType) -> Vec<String> {
         .iter()
         .map(|f| {
             let access = if f.writable { " (writable)" } else { "" };
-            format!("field {}: {}{access}", f.name, f.ty)
+            if f.untyped {
+                format!("field {}: ?{access}", f.name)
+            } else {
+                format!("field {}: {}{access}", f.name, f.ty)
+            }
         })
         .collect();
     out.extend(t.methods.iter().map(|m| {
@@ -854,6 +929,7 @@ mod tests {
             name: name.into(),
             owner: "t.Bag".into(),
             ty,
+            untyped: false,
             doc: String::new(),
             writable: true,
             default,
@@ -878,7 +954,7 @@ mod tests {
         let items = Type::Array(Box::new(Type::Int));
         let bag = ir::ObjectType {
             key: "t.Bag".into(),
-            path: vec!["t".into(), "Bag".into()],
+            path: vec!["Bag".into()],
             parent: "ffi.Object".into(),
             parent_is_local: false,
             ancestors: vec!["ffi.Object".into()],
@@ -904,6 +980,7 @@ mod tests {
         let lib = ir::Library {
             checksum: "fnv1a64:0".into(),
             libraries: vec!["libt.so".into()],
+            root: vec!["t".into()],
             functions: Vec::new(),
             types: vec![bag],
         };

@@ -82,6 +82,11 @@ pub fn module(name: &str) -> String {
     escape(case::sanitize(&case::pascal(name)))
 }
 
+/// A submodule from a segment of a dotted name (spelled as registered, escaped).
+pub fn namespace_segment(segment: &str) -> String {
+    escape(case::sanitize(segment))
+}
+
 /// A type name from the last segment of a type key. Names that `Base` exports (`Pair`,
 /// `String`, ...) get a trailing `_` too: the generated code and its users need Base's.
 pub fn type_name(segment: &str) -> String {
@@ -116,11 +121,12 @@ pub fn param_name(name: &str) -> String {
 /// The name under which a method is defined: a name that `Base` exports extends Base's
 /// function (`Base.sum(self::AbstractTestIntPair)`: the receiver is a generated type, so this
 /// adds a method without changing Base's behaviour for anything else).
-pub fn method_definition(ident: &str) -> String {
+/// `prefix` qualifies other names (`Tvm.relax.`, for a type of a namespace).
+pub fn method_definition(ident: &str, prefix: &str) -> String {
     if is_base_export(ident) {
         format!("Base.{ident}")
     } else {
-        ident.to_string()
+        format!("{prefix}{ident}")
     }
 }
 
@@ -171,8 +177,9 @@ mod tests {
         assert_eq!(value_name("end"), "end_");
         assert_eq!(value_name("v_i64"), "v_i64");
         assert_eq!(param_name("self"), "self_");
-        assert_eq!(method_definition("sum"), "Base.sum");
-        assert_eq!(method_definition("norm"), "norm");
+        assert_eq!(method_definition("sum", ""), "Base.sum");
+        assert_eq!(method_definition("norm", ""), "norm");
+        assert_eq!(method_definition("norm", "T.a."), "T.a.norm");
         assert_eq!(library_env("TestingLib"), "TESTING_LIB_LIB_DIR");
         assert_eq!(symbol_literal("x"), ":x");
         assert_eq!(symbol_literal("end"), "Symbol(\"end\")");

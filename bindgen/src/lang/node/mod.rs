@@ -7,7 +7,7 @@ pub mod names;
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};
 use crate::ir;
-use crate::lang::{render, Capabilities, Config, Scope};
+use crate::lang::{self, render, Capabilities, Config, Namespaces};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -16,6 +16,22 @@ pub const LANG: &str = "node";
 
 /// The npm name of the support package that generated code requires.
 pub const SUPPORT_PACKAGE: &str = "@ffihub/tvm-ffi";
+
+/// The package's exports as `index.d.ts` names them (`import * as __ffiRoot from './index'`),
+/// so that no namespace of the package can shadow another.
+pub const ROOT: &str = "__ffiRoot";
+
+/// The package's exports in `index.js`: namespaces and items are assigned as `exports.x...`,
+/// which Node's CommonJS lexer sees, so that ES modules can import them by name.
+pub const JS_ROOT: &str = "exports";
+
+/// `path` (a `ROOT` path) as `index.js` spells it.
+pub fn js_path(path: &str) -> String {
+    match path.strip_prefix(ROOT) {
+        Some(rest) => format!("{JS_ROOT}{rest}"),
+        None => path.to_string(),
+    }
+}
 
 /// What the Node backend expresses.
 pub fn capabilities() -> Capabilities {
@@ -41,34 +57,108 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     // The load-time check describes the whole library, before the capability filter.
     let manifest = model::manifest(lib);
     let lib = capabilities().filter(lib, LANG, &mut diags);
-    let mut top = Scope::with_reserved(&["ffi"]);
+    let mut scopes = Namespaces::new(&[], false);
+    let ns_idents = |path: &[String]| -> Vec<String> {
+        lang::namespace_of(path)
+            .iter()
+            .map(|s| names::namespace_segment(s))
+            .collect()
+    };
+    let object_path = |ns: &[String], ident: &str| -> String {
+        std::iter::once(ROOT)
+            .chain(ns.iter().map(String::as_str))
+            .chain(std::iter::once(ident))
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    let decl = |ns: &[String]| {
+        if ns.is_empty() {
+            "export declare "
+        } else {
+            "export "
+        }
+    };
+    let mut namespaces: Vec<Vec<String>> = Vec::new();
+    let mut note_namespace = |ns: &[String]| {
+        for i in 1..=ns.len() {
+            if !namespaces.iter().any(|n| n[..] == ns[..i]) {
+                namespaces.push(ns[..i].to_vec());
+            }
+        }
+    };
     let mut classes = BTreeMap::new();
+    let mut class_places = Vec::new();
     for t in &lib.types {
         let ident = names::class(t.path.last().map_or("", String::as_str));
-        names::claim(&mut top, &ident, &t.key, &mut diags);
-        classes.insert(t.key.clone(), ident);
+        let ns = ns_idents(&t.path);
+        names::claim(
+            scopes.scope(&ns, LANG, &mut diags),
+            &ident,
+            &t.key,
+            &mut diags,
+        );
+        note_namespace(&ns);
+        classes.insert(t.key.clone(), object_path(&ns, &ident));
+        class_places.push((ns, ident));
     }
     let types = model::Types(classes);
+    let mut function_places = Vec::new();
+    let functions: Vec<model::Function> = lib
+        .functions
+        .iter()
+        .zip(lang::function_idents(
+            &lib,
+            names::value,
+            names::namespace_segment,
+            names::namespace_segment,
+            |segment| vec![names::class(segment)],
+            false,
+        ))
+        .enumerate()
+        .map(|(i, (f, ident))| {
+            let ns = ns_idents(&f.path);
+            names::claim(
+                scopes.scope(&ns, LANG, &mut diags),
+                &ident,
+                &f.name,
+                &mut diags,
+            );
+            note_namespace(&ns);
+            let place = (js_path(&object_path(&ns, &ident)), decl(&ns), i);
+            function_places.push(ns.join("."));
+            types.function(f, ident, place)
+        })
+        .collect();
+    let classes: Vec<model::Class> = lib
+        .types
+        .iter()
+        .zip(&class_places)
+        .enumerate()
+        .map(|(i, (t, (ns, ident)))| types.class(t, ident.clone(), (decl(ns), i), &mut diags))
+        .collect();
+    let by_namespace = |places: Vec<String>| {
+        crate::lang::cpp::model::grouped(
+            places
+                .into_iter()
+                .enumerate()
+                .map(|(i, ns)| (ns, i))
+                .collect(),
+        )
+    };
     let module = model::Module {
         banner: format!("// {}", banner_text(&lib.libraries, &lib.checksum)),
         support: model::literal(SUPPORT_PACKAGE),
         checksum: model::literal(&lib.checksum),
         libraries: lib.libraries.iter().map(|l| model::literal(l)).collect(),
         manifest,
-        classes: lib
-            .types
+        namespaces: namespaces
             .iter()
-            .map(|t| types.class(t, &mut diags))
+            .map(|ns| js_path(&object_path(&ns[..ns.len() - 1], &ns[ns.len() - 1])))
             .collect(),
-        functions: lib
-            .functions
-            .iter()
-            .map(|f| {
-                let ident = names::value(f.path.last().map_or("", String::as_str));
-                names::claim(&mut top, &ident, &f.name, &mut diags);
-                types.function(f, ident, &mut diags)
-            })
-            .collect(),
+        dts_classes: by_namespace(class_places.iter().map(|(ns, _)| ns.join(".")).collect()),
+        dts_functions: by_namespace(function_places),
+        classes,
+        functions,
     };
     let json = |s: &str| serde_json::Value::String(s.to_string()).to_string();
     let package = model::PackageJson {

@@ -48,10 +48,16 @@ pub struct Module {
     pub libraries: Vec<String>,
     /// The load-time check: one entry per function and type.
     pub manifest: Vec<ManifestEntry>,
+    /// The namespace objects to create, parents first (`exports.relax`, `exports.relax.op`).
+    pub namespaces: Vec<String>,
     /// Classes, parents first.
     pub classes: Vec<Class>,
     /// Global functions.
     pub functions: Vec<Function>,
+    /// Classes by `.d.ts` namespace (`relax.op`, `` for the top).
+    pub dts_classes: Vec<crate::lang::cpp::model::InNamespace<usize>>,
+    /// Functions by `.d.ts` namespace.
+    pub dts_functions: Vec<crate::lang::cpp::model::InNamespace<usize>>,
 }
 
 /// One item of the load-time metadata check.
@@ -69,12 +75,16 @@ pub struct Param {
     /// TypeScript declaration (`a: number`, `b?: string | null`).
     pub decl: String,
     /// The expression passed to the native function (the identifier, or a coercion of it such
-    /// as `ffi.toTensor(t)`).
+    /// as `__ffi.toTensor(t)`).
     pub arg: String,
 }
 
 /// A global function.
 pub struct Function {
+    /// Where `index.js` exports it (`exports.relax.op.add`).
+    pub path: String,
+    /// The `.d.ts` declaration keyword(s): `export declare ` at the top, `export ` in a namespace.
+    pub decl: &'static str,
     /// Identifier.
     pub ident: String,
     /// The handle's constant name (`__ffiFn_<ident>`).
@@ -137,7 +147,7 @@ pub struct Constructor {
     pub keyword: Vec<Param>,
     /// The options object may be left out (no required keyword parameter).
     pub options_optional: bool,
-    /// The coercions of the positional parameters, a JS array literal (`[null, ffi.toDevice]`).
+    /// The coercions of the positional parameters, a JS array literal (`[null, __ffi.toDevice]`).
     pub coercions: String,
     /// The options object's keys mapped to field names, a JS object literal (`null` if none).
     pub keywords: String,
@@ -145,11 +155,17 @@ pub struct Constructor {
 
 /// A class.
 pub struct Class {
+    /// Where `index.js` exports it (`exports.ir.IntImm`).
+    pub path: String,
+    /// The base class in `index.js` (`__ffi.Object`, `exports.ir.PrimExpr`).
+    pub js_base: String,
+    /// The `.d.ts` declaration keyword(s): `export declare ` at the top, `export ` in a namespace.
+    pub decl: &'static str,
     /// Class name.
     pub ident: String,
     /// The constant holding the type's methods (`__ffi<Class>`).
     pub binding: String,
-    /// The base class expression (`ffi.Object` or a local class).
+    /// The base class expression (`__ffi.Object` or a local class).
     pub base: String,
     /// Type key, as a JS string literal.
     pub key: String,
@@ -215,7 +231,11 @@ pub fn type_line(t: &ir::ObjectType) -> String {
         .iter()
         .map(|f| {
             let w = if f.writable { " (writable)" } else { "" };
-            format!("{}: {}{w}", f.name, f.ty)
+            if f.untyped {
+                format!("{}: ?{w}", f.name)
+            } else {
+                format!("{}: {}{w}", f.name, f.ty)
+            }
         })
         .collect();
     let methods: Vec<String> = t
@@ -251,15 +271,30 @@ pub fn manifest(lib: &ir::Library) -> Vec<ManifestEntry> {
         .functions
         .iter()
         .map(|f| (format!("fn {}", f.name), function_line(f)));
-    let types = lib
-        .types
-        .iter()
-        .map(|t| (format!("type {}", t.key), type_line(t)));
+    let types = lib.types.iter().map(|t| {
+        let untyped: Vec<&str> = t
+            .fields
+            .iter()
+            .filter(|f| f.untyped)
+            .map(|f| f.name.as_str())
+            .collect();
+        (format!("type {}", t.key), type_line(t), untyped)
+    });
     functions
+        .map(|(key, line)| (key, line, Vec::new()))
         .chain(types)
-        .map(|(key, line)| ManifestEntry {
-            key: literal(&key),
-            hash: literal(&line_hash(&line)),
+        .map(|(key, line, untyped)| {
+            let hash = literal(&line_hash(&line));
+            ManifestEntry {
+                key: literal(&key),
+                // Untyped fields are named so that the check spells them the same way.
+                hash: if untyped.is_empty() {
+                    hash
+                } else {
+                    let names: Vec<String> = untyped.iter().map(|n| literal(n)).collect();
+                    format!("[{hash}, {}]", names.join(", "))
+                },
+            }
         })
         .collect()
 }
@@ -268,12 +303,12 @@ pub fn manifest(lib: &ir::Library) -> Vec<ManifestEntry> {
 /// arguments, so that e.g. `"cuda:0"` reaches a `Device` parameter as a device).
 fn coercion(ty: &Type) -> Option<&'static str> {
     match ty {
-        Type::Tensor => Some("ffi.toTensor"),
-        Type::Shape => Some("ffi.toShape"),
-        Type::Device => Some("ffi.toDevice"),
-        Type::DataType => Some("ffi.toDataType"),
-        Type::List(_) => Some("ffi.toList"),
-        Type::Dict(_, _) => Some("ffi.toDict"),
+        Type::Tensor => Some("__ffi.toTensor"),
+        Type::Shape => Some("__ffi.toShape"),
+        Type::Device => Some("__ffi.toDevice"),
+        Type::DataType => Some("__ffi.toDataType"),
+        Type::List(_) => Some("__ffi.toList"),
+        Type::Dict(_, _) => Some("__ffi.toDict"),
         Type::Optional(t) => coercion(t),
         _ => None,
     }
@@ -308,42 +343,42 @@ impl Types {
             Type::BigInt if input => "bigint | number".into(),
             Type::Int | Type::Float => "number".into(),
             Type::BigInt => "bigint".into(),
-            Type::OpaquePtr => "ffi.OpaquePtr".into(),
-            Type::DataType if input => "ffi.DataTypeLike".into(),
-            Type::DataType => "ffi.DataType".into(),
-            Type::Device if input => "ffi.DeviceLike".into(),
-            Type::Device => "ffi.Device".into(),
+            Type::OpaquePtr => "__ffi.OpaquePtr".into(),
+            Type::DataType if input => "__ffi.DataTypeLike".into(),
+            Type::DataType => "__ffi.DataType".into(),
+            Type::Device if input => "__ffi.DeviceLike".into(),
+            Type::Device => "__ffi.Device".into(),
             Type::String => "string".into(),
-            Type::Bytes if input => "ffi.BytesLike".into(),
+            Type::Bytes if input => "__ffi.BytesLike".into(),
             Type::Bytes => "Uint8Array".into(),
-            Type::Tensor if input => "ffi.TensorLike".into(),
-            Type::Tensor => "ffi.Tensor".into(),
-            Type::Shape if input => "ffi.ShapeLike".into(),
-            Type::Shape => "ffi.Shape".into(),
-            Type::Object => "ffi.Object".into(),
-            Type::Module => "ffi.Module".into(),
+            Type::Tensor if input => "__ffi.TensorLike".into(),
+            Type::Tensor => "__ffi.Tensor".into(),
+            Type::Shape if input => "__ffi.ShapeLike".into(),
+            Type::Shape => "__ffi.Shape".into(),
+            Type::Object => "__ffi.Object".into(),
+            Type::Module => "__ffi.Module".into(),
             Type::Error if input => "Error".into(),
-            Type::Error => "ffi.FFIError".into(),
+            Type::Error => "__ffi.FFIError".into(),
             Type::Array(t) | Type::List(t) if input => {
-                format!("ffi.ArrayLike<{}>", self.ts(t, true))
+                format!("__ffi.ArrayLike<{}>", self.ts(t, true))
             }
-            Type::Array(t) => format!("ffi.Array<{}>", self.ts(t, false)),
-            Type::List(t) => format!("ffi.List<{}>", self.ts(t, false)),
+            Type::Array(t) => format!("__ffi.Array<{}>", self.ts(t, false)),
+            Type::List(t) => format!("__ffi.List<{}>", self.ts(t, false)),
             Type::Map(k, v) | Type::Dict(k, v) if input => {
-                format!("ffi.MapLike<{}, {}>", self.ts(k, true), self.ts(v, true))
+                format!("__ffi.MapLike<{}, {}>", self.ts(k, true), self.ts(v, true))
             }
-            Type::Map(k, v) => format!("ffi.Map<{}, {}>", self.ts(k, false), self.ts(v, false)),
-            Type::Dict(k, v) => format!("ffi.Dict<{}, {}>", self.ts(k, false), self.ts(v, false)),
+            Type::Map(k, v) => format!("__ffi.Map<{}, {}>", self.ts(k, false), self.ts(v, false)),
+            Type::Dict(k, v) => format!("__ffi.Dict<{}, {}>", self.ts(k, false), self.ts(v, false)),
             Type::Optional(t) if input => {
                 format!("{} | null | undefined", paren_fn(self.ts(t, true)))
             }
             Type::Optional(t) => format!("{} | null", paren_fn(self.ts(t, false))),
             Type::Variant(ts) => join(ts, " | "),
             Type::Tuple(ts) if input => format!("readonly [{}]", join(ts, ", ")),
-            Type::Tuple(ts) if ts.is_empty() => "ffi.Array<never>".into(),
-            Type::Tuple(ts) => format!("ffi.Array<{}>", join(ts, " | ")),
-            Type::Function(None) if input => "ffi.AnyFunction".into(),
-            Type::Function(None) => "ffi.Function".into(),
+            Type::Tuple(ts) if ts.is_empty() => "__ffi.Array<never>".into(),
+            Type::Tuple(ts) => format!("__ffi.Array<{}>", join(ts, " | ")),
+            Type::Function(None) if input => "__ffi.AnyFunction".into(),
+            Type::Function(None) => "__ffi.Function".into(),
             Type::Function(Some(sig)) => {
                 // A callback JavaScript passes in receives values that come out and returns one
                 // that goes in; a function that comes out is the other way round.
@@ -356,14 +391,14 @@ impl Types {
                 if input {
                     format!("({arrow})")
                 } else {
-                    format!("ffi.Function<{arrow}>")
+                    format!("__ffi.Function<{arrow}>")
                 }
             }
             Type::Class(key) => self
                 .0
                 .get(key)
                 .cloned()
-                .unwrap_or_else(|| "ffi.Object".into()),
+                .unwrap_or_else(|| "__ffi.Object".into()),
         }
     }
 
@@ -376,7 +411,7 @@ impl Types {
         }
     }
 
-    fn params(&self, params: &[ir::Param], item: &str, diags: &mut Diagnostics) -> Vec<Param> {
+    fn params(&self, params: &[ir::Param], item: &str) -> Vec<Param> {
         let mut scope = Scope::with_reserved(&["args", "ffi"]);
         // Trailing Optional parameters may be left out.
         let optional_from = params
@@ -388,7 +423,7 @@ impl Types {
             .enumerate()
             .map(|(i, p)| {
                 let ident = names::value(&p.name);
-                names::claim(&mut scope, &ident, &format!("{item}({})", p.name), diags);
+                let ident = scope.claim_free(&ident, &format!("{item}({})", p.name));
                 let opt = if i >= optional_from { "?" } else { "" };
                 Param {
                     decl: format!("{ident}{opt}: {}", self.ts(&p.ty, true)),
@@ -402,26 +437,26 @@ impl Types {
             .collect()
     }
 
-    fn signature(
-        &self,
-        sig: Option<&ir::Signature>,
-        item: &str,
-        diags: &mut Diagnostics,
-    ) -> (Vec<Param>, String) {
+    fn signature(&self, sig: Option<&ir::Signature>, item: &str) -> (Vec<Param>, String) {
         match sig {
-            Some(sig) => (
-                self.params(&sig.params, item, diags),
-                self.ret(&sig.ret, false),
-            ),
+            Some(sig) => (self.params(&sig.params, item), self.ret(&sig.ret, false)),
             None => (Vec::new(), "unknown".into()),
         }
     }
 
     /// The model of a global function.
-    pub fn function(&self, f: &ir::Function, ident: String, diags: &mut Diagnostics) -> Function {
-        let (params, ret) = self.signature(f.signature.as_ref(), &f.name, diags);
+    pub fn function(
+        &self,
+        f: &ir::Function,
+        ident: String,
+        place: (String, &'static str, usize),
+    ) -> Function {
+        let (params, ret) = self.signature(f.signature.as_ref(), &f.name);
+        let (path, decl, index) = place;
         Function {
-            handle: format!("{}Fn_{ident}", names::RESERVED_PREFIX),
+            path,
+            decl,
+            handle: format!("{}Fn{index}", names::RESERVED_PREFIX),
             ffi_name: literal(&f.name),
             doc: jsdoc(&f.doc),
             packed: f.signature.is_none(),
@@ -432,8 +467,15 @@ impl Types {
     }
 
     /// The model of a class.
-    pub fn class(&self, t: &ir::ObjectType, diags: &mut Diagnostics) -> Class {
-        let ident = self.0.get(&t.key).cloned().unwrap_or_default();
+    pub fn class(
+        &self,
+        t: &ir::ObjectType,
+        ident: String,
+        place: (&'static str, usize),
+        diags: &mut Diagnostics,
+    ) -> Class {
+        let path = self.0.get(&t.key).cloned().unwrap_or_default();
+        let (decl, index) = place;
         // Inherited accessors and the base class's members are reserved so an own member
         // cannot shadow them.
         let mut members = Scope::with_reserved(&["dispose", "same", "typeKey", "typeIndex"]);
@@ -487,7 +529,7 @@ impl Types {
                     names::claim(&mut members, &ident, &item, diags);
                     ident
                 };
-                let (params, ret) = self.signature(m.signature.as_ref(), &item, diags);
+                let (params, ret) = self.signature(m.signature.as_ref(), &item);
                 let packed = m.signature.is_none();
                 let mut call: Vec<String> = Vec::new();
                 if !m.is_static {
@@ -510,16 +552,17 @@ impl Types {
                 }
             })
             .collect();
-        let constructor = t
-            .constructor
-            .as_ref()
-            .map(|c| self.constructor(t, c, diags));
+        let constructor = t.constructor.as_ref().map(|c| self.constructor(t, c));
+        let base = match self.0.get(&t.parent) {
+            Some(parent) => parent.clone(),
+            None => "__ffi.Object".into(),
+        };
         Class {
-            binding: format!("{}{ident}", names::RESERVED_PREFIX),
-            base: match self.0.get(&t.parent) {
-                Some(parent) => parent.clone(),
-                None => "ffi.Object".into(),
-            },
+            path: super::js_path(&path),
+            js_base: super::js_path(&base),
+            decl,
+            binding: format!("{}T{index}", names::RESERVED_PREFIX),
+            base,
             key: literal(&t.key),
             doc: jsdoc(&t.doc),
             fields,
@@ -529,24 +572,16 @@ impl Types {
         }
     }
 
-    fn constructor(
-        &self,
-        t: &ir::ObjectType,
-        c: &ir::Constructor,
-        diags: &mut Diagnostics,
-    ) -> Constructor {
+    fn constructor(&self, t: &ir::ObjectType, c: &ir::Constructor) -> Constructor {
         let mut scope = Scope::with_reserved(&["options", "args"]);
         let (mut positional, mut keyword) = (Vec::new(), Vec::new());
         let mut coercions = Vec::new();
         let mut keywords = Vec::new();
         let options_optional = c.params.iter().all(|p| !p.kw_only || p.optional);
         for p in &c.params {
-            let ident = names::value(&p.param.name);
-            names::claim(
-                &mut scope,
-                &ident,
+            let ident = scope.claim_free(
+                &names::value(&p.param.name),
                 &format!("{}.__ffi_init__({})", t.key, p.param.name),
-                diags,
             );
             let ty = self.ts(&p.param.ty, true);
             // A required options object cannot follow optional parameters: those take

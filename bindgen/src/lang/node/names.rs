@@ -98,6 +98,12 @@ pub fn package(name: &str) -> String {
     case::snake(name).replace('_', "-")
 }
 
+/// A namespace (an object of the package, a `.d.ts` namespace) from a segment of a dotted
+/// name, spelled as registered.
+pub fn namespace_segment(segment: &str) -> String {
+    escape(case::sanitize(segment), &[])
+}
+
 /// A class name.
 pub fn class(segment: &str) -> String {
     escape(case::sanitize(&case::pascal(segment)), &[])

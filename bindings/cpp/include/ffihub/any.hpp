@@ -73,7 +73,7 @@ struct ConverterBase {
                                                                 const std::string& expected,
                                                                 const char* context) {
   std::string msg = *context != 0 ? std::string(context) + ": " : std::string();
-  msg += "expected " + expected + ", got " + type_key_of(v);
+  msg += "expected " + expected + ", got " + ::ffihub::detail::type_key_of(v);
   throw TypeError(msg, "<ffihub>", 0, "conversion");
 }
 
@@ -81,7 +81,7 @@ struct ConverterBase {
 [[noreturn]] FFIHUB_NOINLINE inline void throw_owned_conversion_error(TVMFFIAny& v,
                                                                       std::string (*expected)(),
                                                                       const char* context) {
-  std::string got = type_key_of(v);
+  std::string got = ::ffihub::detail::type_key_of(v);
   release(v);
   std::string msg = *context != 0 ? std::string(context) + ": " : std::string();
   throw TypeError(msg + "expected " + expected() + ", got " + got, "<ffihub>", 0, "conversion");
@@ -91,7 +91,7 @@ struct ConverterBase {
 template <typename T>
 inline T cast_view(const TVMFFIAny& v, const char* context = "") {
   std::optional<T> out = Converter<T>::from_view(v);
-  if (!out) throw_conversion_error(v, Converter<T>::type_name(), context);
+  if (!out) ::ffihub::detail::throw_conversion_error(v, Converter<T>::type_name(), context);
   return std::move(*out);
 }
 
@@ -102,7 +102,7 @@ inline T cast_owned(TVMFFIAny& v, const char* context = "") {
     release(v);
   } else {
     std::optional<T> out = Converter<T>::from_owned(v);
-    if (!out) throw_owned_conversion_error(v, &Converter<T>::type_name, context);
+    if (!out) ::ffihub::detail::throw_owned_conversion_error(v, &Converter<T>::type_name, context);
     return std::move(*out);
   }
 }
@@ -252,7 +252,7 @@ struct Converter<Any> : ConverterBase<Any, Converter<Any>> {
   static void view(const Any& v, TVMFFIAny* out) noexcept { *out = AnyAccess::raw(v); }
   static TVMFFIAny owned(const Any& v) noexcept {
     TVMFFIAny out = AnyAccess::raw(v);
-    retain(out);
+    ::ffihub::detail::retain(out);
     return out;
   }
   static bool check(const TVMFFIAny&) noexcept { return true; }
@@ -425,7 +425,7 @@ struct Converter<DLDataType> : ConverterBase<DLDataType, Converter<DLDataType>> 
     if ((v.type_index == kTVMFFISmallStr || v.type_index == kTVMFFIStr ||
          v.type_index == kTVMFFIRawStr) &&
         bytes_view(v, &text)) {
-      TVMFFIByteArray b = byte_array(text);
+      TVMFFIByteArray b = ::ffihub::detail::byte_array(text);
       DLDataType out;
       if (TVMFFIDataTypeFromString(&b, &out) == 0) return out;
       TVMFFIObjectHandle err = nullptr;
@@ -462,16 +462,16 @@ struct Converter<DLDevice> : ConverterBase<DLDevice, Converter<DLDevice>> {
 /// A new owned string value (inline small string for up to 7 bytes).
 inline TVMFFIAny make_string(std::string_view s) {
   TVMFFIAny out = none_any();
-  TVMFFIByteArray b = byte_array(s);
-  check_call(TVMFFIStringFromByteArray(&b, &out));
+  TVMFFIByteArray b = ::ffihub::detail::byte_array(s);
+  ::ffihub::detail::check_call(TVMFFIStringFromByteArray(&b, &out));
   return out;
 }
 
 /// A new owned bytes value.
 inline TVMFFIAny make_bytes(std::string_view s) {
   TVMFFIAny out = none_any();
-  TVMFFIByteArray b = byte_array(s);
-  check_call(TVMFFIBytesFromByteArray(&b, &out));
+  TVMFFIByteArray b = ::ffihub::detail::byte_array(s);
+  ::ffihub::detail::check_call(TVMFFIBytesFromByteArray(&b, &out));
   return out;
 }
 
@@ -492,7 +492,7 @@ struct Converter<std::string> : ConverterBase<std::string, Converter<std::string
   }
   static std::optional<std::string> from_view(const TVMFFIAny& v) {
     std::string_view s;
-    if (is_string_index(v.type_index) && bytes_view(v, &s)) return std::string(s);
+    if (::ffihub::detail::is_string_index(v.type_index) && bytes_view(v, &s)) return std::string(s);
     return std::nullopt;
   }
   static std::string type_name() { return "str"; }
@@ -525,7 +525,7 @@ struct Converter<std::string_view> {
   static bool check(const TVMFFIAny& v) noexcept { return Converter<std::string>::check(v); }
   static std::optional<std::string_view> from_view(const TVMFFIAny& v) noexcept {
     std::string_view s;
-    if (is_string_index(v.type_index) && bytes_view(v, &s)) return s;
+    if (::ffihub::detail::is_string_index(v.type_index) && bytes_view(v, &s)) return s;
     return std::nullopt;
   }
   static std::string type_name() { return "str"; }
@@ -623,7 +623,7 @@ template <typename T>
 inline int32_t type_index_of() {
   static const int32_t index = [] {
     std::string_view key = T::type_key;
-    TVMFFIByteArray b = byte_array(key);
+    TVMFFIByteArray b = ::ffihub::detail::byte_array(key);
     int32_t out = -1;
     if (TVMFFITypeKeyToIndex(&b, &out) != 0) {
       TVMFFIObjectHandle err = nullptr;
@@ -649,7 +649,7 @@ struct has_accepts<T, std::void_t<decltype(T::ffi_accepts(std::declval<TVMFFIObj
 /// Whether `obj` (not null) can be wrapped as a T.
 template <typename T>
 inline bool accepts(TVMFFIObject* obj) {
-  if (!is_instance_of(obj->type_index, type_index_of<T>())) return false;
+  if (!::ffihub::detail::is_instance_of(obj->type_index, type_index_of<T>())) return false;
   if constexpr (has_accepts<T>::value) {
     return T::ffi_accepts(obj);
   } else {
@@ -661,7 +661,7 @@ template <typename T>
 struct Converter<T, std::enable_if_t<std::is_base_of_v<ObjectRef, T>>>
     : ConverterBase<T, Converter<T>> {
   static void view(const T& v, TVMFFIAny* out) noexcept {
-    TVMFFIObject* ptr = handle(v);
+    TVMFFIObject* ptr = ::ffihub::detail::handle(v);
     *out = none_any();
     if (ptr != nullptr) {
       out->type_index = ptr->type_index;
@@ -671,7 +671,7 @@ struct Converter<T, std::enable_if_t<std::is_base_of_v<ObjectRef, T>>>
   static TVMFFIAny owned(const T& v) noexcept {
     TVMFFIAny out;
     view(v, &out);
-    retain(out);
+    ::ffihub::detail::retain(out);
     return out;
   }
   static bool check(const TVMFFIAny& v) {

@@ -106,7 +106,7 @@ inline std::string type_key_of_index(int32_t type_index) {
   if (info == nullptr) {
     return "<type index " + std::to_string(type_index) + ">";
   }
-  return std::string(view_of(info->type_key));
+  return std::string(::ffihub::detail::view_of(info->type_key));
 }
 
 /// The type key of the value held by `a`.

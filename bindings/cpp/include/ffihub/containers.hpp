@@ -76,7 +76,7 @@ inline bool elements_convert(TVMFFIObject* obj) {
   if constexpr (std::is_same_v<T, Any>) {
     return true;
   } else {
-    const TVMFFISeqCell& cell = seq_cell(obj);
+    const TVMFFISeqCell& cell = ::ffihub::detail::seq_cell(obj);
     const TVMFFIAny* data = static_cast<const TVMFFIAny*>(cell.data);
     for (int64_t i = 0; i < cell.size; ++i) {
       if (!Converter<T>::from_view(data[i])) return false;
@@ -145,7 +145,7 @@ class SeqReader {
 
  private:
   const TVMFFISeqCell& cell() const noexcept {
-    return seq_cell(handle(static_cast<const Self&>(*this)));
+    return ::ffihub::detail::seq_cell(::ffihub::detail::handle(static_cast<const Self&>(*this)));
   }
   const TVMFFIAny* data() const noexcept { return static_cast<const TVMFFIAny*>(cell().data); }
 };
@@ -268,7 +268,7 @@ class MapReader {
   std::optional<V> get(const K& key) const {
     Any value = builtin<Get>()(self(), key);
     if (const std::optional<ObjectRef> obj = value.as<ObjectRef>();
-        obj && obj->same_as(missing_sentinel())) {
+        obj && obj->same_as(::ffihub::detail::missing_sentinel())) {
       return std::nullopt;
     }
     return value.cast<V>();
@@ -336,13 +336,13 @@ class Map : public ObjectRef,
   explicit Map(detail::Owned owned) noexcept : ObjectRef(owned) {}
   Map() : Map(detail::FromElements{}, {}) {}
   Map(std::initializer_list<std::pair<K, V>> pairs)
-      : Map(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Map(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   template <typename C, typename A>
   Map(const std::map<K, V, C, A>& pairs)  // NOLINT
-      : Map(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Map(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   template <typename H, typename E, typename A>
   Map(const std::unordered_map<K, V, H, E, A>& pairs)  // NOLINT
-      : Map(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Map(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   /// Internal: a map of the given keys and values, alternating.
   Map(detail::FromElements, const std::vector<Any>& kv)
       : ObjectRef(detail::call_packed_as<ObjectRef>(detail::builtin<detail::kMap>(), kv)) {}
@@ -363,13 +363,13 @@ class Dict : public ObjectRef,
   explicit Dict(detail::Owned owned) noexcept : ObjectRef(owned) {}
   Dict() : Dict(detail::FromElements{}, {}) {}
   Dict(std::initializer_list<std::pair<K, V>> pairs)
-      : Dict(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Dict(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   template <typename C, typename A>
   Dict(const std::map<K, V, C, A>& pairs)  // NOLINT
-      : Dict(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Dict(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   template <typename H, typename E, typename A>
   Dict(const std::unordered_map<K, V, H, E, A>& pairs)  // NOLINT
-      : Dict(detail::FromElements{}, detail::pairs_to_anys(pairs)) {}
+      : Dict(detail::FromElements{}, ::ffihub::detail::pairs_to_anys(pairs)) {}
   /// Internal: a map of the given keys and values, alternating.
   Dict(detail::FromElements, const std::vector<Any>& kv)
       : ObjectRef(detail::call_packed_as<ObjectRef>(detail::builtin<detail::kDict>(), kv)) {}
@@ -438,7 +438,7 @@ struct Converter<std::vector<T>, std::enable_if_t<!std::is_same_v<T, uint8_t> &&
   }
   static std::optional<std::vector<T>> from_view(const TVMFFIAny& v) {
     if (v.type_index != kTVMFFIArray && v.type_index != kTVMFFIList) return std::nullopt;
-    const TVMFFISeqCell& cell = seq_cell(v.v_obj);
+    const TVMFFISeqCell& cell = ::ffihub::detail::seq_cell(v.v_obj);
     const TVMFFIAny* data = static_cast<const TVMFFIAny*>(cell.data);
     std::vector<T> out;
     out.reserve(static_cast<std::size_t>(cell.size));
@@ -464,7 +464,7 @@ struct Converter<std::tuple<Ts...>> : ConverterBase<std::tuple<Ts...>, Converter
   static bool check(const TVMFFIAny& v) { return from_view(v).has_value(); }
   static std::optional<std::tuple<Ts...>> from_view(const TVMFFIAny& v) {
     if (v.type_index != kTVMFFIArray && v.type_index != kTVMFFIList) return std::nullopt;
-    const TVMFFISeqCell& cell = seq_cell(v.v_obj);
+    const TVMFFISeqCell& cell = ::ffihub::detail::seq_cell(v.v_obj);
     if (cell.size != static_cast<int64_t>(sizeof...(Ts))) return std::nullopt;
     const TVMFFIAny* data = static_cast<const TVMFFIAny*>(cell.data);
     return convert(data, std::index_sequence_for<Ts...>{});
@@ -491,7 +491,7 @@ template <typename M, typename K, typename V>
 struct StdMapConverter : ConverterBase<M, StdMapConverter<M, K, V>> {
   static constexpr bool borrows = false;
   static TVMFFIAny owned(const M& m) {
-    Map<K, V> map(FromElements{}, pairs_to_anys(m));
+    Map<K, V> map(FromElements{}, ::ffihub::detail::pairs_to_anys(m));
     return Converter<ObjectRef>::owned(map);
   }
   static bool accepts(const TVMFFIAny& v) {

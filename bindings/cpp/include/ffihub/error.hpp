@@ -128,7 +128,7 @@ namespace detail {
 /// Checks the return code of a C API call.
 inline void check_call(int32_t code) {
   if (code != 0) {
-    throw_raised(code);
+    ::ffihub::detail::throw_raised(code);
   }
 }
 
@@ -138,7 +138,7 @@ inline void set_raised_from_current_exception() noexcept {
     try {
       throw;
     } catch (const Error& e) {
-      TVMFFIErrorSetRaised(handle(e.object()));
+      TVMFFIErrorSetRaised(::ffihub::detail::handle(e.object()));
     } catch (const std::bad_alloc& e) {
       throw MemoryError(e.what(), "<C++>", 0, "ffihub callback");
     } catch (const std::invalid_argument& e) {
@@ -153,7 +153,7 @@ inline void set_raised_from_current_exception() noexcept {
       throw RuntimeError("unknown C++ exception", "<C++>", 0, "ffihub callback");
     }
   } catch (const Error& e) {
-    TVMFFIErrorSetRaised(handle(e.object()));
+    TVMFFIErrorSetRaised(::ffihub::detail::handle(e.object()));
   } catch (...) {
     TVMFFIErrorSetRaisedFromCStr("RuntimeError", "a C++ exception could not be converted");
   }

@@ -64,7 +64,7 @@ struct PackedCall {
 inline Any call_raw(TVMFFIObject* f, TVMFFIAny* args, int32_t n) {
   TVMFFIAny result = none_any();
   int32_t rc = TVMFFIFunctionCall(f, args, n, &result);
-  if (rc != 0) throw_raised(rc);
+  if (rc != 0) ::ffihub::detail::throw_raised(rc);
   return AnyAccess::adopt(result);
 }
 
@@ -74,7 +74,7 @@ inline R call_typed(TVMFFIObject* f, Args&&... args) {
   PackedCall<std::decay_t<Args>...> packed(args...);
   TVMFFIAny result = none_any();
   int32_t rc = TVMFFIFunctionCall(f, packed.data(), packed.size, &result);
-  if (rc != 0) throw_raised(rc);
+  if (rc != 0) ::ffihub::detail::throw_raised(rc);
   return cast_owned<R>(result, "result");
 }
 
@@ -84,7 +84,7 @@ inline T cast_arg(const TVMFFIAny& v, std::size_t index) {
   std::optional<T> out = Converter<T>::from_view(v);
   if (!out) {
     std::string context = "argument " + std::to_string(index);
-    throw_conversion_error(v, Converter<T>::type_name(), context.c_str());
+    ::ffihub::detail::throw_conversion_error(v, Converter<T>::type_name(), context.c_str());
   }
   return std::move(*out);
 }
@@ -152,7 +152,7 @@ struct TypedCallback<F, R(A...)> {
              std::index_sequence_for<A...>{});
       return 0;
     } catch (...) {
-      set_raised_from_current_exception();
+      ::ffihub::detail::set_raised_from_current_exception();
       return -1;
     }
   }
@@ -178,7 +178,7 @@ inline TVMFFIObject* create_function(Callback* cb) {
   int32_t rc = TVMFFIFunctionCreate(cb, &Callback::safe_call, &Callback::deleter, &out);
   if (rc != 0) {
     delete cb;
-    throw_raised(rc);
+    ::ffihub::detail::throw_raised(rc);
   }
   return static_cast<TVMFFIObject*>(out);
 }
@@ -253,7 +253,7 @@ struct PackedCallback {
       }
       return 0;
     } catch (...) {
-      set_raised_from_current_exception();
+      ::ffihub::detail::set_raised_from_current_exception();
       return -1;
     }
   }

@@ -7,7 +7,7 @@
 // `Array[int]`, `Optional[str]`, `Callable[(int) -> int]`, `demo.Point`, ...):
 //   f <function> <signature or "packed">
 //   t <type key> <parent type key>
-//   d <type key> <field> <rw|ro> <type>
+//   d <type key> <field> <rw|ro> <type>   (`?`: untyped where generated; access is compared)
 //   m <type key> <method> <static|instance> <signature or "packed">   (without `self`)
 //   c <type key> init_method <(parameter types)>
 //   c <type key> auto_init
@@ -241,6 +241,13 @@ inline std::optional<std::pair<std::vector<std::string>, std::string>> schema_si
     for (const Json& x : args->items[1].items) params.push_back(schema_type(x));
     return std::make_pair(std::move(params), schema_type(args->items[0]));
   }
+  // The older function form: "args": [return, params...].
+  if (type != nullptr && (type->text == "ffi.Function" || type->text == "std::function") &&
+      args != nullptr && !args->items.empty()) {
+    std::vector<std::string> params;
+    for (std::size_t i = 1; i < args->items.size(); ++i) params.push_back(schema_type(args->items[i]));
+    return std::make_pair(std::move(params), schema_type(args->items[0]));
+  }
   return std::nullopt;
 }
 
@@ -308,7 +315,7 @@ inline std::string schema_type(const Json& node) {
   }
   if (o == "Tuple" || o == "std::tuple") return list("Tuple", args);
   if (o == "ffi.Function" || o == "std::function") {
-    auto sig = schema_signature(node);
+    auto sig = ::ffihub::detail::schema_signature(node);
     if (!sig) return "Callable[..., Any]";
     return "Callable[" + join_signature(sig->first, sig->second) + "]";
   }
@@ -327,13 +334,13 @@ inline std::optional<Json> metadata_schema(std::string_view metadata) {
 
 /// The normalized signature of a callable's metadata, "packed" when it has none.
 inline std::string metadata_signature(std::string_view metadata, bool drop_self) {
-  std::optional<Json> schema = metadata_schema(metadata);
+  std::optional<Json> schema = ::ffihub::detail::metadata_schema(metadata);
   if (!schema) return "packed";
   const Json* type = schema->get("type");
   if (type == nullptr || (type->text != "ffi.Function" && type->text != "std::function")) {
     return "packed";
   }
-  auto sig = schema_signature(*schema);
+  auto sig = ::ffihub::detail::schema_signature(*schema);
   if (!sig) return "packed";
   return join_signature(sig->first, sig->second, drop_self && !sig->first.empty() ? 1 : 0);
 }
@@ -344,7 +351,7 @@ inline constexpr char kGetGlobalFuncMetadata[] = "ffi.GetGlobalFuncMetadata";
 
 /// The type index of `key`, or -1 if it is not registered.
 inline int32_t find_type_index(std::string_view key) {
-  TVMFFIByteArray b = byte_array(key);
+  TVMFFIByteArray b = ::ffihub::detail::byte_array(key);
   int32_t out = -1;
   if (TVMFFITypeKeyToIndex(&b, &out) != 0) {
     TVMFFIObjectHandle err = nullptr;
@@ -357,21 +364,21 @@ inline int32_t find_type_index(std::string_view key) {
 
 inline const TVMFFIFieldInfo* own_field(const TVMFFITypeInfo* info, std::string_view name) {
   for (int32_t i = 0; i < info->num_fields; ++i) {
-    if (view_of(info->fields[i].name) == name) return &info->fields[i];
+    if (::ffihub::detail::view_of(info->fields[i].name) == name) return &info->fields[i];
   }
   return nullptr;
 }
 
 inline const TVMFFIMethodInfo* own_method(const TVMFFITypeInfo* info, std::string_view name) {
   for (int32_t i = 0; i < info->num_methods; ++i) {
-    if (view_of(info->methods[i].name) == name) return &info->methods[i];
+    if (::ffihub::detail::view_of(info->methods[i].name) == name) return &info->methods[i];
   }
   return nullptr;
 }
 
 /// The `__ffi_init__` type attribute of a type, if it has one (borrowed).
 inline const TVMFFIAny* init_attribute(int32_t type_index) {
-  TVMFFIByteArray name = byte_array("__ffi_init__");
+  TVMFFIByteArray name = ::ffihub::detail::byte_array("__ffi_init__");
   const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&name);
   if (column == nullptr) return nullptr;
   int32_t i = type_index - column->begin_index;
@@ -461,7 +468,7 @@ class Library {
                          std::size_t& missing) {
     switch (kind) {
       case 'f': {
-        auto w = split_words(line, 2);
+        auto w = ::ffihub::detail::split_words(line, 2);
         std::optional<Function> f = Function::get_global(w[0]);
         if (!f) {
           ++missing;
@@ -477,8 +484,8 @@ class Library {
         return;
       }
       case 't': {
-        auto w = split_words(line, 2);
-        int32_t index = find_type_index(w[0]);
+        auto w = ::ffihub::detail::split_words(line, 2);
+        int32_t index = ::ffihub::detail::find_type_index(w[0]);
         if (index < 0) {
           ++missing;
           problems.push_back("type " + w[0] + " is not registered");
@@ -486,7 +493,7 @@ class Library {
         }
         const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(index);
         std::string parent = info->type_depth > 0
-                                 ? std::string(view_of(info->type_ancestors[info->type_depth - 1]->type_key))
+                                 ? std::string(::ffihub::detail::view_of(info->type_ancestors[info->type_depth - 1]->type_key))
                                  : std::string("ffi.Object");
         if (parent != w[1]) {
           problems.push_back("type " + w[0] + ": generated with parent " + w[1] +
@@ -495,17 +502,18 @@ class Library {
         return;
       }
       case 'd': {
-        auto w = split_words(line, 4);
-        int32_t index = find_type_index(w[0]);
+        auto w = ::ffihub::detail::split_words(line, 4);
+        int32_t index = ::ffihub::detail::find_type_index(w[0]);
         if (index < 0) return;  // reported by its `t` line
-        const TVMFFIFieldInfo* f = own_field(TVMFFIGetTypeInfo(index), w[1]);
+        const TVMFFIFieldInfo* f = ::ffihub::detail::own_field(TVMFFIGetTypeInfo(index), w[1]);
         if (f == nullptr) {
           problems.push_back("field " + w[0] + "." + w[1] + " is not registered");
           return;
         }
-        std::optional<Json> schema = metadata_schema(view_of(f->metadata));
+        std::optional<Json> schema = ::ffihub::detail::metadata_schema(view_of(f->metadata));
+        // `?`: the field had no readable type where the header was generated; compare access only.
         std::string live = std::string((f->flags & kTVMFFIFieldFlagBitMaskWritable) ? "rw " : "ro ") +
-                           (schema ? schema_type(*schema) : std::string("Any"));
+                           (w[3] == "?" ? std::string("?") : schema ? schema_type(*schema) : std::string("Any"));
         std::string want = w[2] + " " + w[3];
         if (live != want) {
           problems.push_back("field " + w[0] + "." + w[1] + ": generated for " + want +
@@ -514,10 +522,10 @@ class Library {
         return;
       }
       case 'm': {
-        auto w = split_words(line, 4);
-        int32_t index = find_type_index(w[0]);
+        auto w = ::ffihub::detail::split_words(line, 4);
+        int32_t index = ::ffihub::detail::find_type_index(w[0]);
         if (index < 0) return;
-        const TVMFFIMethodInfo* m = own_method(TVMFFIGetTypeInfo(index), w[1]);
+        const TVMFFIMethodInfo* m = ::ffihub::detail::own_method(TVMFFIGetTypeInfo(index), w[1]);
         if (m == nullptr) {
           problems.push_back("method " + w[0] + "." + w[1] + " is not registered");
           return;
@@ -533,10 +541,10 @@ class Library {
         return;
       }
       case 'c': {
-        auto w = split_words(line, 3);
-        int32_t index = find_type_index(w[0]);
+        auto w = ::ffihub::detail::split_words(line, 3);
+        int32_t index = ::ffihub::detail::find_type_index(w[0]);
         if (index < 0) return;
-        const TVMFFIMethodInfo* init = own_method(TVMFFIGetTypeInfo(index), "__ffi_init__");
+        const TVMFFIMethodInfo* init = ::ffihub::detail::own_method(TVMFFIGetTypeInfo(index), "__ffi_init__");
         if (w[1] == "init_method") {
           std::string live = init == nullptr ? std::string("none")
                                              : metadata_signature(view_of(init->metadata), false);

@@ -33,7 +33,7 @@ using LibraryRef = const Library& (*)();
 
 /// The type index of a registered type key; throws ffihub::TypeError if there is none.
 inline int32_t required_type_index(std::string_view key) {
-  int32_t index = find_type_index(key);
+  int32_t index = ::ffihub::detail::find_type_index(key);
   if (index < 0) {
     throw TypeError("type " + std::string(key) +
                     " is not registered (is the library that defines it loaded?)");
@@ -56,7 +56,7 @@ inline const TVMFFIFieldInfo* find_field(int32_t type_index, std::string_view na
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
   for (int32_t d = info != nullptr ? info->type_depth : -1; d >= 0; --d) {
     const TVMFFITypeInfo* t = d == info->type_depth ? info : info->type_ancestors[d];
-    if (const TVMFFIFieldInfo* f = own_field(t, name)) return f;
+    if (const TVMFFIFieldInfo* f = ::ffihub::detail::own_field(t, name)) return f;
   }
   return nullptr;
 }
@@ -66,7 +66,7 @@ inline const TVMFFIMethodInfo* find_method(int32_t type_index, std::string_view 
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
   for (int32_t d = info != nullptr ? info->type_depth : -1; d >= 0; --d) {
     const TVMFFITypeInfo* t = d == info->type_depth ? info : info->type_ancestors[d];
-    if (const TVMFFIMethodInfo* m = own_method(t, name)) return m;
+    if (const TVMFFIMethodInfo* m = ::ffihub::detail::own_method(t, name)) return m;
   }
   return nullptr;
 }
@@ -74,15 +74,15 @@ inline const TVMFFIMethodInfo* find_method(int32_t type_index, std::string_view 
 /// The function object of a method record (owned by the registry).
 inline TVMFFIObject* method_object(const TVMFFIMethodInfo& m) {
   if (m.method.type_index != kTVMFFIFunction) {
-    throw TypeError("method " + std::string(view_of(m.name)) + " is not a function");
+    throw TypeError("method " + std::string(::ffihub::detail::view_of(m.name)) + " is not a function");
   }
   return m.method.v_obj;
 }
 
 inline void* field_address(const TVMFFIFieldInfo& f, const ObjectRef& obj) {
-  TVMFFIObject* ptr = handle(obj);
+  TVMFFIObject* ptr = ::ffihub::detail::handle(obj);
   if (ptr == nullptr) {
-    throw ValueError("field " + std::string(view_of(f.name)) + " of an empty reference");
+    throw ValueError("field " + std::string(::ffihub::detail::view_of(f.name)) + " of an empty reference");
   }
   return reinterpret_cast<char*>(ptr) + f.offset;
 }
@@ -91,10 +91,10 @@ inline void* field_address(const TVMFFIFieldInfo& f, const ObjectRef& obj) {
 template <typename T>
 inline T read_field(const TVMFFIFieldInfo& f, const ObjectRef& obj) {
   if (f.getter == nullptr) {
-    throw AttributeError("field " + std::string(view_of(f.name)) + " has no getter");
+    throw AttributeError("field " + std::string(::ffihub::detail::view_of(f.name)) + " has no getter");
   }
   TVMFFIAny out = none_any();
-  check_call(f.getter(field_address(f, obj), &out));
+  ::ffihub::detail::check_call(f.getter(::ffihub::detail::field_address(f, obj), &out));
   return cast_owned<T>(out, "field");
 }
 
@@ -102,13 +102,13 @@ inline T read_field(const TVMFFIFieldInfo& f, const ObjectRef& obj) {
 /// say so.
 inline void write_field(const TVMFFIFieldInfo& f, const ObjectRef& obj, const TVMFFIAny& value) {
   if ((f.flags & kTVMFFIFieldFlagBitMaskWritable) == 0 || f.setter == nullptr) {
-    throw AttributeError("field " + std::string(view_of(f.name)) + " is read-only");
+    throw AttributeError("field " + std::string(::ffihub::detail::view_of(f.name)) + " is read-only");
   }
-  void* address = field_address(f, obj);
+  void* address = ::ffihub::detail::field_address(f, obj);
   if (f.flags & kTVMFFIFieldFlagBitSetterIsFunctionObj) {
     call_typed<void>(static_cast<TVMFFIObject*>(f.setter), address, AnyAccess::view(value));
   } else {
-    check_call(reinterpret_cast<TVMFFIFieldSetter>(f.setter)(address, &value));
+    ::ffihub::detail::check_call(reinterpret_cast<TVMFFIFieldSetter>(f.setter)(address, &value));
   }
 }
 
@@ -175,7 +175,7 @@ class FieldAccess {
   template <typename V>
   void set(const ObjectRef& obj, const V& value) const {
     PackedCall<V> packed(value);
-    write_field(info<V>(), obj, packed.values[0]);
+    ::ffihub::detail::write_field(info<V>(), obj, packed.values[0]);
   }
 
  private:
@@ -194,7 +194,7 @@ class FieldAccess {
   }
   FFIHUB_NOINLINE const TVMFFIFieldInfo& resolve() const {
     lib_().ensure_checked();
-    const TVMFFIFieldInfo* p = find_field(required_type_index(type_key_), name_);
+    const TVMFFIFieldInfo* p = ::ffihub::detail::find_field(required_type_index(type_key_), name_);
     if (p == nullptr) {
       throw AttributeError(std::string(type_key_) + " has no field " + name_);
     }
@@ -235,13 +235,13 @@ class MethodAccess {
     int32_t index = self.type_index();
     if (index == type_index_.load(std::memory_order_relaxed) || index < 0) return p;
     // A subclass instance: the most derived declaration of the method.
-    const TVMFFIMethodInfo* m = find_method(index, name_);
+    const TVMFFIMethodInfo* m = ::ffihub::detail::find_method(index, name_);
     return m != nullptr ? method_object(*m) : p;
   }
   FFIHUB_NOINLINE TVMFFIObject* resolve() const {
     lib_().ensure_checked();
-    int32_t index = required_type_index(type_key_);
-    const TVMFFIMethodInfo* m = find_method(index, name_);
+    int32_t index = ::ffihub::detail::required_type_index(type_key_);
+    const TVMFFIMethodInfo* m = ::ffihub::detail::find_method(index, name_);
     if (m == nullptr) throw AttributeError(std::string(type_key_) + " has no method " + name_);
     TVMFFIObject* p = method_object(*m);
     type_index_.store(index, std::memory_order_relaxed);
@@ -285,7 +285,7 @@ class StaticMethodAccess {
   }
   FFIHUB_NOINLINE TVMFFIObject* resolve() const {
     lib_().ensure_checked();
-    const TVMFFIMethodInfo* m = find_method(required_type_index(type_key_), name_);
+    const TVMFFIMethodInfo* m = ::ffihub::detail::find_method(required_type_index(type_key_), name_);
     if (m == nullptr) {
       throw AttributeError(std::string(type_key_) + " has no static method " + name_);
     }
@@ -303,7 +303,7 @@ class StaticMethodAccess {
 /// (both owned by the registry).
 inline TVMFFIObject* init_object(int32_t type_index) {
   const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(type_index);
-  if (const TVMFFIMethodInfo* m = own_method(info, "__ffi_init__")) return method_object(*m);
+  if (const TVMFFIMethodInfo* m = ::ffihub::detail::own_method(info, "__ffi_init__")) return method_object(*m);
   if (const TVMFFIAny* attr = init_attribute(type_index)) {
     if (attr->type_index == kTVMFFIFunction) return attr->v_obj;
   }
@@ -319,7 +319,7 @@ struct ConstructorOf {
   }
   FFIHUB_NOINLINE static TVMFFIObject* resolve(LibraryRef lib) {
     lib().ensure_checked();
-    TVMFFIObject* p = init_object(required_type_index(T::type_key));
+    TVMFFIObject* p = ::ffihub::detail::init_object(required_type_index(T::type_key));
     ptr.store(p, std::memory_order_release);
     return p;
   }
@@ -369,7 +369,7 @@ class Kwargs {
   std::vector<Any> packed() const {
     std::vector<Any> out = positional_;
     if (!keywords_.empty()) {
-      out.push_back(kwargs_marker());
+      out.push_back(::ffihub::detail::kwargs_marker());
       out.insert(out.end(), keywords_.begin(), keywords_.end());
     }
     return out;
@@ -402,7 +402,7 @@ inline T construct_kw(LibraryRef lib, const Kwargs& args) {
   std::vector<TVMFFIAny> views;
   views.reserve(values.size());
   for (const Any& v : values) views.push_back(AnyAccess::raw(v));
-  Any result = call_raw(init, views.data(), static_cast<int32_t>(views.size()));
+  Any result = ::ffihub::detail::call_raw(init, views.data(), static_cast<int32_t>(views.size()));
   TVMFFIAny raw = AnyAccess::release(result);
   return cast_owned<T>(raw, "constructor result");
 }
@@ -413,7 +413,7 @@ inline T construct_kw(LibraryRef lib, const Kwargs& args) {
 
 namespace detail {
 inline const TVMFFIFieldInfo& required_field(const ObjectRef& obj, std::string_view name) {
-  const TVMFFIFieldInfo* f = find_field(obj.type_index(), name);
+  const TVMFFIFieldInfo* f = ::ffihub::detail::find_field(obj.type_index(), name);
   if (f == nullptr) {
     throw AttributeError(obj.runtime_type_key() + " has no field " + std::string(name));
   }
@@ -470,9 +470,9 @@ inline std::string repr(const Any& value) {
   return detail::builtin<detail::kReprPrint>().call<std::string>(value);
 }
 
-inline std::ostream& operator<<(std::ostream& os, const Any& value) { return os << repr(value); }
+inline std::ostream& operator<<(std::ostream& os, const Any& value) { return os << ::ffihub::repr(value); }
 inline std::ostream& operator<<(std::ostream& os, const ObjectRef& value) {
-  return os << repr(Any(value));
+  return os << ::ffihub::repr(Any(value));
 }
 
 /// The number of objects the runtime has allocated and not freed, if the runtime reports it

@@ -24,7 +24,7 @@ inline TVMFFIAny make_small_or_object(std::string_view s, bool bytes) {
     if (!s.empty()) std::memcpy(out.v_bytes, s.data(), s.size());
     return out;
   }
-  return bytes ? make_bytes(s) : make_string(s);
+  return bytes ? ::ffihub::detail::make_bytes(s) : make_string(s);
 }
 
 }  // namespace detail
@@ -164,7 +164,7 @@ struct Converter<std::vector<uint8_t>> {
   static bool check(const TVMFFIAny& v) noexcept { return Converter<Bytes>::check(v); }
   static std::optional<std::vector<uint8_t>> from_view(const TVMFFIAny& v) {
     std::string_view s;
-    if (is_bytes_index(v.type_index) && bytes_view(v, &s)) {
+    if (::ffihub::detail::is_bytes_index(v.type_index) && bytes_view(v, &s)) {
       return std::vector<uint8_t>(s.begin(), s.end());
     }
     return std::nullopt;

@@ -162,7 +162,7 @@ class Tensor : public ObjectRef {
   /// The first element as a T*; throws ffihub::TypeError unless the tensor holds Ts.
   template <typename T>
   T* data_as() const {
-    if (!same_dtype(dtype(), dtype_of<std::remove_const_t<T>>())) {
+    if (!::ffihub::same_dtype(dtype(), dtype_of<std::remove_const_t<T>>())) {
       throw TypeError("tensor of " + to_string(dtype()) + " viewed as " +
                       to_string(dtype_of<std::remove_const_t<T>>()));
     }

@@ -1,0 +1,25 @@
+//! Bindings for Apache TVM 0.27 at full scale: tests/tvm/run.sh (dump on Apache's runtime,
+//! generate, compile and call from C++, Node and Julia). Needs scripts/setup-apache.sh,
+//! scripts/setup-tvm.sh, scripts/setup-node.sh and scripts/setup-julia.sh (scripts/test.sh runs
+//! them) and a built
+//! workspace.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+#[test]
+fn tvm_bindings_generate_compile_and_call() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tvm = root.join(".deps/apache-tvm/lib/libtvm_compiler.so");
+    assert!(
+        tvm.is_file(),
+        "{} is missing: run scripts/setup-tvm.sh",
+        tvm.display()
+    );
+    let out = root.join("target/tests/tvm");
+    let status = Command::new(root.join("tests/tvm/run.sh"))
+        .arg(&out)
+        .status()
+        .expect("cannot run tests/tvm/run.sh");
+    assert!(status.success(), "tests/tvm/run.sh failed ({status})");
+}

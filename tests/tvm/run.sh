@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Bindings for Apache TVM 0.27 (libtvm_runtime.so + libtvm_compiler.so, scripts/setup-tvm.sh):
+# dump on Apache's runtime (where TVM loads today), generate from the dump, then check each
+# language: the whole C++ header compiles with -Wall -Wextra -Werror -pedantic and a program makes
+# typed calls; the Node declarations pass `tsc --strict` under a default modern tsconfig and the
+# same calls run; the Julia package precompiles and the same calls run (the time of `using` is
+# printed). Usage: tests/tvm/run.sh OUT_DIR (the workspace built, target/debug/ffihub).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+OUT="$1"
+APACHE="$ROOT/.deps/apache-tvm-ffi/tvm_ffi/lib"
+TVM="$ROOT/.deps/apache-tvm/lib"
+FFIHUB="$ROOT/target/debug/ffihub"
+export LD_LIBRARY_PATH="$APACHE:$TVM"
+rm -rf "$OUT" && mkdir -p "$OUT"
+
+"$FFIHUB" dump --runtime "$APACHE/libtvm_ffi.so" --lib "$TVM/libtvm_runtime.so" \
+    --lib "$TVM/libtvm_compiler.so" -o "$OUT/tvm.yaml" 2>"$OUT/dump.log"
+cat "$OUT/dump.log"
+# At least 95% of the functions that carry a signature and of the fields are typed.
+python3 - "$OUT/dump.log" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+f_typed, f_all = map(int, re.search(r"typed: (\d+) of (\d+) functions", text).groups())
+d_typed, d_all = map(int, re.search(r"(\d+) of (\d+) fields", text).groups())
+packed = int((re.search(r"(\d+) registered without a type_schema", text) or [0, 0])[1] or 0)
+assert f_typed >= 0.95 * (f_all - packed), text
+assert d_typed >= 0.95 * d_all, text
+PY
+
+"$FFIHUB" generate --lang all --name tvm --metadata "$OUT/tvm.yaml" --out "$OUT"
+
+# C++: the whole header, then the calls (on Apache's runtime).
+INC=(-I "$OUT/cpp" -I "$ROOT/bindings/cpp/include" -I "$ROOT/runtime/include")
+g++ -std=c++17 -Wall -Wextra -Werror -pedantic "${INC[@]}" "$ROOT/tests/tvm/tvm.cpp" \
+    -L "$APACHE" -L "$TVM" -ltvm_compiler -ltvm_runtime -ltvm_ffi -o "$OUT/tvm_cpp"
+"$OUT/tvm_cpp"
+
+# Node: tsc --strict with a default modern tsconfig (no `lib` entries), then the calls.
+mkdir -p "$OUT/node/node_modules/@ffihub"
+ln -sfn "$ROOT/bindings/node" "$OUT/node/node_modules/@ffihub/tvm-ffi"
+cat >"$OUT/node/tsconfig.json" <<'JSON'
+{ "compilerOptions": { "strict": true, "noEmit": true, "target": "es2022", "module": "nodenext",
+  "moduleResolution": "nodenext", "skipLibCheck": false }, "files": ["index.d.ts"] }
+JSON
+"$ROOT/tests/node/node_modules/.bin/tsc" -p "$OUT/node/tsconfig.json"
+FFIHUB_LIBRARY_PATH="$TVM" node "$ROOT/tests/tvm/calls.js" "$OUT/node/index.js"
+
+# Julia: an offline environment with path entries (as tests/julia/run.rs makes), a private depot.
+uuid() { sed -n 's/^uuid = "\(.*\)"/\1/p' "$1/Project.toml"; }
+TVMFFI="$ROOT/bindings/julia/TVMFFI"
+mkdir -p "$OUT/julia-env"
+cat >"$OUT/julia-env/Project.toml" <<TOML
+[deps]
+Tvm = "$(uuid "$OUT/julia")"
+TVMFFI = "$(uuid "$TVMFFI")"
+TOML
+cat >"$OUT/julia-env/Manifest.toml" <<TOML
+[[Tvm]]
+deps = ["TVMFFI"]
+path = "$OUT/julia"
+uuid = "$(uuid "$OUT/julia")"
+version = "0.1.0"
+
+[[TVMFFI]]
+deps = ["Libdl"]
+path = "$TVMFFI"
+uuid = "$(uuid "$TVMFFI")"
+version = "0.1.0"
+
+[[Libdl]]
+uuid = "8f399da3-3557-5675-b5ff-fb832c97cbdb"
+TOML
+export JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$APACHE/libtvm_ffi.so" TVM_LIB_DIR="$TVM"
+start=$(date +%s%N)
+"$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" -e 'import Tvm'
+echo "precompile + first load of Tvm: $((($(date +%s%N) - start) / 1000000)) ms"
+"$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" "$ROOT/tests/tvm/calls.jl"
