@@ -1,8 +1,9 @@
 // Benchmark (not a test) of the runtime's C ABI: the same binary runs against ffihub's runtime and
 // against Apache's (bench/core/rows.sh swaps the library path and alternates the two).
 //
-//   bench_core micro [scale]     one line per operation: "<name>\t<ns per operation>", then
-//                                "peak_rss_kib\t<KiB>" (the process's peak resident set)
+//   bench_core micro [scale [op]] one line per operation (or only `op`, for profiling):
+//                                "<name>\t<ns per operation>", then "peak_rss_kib\t<KiB>" (the
+//                                process's peak resident set)
 //   bench_core map <entries>     "<ns per entry>" of building a str->int Map with ffi.Map
 //
 // Each operation runs in several timed batches; the median batch is reported.
@@ -231,10 +232,11 @@ static void setup(void) {
   g_str_map = call(f_map, str_pairs, 32);
 }
 
-static void run_micro(double scale) {
+static void run_micro(double scale, const char* only) {
   setup();
   enum { BATCHES = 7 };
   for (size_t k = 0; k < sizeof OPS / sizeof OPS[0]; ++k) {
+    if (only != NULL && strcmp(only, OPS[k].name) != 0) continue;
     int64_t n = (int64_t)(OPS[k].iterations * scale);
     if (n < 1) n = 1;
     OPS[k].run(n / 10 + 1);  // warm up
@@ -282,7 +284,7 @@ static void run_map(int64_t entries) {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && strcmp(argv[1], "micro") == 0) {
-    run_micro(argc >= 3 ? atof(argv[2]) : 1.0);
+    run_micro(argc >= 3 ? atof(argv[2]) : 1.0, argc >= 4 ? argv[3] : NULL);
   } else if (argc >= 3 && strcmp(argv[1], "map") == 0) {
     run_map(atoll(argv[2]));
   } else {

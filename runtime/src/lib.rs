@@ -17,6 +17,7 @@ pub mod env;
 pub mod error;
 pub mod function;
 pub mod hash;
+mod live_count;
 pub mod module;
 pub mod object;
 pub mod reflection;

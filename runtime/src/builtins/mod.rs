@@ -11,7 +11,7 @@ mod reflection;
 mod static_types;
 mod tensor;
 
-pub use args::{type_key_of, Call};
+pub use args::{type_key_of, Borrowed, Call};
 pub use reflection::{kwargs_object, missing_object, ENUM_TYPE_INDEX};
 pub(crate) use static_types::register_types;
 
