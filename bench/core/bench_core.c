@@ -4,7 +4,10 @@
 //   bench_core micro [scale [op]] one line per operation (or only `op`, for profiling):
 //                                "<name>\t<ns per operation>", then "peak_rss_kib\t<KiB>" (the
 //                                process's peak resident set)
-//   bench_core map <entries>     "<ns per entry>" of building a str->int Map with ffi.Map
+//   bench_core map <entries> [padded]
+//                                "<ns per entry>" of building a str->int Map with ffi.Map, keys
+//                                "key-<i>" (or "key-<i, 10 digits>": their ABI-mandated string hashes
+//                                collide often, so long chains of equal hashes dominate)
 //
 // Each operation runs in several timed batches; the median batch is reported.
 #define _GNU_SOURCE
@@ -254,15 +257,15 @@ static void run_micro(double scale, const char* only) {
   printf("peak_rss_kib\t%ld\n", usage.ru_maxrss);
 }
 
-static void run_map(int64_t entries) {
+static void run_map(int64_t entries, int padded) {
   f_map = global("ffi.Map");
   char* key_bytes = malloc((size_t)entries * 24);
   TVMFFIAny* pairs = malloc(sizeof(TVMFFIAny) * 2 * (size_t)entries);
   if (key_bytes == NULL || pairs == NULL) die("malloc");
   for (int64_t i = 0; i < entries; ++i) {
     char* key = key_bytes + 24 * i;
-    // Longer than a small string, so every key is a String object on both runtimes.
-    snprintf(key, 24, "key-%010lld", (long long)i);
+    // Longer than a small string (from 1000 on), so keys are String objects on both runtimes.
+    snprintf(key, 24, padded ? "key-%010lld" : "key-%lld", (long long)i);
     pairs[2 * i] = any_cstr(key);
     pairs[2 * i + 1] = any_int(i);
   }
@@ -286,9 +289,9 @@ int main(int argc, char** argv) {
   if (argc >= 2 && strcmp(argv[1], "micro") == 0) {
     run_micro(argc >= 3 ? atof(argv[2]) : 1.0, argc >= 4 ? argv[3] : NULL);
   } else if (argc >= 3 && strcmp(argv[1], "map") == 0) {
-    run_map(atoll(argv[2]));
+    run_map(atoll(argv[2]), argc >= 4 && strcmp(argv[3], "padded") == 0);
   } else {
-    fprintf(stderr, "usage: %s micro [scale] | map <entries>\n", argv[0]);
+    fprintf(stderr, "usage: %s micro [scale [op]] | map <entries> [padded]\n", argv[0]);
     return 2;
   }
   return 0;

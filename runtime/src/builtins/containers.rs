@@ -63,19 +63,14 @@ fn value_arg(call: &Call, i: usize) -> Result<Any, Error> {
     unsafe { view_to_owned(call.any(i)) }
 }
 
-/// Owned copies of packed arguments.
-fn owned_args(args: &[TVMFFIAny]) -> Result<Vec<Any>, Error> {
-    // SAFETY: arguments are valid views for the duration of the call.
-    args.iter().map(|a| unsafe { view_to_owned(a) }).collect()
-}
-
 fn none(_: ()) -> Any {
     Any::none()
 }
 
 pub(super) fn register(globals: &mut Globals) {
     super::def_packed(globals, "ffi.Array", |args| {
-        Ok(Array::from_vec(owned_args(args)?).into_any())
+        // SAFETY: arguments are valid views for the duration of the call.
+        Ok(unsafe { Array::from_views(args) }?.into_any())
     });
     def_typed(globals, "ffi.ArrayGetItem", ANY, vec![ARRAY, INT], |call| {
         array_arg(call, 0)?.at(call.int(1)?)
@@ -95,7 +90,8 @@ pub(super) fn register(globals: &mut Globals) {
     );
 
     super::def_packed(globals, "ffi.List", |args| {
-        Ok(List::from_vec(owned_args(args)?).into_any())
+        // SAFETY: as for `ffi.Array`.
+        Ok(unsafe { List::from_views(args) }?.into_any())
     });
     def_typed(
         globals,

@@ -32,11 +32,7 @@ fn dict_any_any() -> Ty {
 
 pub(super) fn register(globals: &mut Globals) {
     def_packed(globals, "ffi.Map", |args| {
-        let mut map = Map::new();
-        for (key, value) in owned_pairs(args)? {
-            map.set(key, value)?;
-        }
-        Ok(map.into_any())
+        Ok(Map::from_insertions(owned_pairs(args)?)?.into_any())
     });
     def_typed(globals, "ffi.MapSize", INT, vec![MAP], |call| {
         let obj = call.object_view(0, tindex::MAP)?;
@@ -69,11 +65,7 @@ pub(super) fn register(globals: &mut Globals) {
     );
 
     def_packed(globals, "ffi.Dict", |args| {
-        let mut dict = Dict::new();
-        for (key, value) in owned_pairs(args)? {
-            dict.set(key, value)?;
-        }
-        Ok(dict.into_any())
+        Ok(Dict::from_insertions(owned_pairs(args)?)?.into_any())
     });
     def_typed(globals, "ffi.DictSize", INT, vec![DICT], |call| {
         let obj = call.object_view(0, tindex::DICT)?;
@@ -141,8 +133,10 @@ fn view(obj: &ObjectRef) -> Result<MapView<'_>, Error> {
     })
 }
 
-/// The packed `k0, v0, k1, v1, ...` arguments as owned pairs.
-fn owned_pairs(args: &[TVMFFIAny]) -> Result<Vec<(Any, Any)>, Error> {
+/// The packed `k0, v0, k1, v1, ...` arguments as owned pairs, converted one by one.
+fn owned_pairs(
+    args: &[TVMFFIAny],
+) -> Result<impl Iterator<Item = Result<(Any, Any), Error>> + '_, Error> {
     let odd = args.len() % 2;
     if odd != 0 {
         return Err(Error::new(
@@ -150,12 +144,10 @@ fn owned_pairs(args: &[TVMFFIAny]) -> Result<Vec<(Any, Any)>, Error> {
             format!("Check failed: args.size() % 2 == 0 ({odd} vs. 0) : "),
         ));
     }
-    args.chunks_exact(2)
-        .map(|pair| {
-            // SAFETY: arguments are valid views for the duration of the call.
-            unsafe { Ok((view_to_owned(&pair[0])?, view_to_owned(&pair[1])?)) }
-        })
-        .collect()
+    Ok(args.chunks_exact(2).map(|pair| {
+        // SAFETY: arguments are valid views for the duration of the call.
+        unsafe { Ok((view_to_owned(&pair[0])?, view_to_owned(&pair[1])?)) }
+    }))
 }
 
 // Keys are looked up as the caller passed them: the hash and equality of `any_hash` treat a raw
