@@ -9,10 +9,17 @@
 //                                "key-<i>" (or "key-<i, 10 digits>": their ABI-mandated string hashes
 //                                collide often, so long chains of equal hashes dominate)
 //
+//   bench_core calls <lib> <function> <lib> <function>
+//                                "<function>\t<ns per call>" for each: two extension libraries'
+//                                (int) -> int functions, called with TVMFFIFunctionCall in
+//                                alternated batches (e.g. a #[ffihub::function] against Apache's
+//                                C++ testing.add_one, on the same runtime)
+//
 // Each operation runs in several timed batches; the median batch is reported.
 #define _GNU_SOURCE
 #include <tvm/ffi/c_api.h>
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,13 +292,48 @@ static void run_map(int64_t entries, int padded) {
   free(key_bytes);
 }
 
+static TVMFFIObjectHandle g_callee;
+
+static void op_call_int(int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    TVMFFIAny arg = any_int(i);
+    TVMFFIAny r = call(g_callee, &arg, 1);
+    g_sink += r.v_int64;
+  }
+}
+
+static void run_calls(char** specs) {
+  enum { BATCHES = 9, N = 1000000 };
+  TVMFFIObjectHandle fs[2];
+  for (int k = 0; k < 2; ++k) {
+    if (dlopen(specs[2 * k], RTLD_NOW | RTLD_GLOBAL) == NULL) die(dlerror());
+    fs[k] = global(specs[2 * k + 1]);
+  }
+  double times[2][BATCHES];
+  for (int b = 0; b < BATCHES; ++b) {
+    for (int k = 0; k < 2; ++k) {
+      g_callee = fs[k];
+      op_call_int(N / 10);
+      double start = now_ns();
+      op_call_int(N);
+      times[k][b] = (now_ns() - start) / N;
+    }
+  }
+  for (int k = 0; k < 2; ++k) {
+    qsort(times[k], BATCHES, sizeof times[k][0], compare_double);
+    printf("%s\t%.3f\n", specs[2 * k + 1], times[k][BATCHES / 2]);
+  }
+}
+
 int main(int argc, char** argv) {
   if (argc >= 2 && strcmp(argv[1], "micro") == 0) {
     run_micro(argc >= 3 ? atof(argv[2]) : 1.0, argc >= 4 ? argv[3] : NULL);
+  } else if (argc >= 6 && strcmp(argv[1], "calls") == 0) {
+    run_calls(argv + 2);
   } else if (argc >= 3 && strcmp(argv[1], "map") == 0) {
     run_map(atoll(argv[2]), argc >= 4 && strcmp(argv[3], "padded") == 0);
   } else {
-    fprintf(stderr, "usage: %s micro [scale [op]] | map <entries> [padded]\n", argv[0]);
+    fprintf(stderr, "usage: %s micro [scale [op]] | map <entries> [padded] | calls <lib> <f> <lib> <f>\n", argv[0]);
     return 2;
   }
   return 0;
