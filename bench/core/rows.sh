@@ -15,10 +15,10 @@ MAP_PAIRS="${BENCH_MAP_PAIRS:-3}"
 
 {
     scripts/setup-apache.sh
-    env -u TVM_FFI_LIB_DIR cargo build --release --locked -p ffihub-runtime
+    env -u TVM_FFI_LIB_DIR cargo build --release --locked -p ffihub-runtime -p ffihub-demo
     mkdir -p "$TARGET/bench/core"
     gcc -std=c11 -O2 -Wall -Wextra -Werror -I runtime/include bench/core/bench_core.c \
-        -o "$TARGET/bench/core/bench_core" -L "$OURS" -ltvm_ffi
+        -o "$TARGET/bench/core/bench_core" -L "$OURS" -ltvm_ffi -ldl
 } >&2
 BIN="$TARGET/bench/core/bench_core"
 RAW="$(mktemp)"
@@ -39,14 +39,22 @@ for ((i = 0; i < PAIRS; i++)); do
     echo "   micro pair $((i + 1))/$PAIRS" >&2
 done
 for ((i = 0; i < MAP_PAIRS; i++)); do
-    for n in 1000 1000000; do
+    for spec in 1000 1000000 "1000 padded" "1000000 padded"; do
+        name="map_${spec// /_}"
         # `map` prints a bare number: name it.
         if ((i % 2 == 0)); then order="ours:$OURS ref:$APACHE"; else order="ref:$APACHE ours:$OURS"; fi
         for side_lib in $order; do
-            echo "${side_lib%%:*} map_$n $(LD_LIBRARY_PATH="${side_lib#*:}" "$BIN" map "$n")" >>"$RAW"
+            # shellcheck disable=SC2086 # spec is "<entries> [padded]"
+            echo "${side_lib%%:*} $name $(LD_LIBRARY_PATH="${side_lib#*:}" "$BIN" map $spec)" >>"$RAW"
         done
     done
     echo "   map pair $((i + 1))/$MAP_PAIRS" >&2
+done
+# A #[ffihub::function] (the demo extension's add_one) against Apache's C++ testing.add_one,
+# both loaded into one process on ffihub's runtime.
+for ((i = 0; i < PAIRS; i++)); do
+    LD_LIBRARY_PATH="$OURS" "$BIN" calls "$OURS/libffihub_demo.so" demo.add_one \
+        "$APACHE/libtvm_ffi_testing.so" testing.add_one | sed 's/^/calls /' >>"$RAW"
 done
 
 python3 - "$RAW" <<'PY'
@@ -84,8 +92,15 @@ for name, label in ROWS:
 row("runtime: peak RSS of the C benchmark", med[("ours", "peak_rss_kib")],
     med[("ref", "peak_rss_kib")], 1.0, lambda kib: f"{kib / 1024:.1f} MiB")
 for n, label in ((1000, "1e3"), (1000000, "1e6")):
-    row(f"runtime: `ffi.Map` str→int, {label} entries, per entry", med[("ours", f"map_{n}")],
-        med[("ref", f"map_{n}")], 1.0)
-row("maps: per-entry build cost, 1e6 vs 1e3 entries (reference: ours at 1e3)",
+    row(f"runtime: `ffi.Map` str→int, {label} entries (`key-<i>`), per entry",
+        med[("ours", f"map_{n}")], med[("ref", f"map_{n}")], 1.0)
+for n, label in ((1000, "1e3"), (1000000, "1e6")):
+    row(f"runtime: `ffi.Map` str→int, {label} entries (`key-<10 digits>`: colliding hashes), per entry",
+        med[("ours", f"map_{n}_padded")], med[("ref", f"map_{n}_padded")], 1.0)
+row("maps: per-entry build cost, 1e6 vs 1e3 entries, `key-<i>` (reference: ours at 1e3)",
     med[("ours", "map_1000000")], med[("ours", "map_1000")], 2.0)
+row("maps: per-entry build cost, 1e6 vs 1e3 entries, colliding keys (reference: ours at 1e3)",
+    med[("ours", "map_1000000_padded")], med[("ours", "map_1000_padded")], 2.0)
+row("rust: `#[ffihub::function]` demo.add_one vs Apache's C++ testing.add_one (ffihub runtime)",
+    med[("calls", "demo.add_one")], med[("calls", "testing.add_one")], 1.1)
 PY

@@ -1007,7 +1007,9 @@ fn create_from_range(entries: Vec<(Any, Any)>, type_index: i32) -> Result<Object
         let mut hashes = SlotHashes::for_empty(n_slots);
         for (key, value) in entries {
             // SAFETY: `obj` is a fresh dense map only we see.
-            if let Some(grown) = unsafe { dense_insert(Raw::of(&obj), key, value, None, &mut hashes)? } {
+            if let Some(grown) =
+                unsafe { dense_insert(Raw::of(&obj), key, value, None, &mut hashes)? }
+            {
                 obj = grown;
             }
         }
@@ -1686,7 +1688,9 @@ impl Map {
     pub fn set(&mut self, key: Any, value: Any) -> Result<(), Error> {
         let raw = self.copy_on_write()?;
         // SAFETY: `raw` is uniquely ours after copy-on-write.
-        if let Some(grown) = unsafe { insert_maybe_rehash(raw, key, value, None, &mut SlotHashes::none())? } {
+        if let Some(grown) =
+            unsafe { insert_maybe_rehash(raw, key, value, None, &mut SlotHashes::none())? }
+        {
             self.0 = grown;
         }
         Ok(())
@@ -1754,7 +1758,9 @@ impl Dict {
         let raw = Raw::of(&self.0);
         // SAFETY: Dicts are mutated in place by design (see the module's concurrency note).
         unsafe {
-            if let Some(grown) = insert_maybe_rehash(raw, key, value, None, &mut SlotHashes::none())? {
+            if let Some(grown) =
+                insert_maybe_rehash(raw, key, value, None, &mut SlotHashes::none())?
+            {
                 inplace_switch_to(raw, grown)?;
             }
         }

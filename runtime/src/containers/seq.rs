@@ -248,7 +248,8 @@ unsafe fn insert_in_place(cell: *mut TVMFFISeqCell, idx: usize, items: Vec<Any>)
 unsafe fn fill_from_views(cell: *mut TVMFFISeqCell, views: &[TVMFFIAny]) -> Result<(), Error> {
     let base = slots(cell);
     for (i, view) in views.iter().enumerate() {
-        base.add(i).write(crate::any::view_to_owned(view)?.into_raw());
+        base.add(i)
+            .write(crate::any::view_to_owned(view)?.into_raw());
         (*cell).size = (i + 1) as i64;
     }
     Ok(())
