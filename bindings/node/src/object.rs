@@ -337,7 +337,9 @@ pub fn field_id(data: &EnvData, name: napi_value) -> Result<u32> {
         name: name.clone().into_boxed_slice(),
         by_type: Vec::new(),
     });
-    data.field_ids.borrow_mut().insert(name.into_boxed_slice(), id);
+    data.field_ids
+        .borrow_mut()
+        .insert(name.into_boxed_slice(), id);
     Ok(id)
 }
 
@@ -416,7 +418,8 @@ pub fn set_field(data: &EnvData, object: napi_value, id: u32, value: napi_value)
     // SAFETY: live handle.
     let access = field_access(data, unsafe { ffi::type_index_of(handle) }, id)?;
     if access.flags & Flag::kTVMFFIFieldFlagBitMaskWritable as i64 == 0 || access.setter.is_null() {
-        let name = String::from_utf8_lossy(&data.field_slots.borrow()[id as usize].name).into_owned();
+        let name =
+            String::from_utf8_lossy(&data.field_slots.borrow()[id as usize].name).into_owned();
         return napi::type_error(format!("the field `{name}` is read-only"));
     }
     let mut args = ArgBuf::new();

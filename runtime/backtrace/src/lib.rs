@@ -99,7 +99,10 @@ impl Trace {
                     FrameKind::Skip => {}
                     FrameKind::Keep => {
                         // Frames of Rust's standard library (its sources live under /rustc/).
-                        let in_std = symbol.file.as_deref().is_some_and(|f| f.starts_with("/rustc/"));
+                        let in_std = symbol
+                            .file
+                            .as_deref()
+                            .is_some_and(|f| f.starts_with("/rustc/"));
                         if !is_machinery(&symbol.name) && !in_std {
                             if count >= limit {
                                 break 'frames;

@@ -193,12 +193,11 @@ impl<'a, T> Borrowed<'a, T> {
     /// Converts the borrowed value (e.g. an `ObjectRef` into an `Array`); a failed conversion
     /// gives the value back, still borrowed.
     pub fn try_map<U>(
-        mut self,
+        self,
         convert: impl FnOnce(T) -> Result<U, T>,
     ) -> Result<Borrowed<'a, U>, Borrowed<'a, T>> {
-        // SAFETY: the value is taken out exactly once and wrapped again without being dropped.
-        let value = unsafe { ManuallyDrop::take(&mut self.value) };
-        std::mem::forget(self);
+        // `Borrowed` has no destructor: moving the value out leaves nothing to release.
+        let value = ManuallyDrop::into_inner(self.value);
         // SAFETY: the result carries the same borrowed reference.
         unsafe {
             match convert(value) {
