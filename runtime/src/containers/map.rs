@@ -710,9 +710,7 @@ impl Raw {
             // Move r's entry to `empty`, which takes r's place in the iteration list.
             let kv = ptr::read(ptr::addr_of!((*self.item(r)).kv));
             self.write_item(empty, 0x80, kv);
-            if let Some(moved) = hashes.get(r) {
-                hashes.set(empty, moved);
-            }
+            hashes.relocated(r, empty);
             self.iter_replace(r, empty);
             let r_meta = *self.meta(r);
             *self.meta(r) = if first { PROTECTED_SLOT } else { EMPTY_SLOT };
@@ -899,8 +897,23 @@ impl KeyHash {
 /// With it, chain walks compare only keys whose hash and fingerprint match (Apache's string
 /// hash collides often, so the hash alone is not enough), and rehashing never reads a key
 /// again: building a large map touches each key's memory about once instead of on every probe
-/// and every regrowth. Maps others may have touched have no cache.
-struct SlotHashes(Option<Vec<KeyHash>>);
+/// and every regrowth. Each slot also records when its entry joined the iteration list, so that
+/// the iteration order is found by one sequential pass instead of following the list through
+/// memory. Maps others may have touched have no cache.
+struct SlotHashes(Option<SlotCache>);
+
+struct SlotCache {
+    slots: Vec<CachedSlot>,
+    /// The sequence number of the next entry appended to the iteration list.
+    next_seq: u64,
+}
+
+#[derive(Clone, Copy, Default)]
+struct CachedSlot {
+    hash: KeyHash,
+    /// Order of appending to the iteration list (later entries have larger numbers).
+    seq: u64,
+}
 
 impl SlotHashes {
     /// No cache.
@@ -910,7 +923,10 @@ impl SlotHashes {
 
     /// A cache for an empty table of `slots` slots.
     fn for_empty(slots: u64) -> SlotHashes {
-        SlotHashes(Some(vec![KeyHash::default(); slots as usize]))
+        SlotHashes(Some(SlotCache {
+            slots: vec![CachedSlot::default(); slots as usize],
+            next_seq: 0,
+        }))
     }
 
     /// The cache of an existing dense table (hashes every key once).
@@ -918,32 +934,70 @@ impl SlotHashes {
     /// # Safety
     /// `raw` is a live dense map nobody mutates meanwhile.
     unsafe fn of_table(raw: Raw) -> Result<SlotHashes, Error> {
-        let mut hashes = vec![KeyHash::default(); raw.slots() as usize];
+        let mut cache = SlotHashes::for_empty(raw.slots());
         let (mut pos, end) = (raw.begin(), raw.end());
         while pos != end && raw.valid(pos) {
-            hashes[pos as usize] = KeyHash::of(raw.key(pos))?;
+            cache.set(pos, KeyHash::of(raw.key(pos))?);
+            cache.appended(pos);
             pos = raw.advance(pos);
         }
-        Ok(SlotHashes(Some(hashes)))
+        Ok(cache)
     }
 
     #[inline]
     fn get(&self, slot: u64) -> Option<KeyHash> {
-        self.0.as_ref().map(|h| h[slot as usize])
+        self.0.as_ref().map(|c| c.slots[slot as usize].hash)
     }
 
     #[inline]
     fn prefetch(&self, slot: u64) {
-        if let Some(h) = &self.0 {
-            prefetch(h.as_ptr().wrapping_add(slot as usize));
+        if let Some(c) = &self.0 {
+            prefetch(c.slots.as_ptr().wrapping_add(slot as usize));
         }
     }
 
     #[inline]
     fn set(&mut self, slot: u64, hash: KeyHash) {
-        if let Some(h) = &mut self.0 {
-            h[slot as usize] = hash;
+        if let Some(c) = &mut self.0 {
+            c.slots[slot as usize].hash = hash;
         }
+    }
+
+    /// The entry in `slot` was appended to the iteration list.
+    #[inline]
+    fn appended(&mut self, slot: u64) {
+        if let Some(c) = &mut self.0 {
+            c.slots[slot as usize].seq = c.next_seq;
+            c.next_seq += 1;
+        }
+    }
+
+    /// The entry in `from` moved to `to` (keeping its place in the iteration list).
+    #[inline]
+    fn relocated(&mut self, from: u64, to: u64) {
+        if let Some(c) = &mut self.0 {
+            c.slots[to as usize] = c.slots[from as usize];
+        }
+    }
+
+    /// The occupied slots of `raw` (whose cache this is) in iteration order, with their key
+    /// hashes, from the sequence numbers: one sequential pass over the table.
+    ///
+    /// # Safety
+    /// `raw` is a live dense map with storage, described by this cache.
+    unsafe fn ordered(&self, raw: Raw) -> Option<Vec<(u64, KeyHash)>> {
+        let c = self.0.as_ref()?;
+        const VACANT: u64 = INVALID_INDEX;
+        let mut by_seq = vec![(VACANT, KeyHash::default()); c.next_seq as usize];
+        for i in 0..raw.slots() {
+            let meta = *raw.meta(i);
+            if meta != EMPTY_SLOT && meta != PROTECTED_SLOT {
+                let cached = c.slots[i as usize];
+                by_seq[cached.seq as usize] = (i, cached.hash);
+            }
+        }
+        by_seq.retain(|&(slot, _)| slot != VACANT);
+        Some(by_seq)
     }
 
     /// Can the key in `slot` equal `key`, whose hash is `hash`? Without a cache, or for keys
@@ -1115,6 +1169,7 @@ unsafe fn dense_insert(
             Ok(slot) => {
                 let old = replace_value(table, slot, value);
                 table.iter_push_back(slot);
+                hashes.appended(slot);
                 drop(old);
                 return Ok(grown);
             }
@@ -1142,18 +1197,18 @@ unsafe fn grow(raw: Raw, hashes: &mut SlotHashes) -> Result<ObjectRef, Error> {
             .ok_or_else(|| corrupted("table too large"))?;
         ((*raw.dense()).fib_shift.saturating_sub(1), doubled)
     };
-    let order = raw.iteration_order();
     // The fallible step (hash hooks) comes before anything moves.
-    let mut order_hashes = Vec::with_capacity(order.len());
-    for (k, &pos) in order.iter().enumerate() {
-        if let Some(&later) = order.get(k + AHEAD) {
-            hashes.prefetch(later);
+    let (order, order_hashes): (Vec<u64>, Vec<KeyHash>) = match hashes.ordered(raw) {
+        Some(ordered) => ordered.into_iter().unzip(),
+        None => {
+            let order = raw.iteration_order();
+            let mut order_hashes = Vec::with_capacity(order.len());
+            for &pos in &order {
+                order_hashes.push(KeyHash::of(raw.key(pos))?);
+            }
+            (order, order_hashes)
         }
-        order_hashes.push(match hashes.get(pos) {
-            Some(cached) => cached,
-            None => KeyHash::of(raw.key(pos))?,
-        });
-    }
+    };
     let mut grown = dense_empty(fib_shift, n_slots, raw.type_index())?;
     let mut grown_hashes = SlotHashes::for_empty(n_slots);
     // The slots read and probed next are known: fetch them ahead of time (a large table is far
@@ -1173,6 +1228,7 @@ unsafe fn grow(raw: Raw, hashes: &mut SlotHashes) -> Result<ObjectRef, Error> {
             match table.try_insert(entry, hash, &mut grown_hashes)? {
                 Ok(slot) => {
                     table.iter_push_back(slot);
+                    grown_hashes.appended(slot);
                     break;
                 }
                 Err(back) => {
