@@ -37,13 +37,13 @@ pub type NativeAnyEqual =
 
 /// A value with its borrowed-only forms (raw C string, byte-array pointer, rvalue reference)
 /// turned into the form an owned `Any` would have, so the rules below see only owned forms.
-enum Normalized<'a> {
+pub(crate) enum Normalized<'a> {
     Borrowed(&'a TVMFFIAny),
     Owned(Any),
 }
 
 impl Normalized<'_> {
-    fn get(&self) -> &TVMFFIAny {
+    pub(crate) fn get(&self) -> &TVMFFIAny {
         match self {
             Normalized::Borrowed(v) => v,
             Normalized::Owned(v) => v.as_raw(),
@@ -53,7 +53,7 @@ impl Normalized<'_> {
 
 /// # Safety
 /// `value` is a valid value or argument view.
-unsafe fn normalize(value: &TVMFFIAny) -> Normalized<'_> {
+pub(crate) unsafe fn normalize(value: &TVMFFIAny) -> Normalized<'_> {
     match value.type_index {
         tindex::RAW_STR => {
             let bytes = CStr::from_ptr(value.value.v_c_str).to_bytes();

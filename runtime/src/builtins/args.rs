@@ -191,16 +191,26 @@ impl<'a, T> Borrowed<'a, T> {
     }
 
     /// Converts the borrowed value (e.g. an `ObjectRef` into an `Array`); a failed conversion
-    /// gives the value back, still borrowed.
+    /// gives the value back, still borrowed. `convert` must not panic: a panic would release the
+    /// caller's reference, so it aborts the process instead.
     pub fn try_map<U>(
         self,
         convert: impl FnOnce(T) -> Result<U, T>,
     ) -> Result<Borrowed<'a, U>, Borrowed<'a, T>> {
+        struct AbortOnUnwind;
+        impl Drop for AbortOnUnwind {
+            fn drop(&mut self) {
+                std::process::abort();
+            }
+        }
         // `Borrowed` has no destructor: moving the value out leaves nothing to release.
         let value = ManuallyDrop::into_inner(self.value);
+        let guard = AbortOnUnwind;
+        let converted = convert(value);
+        std::mem::forget(guard);
         // SAFETY: the result carries the same borrowed reference.
         unsafe {
-            match convert(value) {
+            match converted {
                 Ok(converted) => Ok(Borrowed::new(converted)),
                 Err(original) => Err(Borrowed::new(original)),
             }

@@ -496,6 +496,10 @@ impl Raw {
 
     /// Position of `key`: an index in the small array or a dense slot.
     unsafe fn find(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
+        // A raw string (or other view-only form) becomes its owned form once, not at every
+        // hash and comparison.
+        let key = crate::any_hash::normalize(key);
+        let key = key.get();
         if self.is_small() {
             self.small_find(key)
         } else {
