@@ -60,7 +60,10 @@ pub trait FromAny: Sized {
     }
 }
 
-/// The `TypeError` for a value that is not a `T`.
+/// The `TypeError` for a value that is not a `T` (out of line: conversions inline the
+/// successful path only).
+#[cold]
+#[inline(never)]
 pub(crate) fn mismatch<T: FfiType>(view: AnyView<'_>) -> Error {
     Error::type_error(format!(
         "Expected `{}` but got `{}`",
