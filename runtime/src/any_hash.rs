@@ -133,9 +133,27 @@ unsafe fn bigint_value_hash(value: &TVMFFIAny) -> u64 {
 ///
 /// # Safety
 /// `value` is a valid value or argument view (object payloads are live).
+#[inline]
 pub unsafe fn any_hash(value: &TVMFFIAny) -> Result<u64, Error> {
-    let normalized = normalize(value);
-    let value = normalized.get();
+    if is_view_form(value.type_index) {
+        hash_owned(normalize(value).get())
+    } else {
+        hash_owned(value)
+    }
+}
+
+/// Is `type_index` one of the forms only argument views have (raw C string, byte-array
+/// pointer, rvalue reference)? Such values are normalized before hashing or comparing.
+#[inline]
+fn is_view_form(type_index: i32) -> bool {
+    matches!(
+        type_index,
+        tindex::RAW_STR | tindex::BYTE_ARRAY_PTR | tindex::OBJECT_RVALUE_REF
+    )
+}
+
+/// [`any_hash`] of a value in an owned form.
+unsafe fn hash_owned(value: &TVMFFIAny) -> Result<u64, Error> {
     let type_index = value.type_index;
     match type_index {
         tindex::SMALL_STR => Ok(stable_hash_combine(
@@ -198,9 +216,18 @@ pub unsafe fn content_fingerprint(value: &TVMFFIAny) -> u64 {
 ///
 /// # Safety
 /// Both are valid values or argument views (object payloads are live).
+#[inline]
 pub unsafe fn any_equal(lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {
-    let (lhs, rhs) = (normalize(lhs), normalize(rhs));
-    let (lhs, rhs) = (lhs.get(), rhs.get());
+    if is_view_form(lhs.type_index) || is_view_form(rhs.type_index) {
+        let (lhs, rhs) = (normalize(lhs), normalize(rhs));
+        equal_owned(lhs.get(), rhs.get())
+    } else {
+        equal_owned(lhs, rhs)
+    }
+}
+
+/// [`any_equal`] of two values in owned forms.
+unsafe fn equal_owned(lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {
     // Fast path: the two 16-byte values are identical.
     if raw_words(lhs) == raw_words(rhs) {
         return Ok(true);

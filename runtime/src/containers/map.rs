@@ -906,6 +906,9 @@ impl KeyHash {
 /// memory. Maps others may have touched have no cache.
 struct SlotHashes(Option<SlotCache>);
 
+/// The smallest table that gets a [`SlotHashes`] cache (and prefetching while building).
+const CACHE_MIN_SLOTS: u64 = 64;
+
 struct SlotCache {
     slots: Vec<CachedSlot>,
     /// The sequence number of the next entry appended to the iteration list.
@@ -923,6 +926,17 @@ impl SlotHashes {
     /// No cache.
     fn none() -> SlotHashes {
         SlotHashes(None)
+    }
+
+    /// A cache for an empty table of `slots` slots, if the table is large enough to gain
+    /// from one: a small table stays in the CPU caches, where probing and comparing are cheap
+    /// and keeping the cache costs more than it saves.
+    fn for_table_of(slots: u64) -> SlotHashes {
+        if slots < CACHE_MIN_SLOTS {
+            SlotHashes::none()
+        } else {
+            SlotHashes::for_empty(slots)
+        }
     }
 
     /// A cache for an empty table of `slots` slots.
@@ -1062,7 +1076,7 @@ fn create_from_range(entries: Vec<(Any, Any)>, type_index: i32) -> Result<Object
     } else {
         let (fib_shift, n_slots) = calc_table_size(cap);
         let mut obj = dense_empty(fib_shift, n_slots, type_index)?;
-        let mut hashes = SlotHashes::for_empty(n_slots);
+        let mut hashes = SlotHashes::for_table_of(n_slots);
         for (key, value) in entries {
             // SAFETY: `obj` is a fresh dense map only we see.
             if let Some(grown) =
@@ -1086,40 +1100,47 @@ fn build_by_insertion(
 ) -> Result<ObjectRef, Error> {
     let mut obj = small_empty(SMALL_INIT_SLOTS, type_index);
     let mut hashes = SlotHashes::none();
-    let mut pending = std::collections::VecDeque::with_capacity(AHEAD + 1);
-    let mut pairs = pairs.into_iter();
-    loop {
-        let next = pairs.next().transpose()?;
-        if let Some((key, value)) = next {
-            // SAFETY: an `Any` is a valid owned value; `obj` is a live map.
+    let insert =
+        |obj: &mut ObjectRef, hashes: &mut SlotHashes, (key, value, hash): (Any, Any, KeyHash)| {
+            let raw = Raw::of(obj);
+            // SAFETY: nobody else sees `obj` yet.
             unsafe {
-                let hash = KeyHash::of(key.as_raw())?;
-                let raw = Raw::of(&obj);
-                if !raw.is_small() && !(*raw.0).data.is_null() {
-                    prefetch_probe(raw, hash.hash, &hashes);
+                if let Some(grown) = insert_maybe_rehash(raw, key, value, Some(hash), hashes)? {
+                    if type_index == tindex::DICT {
+                        // A Dict keeps its identity, as `Dict::set` does; the cache follows the
+                        // storage it describes.
+                        inplace_switch_to(raw, grown)?;
+                    } else {
+                        *obj = grown;
+                    }
                 }
-                pending.push_back((key, value, hash));
             }
-            if pending.len() <= AHEAD {
-                continue;
-            }
-        }
-        let Some((key, value, hash)) = pending.pop_front() else {
-            break;
+            Ok::<(), Error>(())
         };
+    // Entries wait here once the table is large (it only grows): by then the slots their key
+    // will probe were prefetched while the entries before them were inserted.
+    let mut pending = std::collections::VecDeque::with_capacity(AHEAD + 1);
+    for pair in pairs {
+        let (key, value) = pair?;
+        // SAFETY: an `Any` is a valid owned value; `obj` is a live map.
+        let hash = unsafe { KeyHash::of(key.as_raw())? };
         let raw = Raw::of(&obj);
-        // SAFETY: nobody else sees `obj` yet.
-        unsafe {
-            if let Some(grown) = insert_maybe_rehash(raw, key, value, Some(hash), &mut hashes)? {
-                if type_index == tindex::DICT {
-                    // A Dict keeps its identity, as `Dict::set` does; the cache follows the
-                    // storage it describes.
-                    inplace_switch_to(raw, grown)?;
-                } else {
-                    obj = grown;
-                }
-            }
+        // SAFETY: as above.
+        let large = unsafe { !raw.is_small() && raw.slots() >= CACHE_MIN_SLOTS };
+        if !large {
+            insert(&mut obj, &mut hashes, (key, value, hash))?;
+            continue;
         }
+        // SAFETY: a large dense table has storage.
+        unsafe { prefetch_probe(raw, hash.hash, &hashes) };
+        pending.push_back((key, value, hash));
+        if pending.len() > AHEAD {
+            let entry = pending.pop_front().expect("more than AHEAD entries");
+            insert(&mut obj, &mut hashes, entry)?;
+        }
+    }
+    for entry in pending {
+        insert(&mut obj, &mut hashes, entry)?;
     }
     Ok(obj)
 }
@@ -1214,7 +1235,7 @@ unsafe fn grow(raw: Raw, hashes: &mut SlotHashes) -> Result<ObjectRef, Error> {
         }
     };
     let mut grown = dense_empty(fib_shift, n_slots, raw.type_index())?;
-    let mut grown_hashes = SlotHashes::for_empty(n_slots);
+    let mut grown_hashes = SlotHashes::for_table_of(n_slots);
     // The slots read and probed next are known: fetch them ahead of time (a large table is far
     // bigger than the caches, so each access would otherwise wait on memory).
     for &hash in order_hashes.iter().take(AHEAD) {
@@ -1311,7 +1332,9 @@ unsafe fn insert_maybe_rehash(
         }
         // A full small map becomes dense, even when `key` is already present.
         let dense = create_from_range(raw.cloned_entries(), raw.type_index())?;
-        *hashes = SlotHashes::of_table(Raw::of(&dense))?;
+        if Raw::of(&dense).slots() >= CACHE_MIN_SLOTS {
+            *hashes = SlotHashes::of_table(Raw::of(&dense))?;
+        }
         match dense_insert(Raw::of(&dense), key, value, hash, hashes)? {
             Some(regrown) => Ok(Some(regrown)),
             None => Ok(Some(dense)),
