@@ -118,6 +118,14 @@ int main(int argc, char** argv) {
       [](int64_t i) { g_sink = static_cast<int64_t>(t::schema_id_float(static_cast<double>(i))); },
       iterations, rounds));
 
+  if (const char* rows = std::getenv("BENCH_ROWS"); rows != nullptr && std::strcmp(rows, "1") == 0) {
+    // bench/run.sh table rows.
+    for (const Pair& p : results) {
+      std::printf("| c++: %s, generated vs raw TVMFFIFunctionCall | %.1f ns | %.1f ns | %.2fx | ≤ 1.1x |\n",
+                  p.name, p.generated, p.raw, p.generated / p.raw);
+    }
+    return 0;
+  }
   std::printf("runtime %s, %lld calls x %d interleaved rounds, medians\n",
               ffihub::runtime_version().c_str(), static_cast<long long>(iterations), rounds);
   std::printf("%-50s %10s %12s %8s\n", "call", "raw ns", "generated ns", "ratio");

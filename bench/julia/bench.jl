@@ -8,7 +8,10 @@
 #     scripts/julia --project=target/bench/julia/env bench/julia/bench.jl
 #
 # Targets: a generated wrapper costs at most 2x the hand-written ccall; calls with scalar
-# arguments allocate nothing.
+# arguments allocate nothing; a `Vector{Float64}` / `Vector{Int64}` of 1e6 elements passed as
+# `Array[float]` / `Array[int]` costs at most 5x the floor per element (the floor: the same call
+# with the ffi.Array built by a bare ccall of `ffi.Array` on ready-made values).
+# BENCH_ROWS=1 prints bench/run.sh table rows instead.
 using TVMFFI, TestingLib, Demo
 using Printf
 const T = TVMFFI
@@ -70,6 +73,68 @@ const ALLOC_CASES = [
     "Demo.norm(p) (method, Point)" => () -> (s = 0.0; for i in 1:1000; s += Demo.norm(p); end; s),
 ]
 
+# Arrays of 1e6 elements: ns per element of the generated call, and of the floor.
+const ARRAY_N = 1_000_000
+const FFI_ARRAY = T.handle(get_global_func("ffi.Array"))
+const sum_array = T.handle(get_global_func("demo.sum_array"))
+const id_arr_int = T.handle(get_global_func("testing.schema_id_arr_int"))
+
+function raw_array_call(callee::Ptr{Cvoid}, anys::Vector{T.TVMFFIAny})
+    arr = Ref(T.TVMFFIAny(0, 0, 0))
+    rc = GC.@preserve anys arr ccall(CALL[], Cint, (Ptr{Cvoid}, Ptr{T.TVMFFIAny}, Int32, Ptr{T.TVMFFIAny}),
+        FFI_ARRAY, anys, length(anys), arr)
+    rc == 0 || error("ffi.Array failed")
+    out = raw_call(callee, (arr[],))
+    T._release_any(arr[])
+    T._release_any(out)
+    return nothing
+end
+
+function array_rows()
+    floats = [i + 0.5 for i in 1:ARRAY_N]
+    ints = collect(1:ARRAY_N)
+    float_anys = [float_any(x) for x in floats]
+    int_anys = [int_any(x) for x in ints]
+    best = Dict(k => Inf for k in (:float, :float_floor, :int, :int_floor))
+    for round in 1:5
+        best[:float] = min(best[:float], @elapsed Demo.sum_array(floats))
+        best[:float_floor] = min(best[:float_floor], @elapsed raw_array_call(sum_array, float_anys))
+        best[:int] = min(best[:int], @elapsed TestingLib.schema_id_arr_int(ints))
+        best[:int_floor] = min(best[:int_floor], @elapsed raw_array_call(id_arr_int, int_anys))
+    end
+    return Dict(k => v * 1e9 / ARRAY_N for (k, v) in best)
+end
+
+function rows()
+    best = Dict(name => [Inf, Inf] for (name, _) in PAIRS)
+    for (_, (raw, gen)) in PAIRS
+        raw(); gen()
+    end
+    for round in 1:ROUNDS, (name, (raw, gen)) in PAIRS
+        best[name][1] = min(best[name][1], @elapsed raw())
+        best[name][2] = min(best[name][2], @elapsed gen())
+    end
+    row(op, ours, ref, target) =
+        @printf("| %s | %.1f ns | %.1f ns | %.2fx | ≤ %.1fx |\n", op, ours, ref, ours / ref, target)
+    for (name, _) in PAIRS
+        r, g = best[name] .* (1e9 / N)
+        row("julia: $name, generated vs bare ccall", g, r, 2.0)
+    end
+    array_rows()   # compile
+    a = array_rows()
+    row("julia: `Vector{Float64}` of 1e6 as `Array[float]` (demo.sum_array), per element, vs C floor",
+        a[:float], a[:float_floor], 5.0)
+    row("julia: `Vector{Int64}` of 1e6 as `Array[int]` (testing.schema_id_arr_int), per element, vs C floor",
+        a[:int], a[:int_floor], 5.0)
+    worst = 0.0
+    for (_, f) in ALLOC_CASES
+        f()
+        worst = max(worst, (@allocated f()) / 1000)
+    end
+    @printf("| julia: bytes allocated per scalar call (worst of %d cases) | %.1f B | 0 B | — | 0 B |\n",
+        length(ALLOC_CASES), worst)
+end
+
 function main()
     runtime = T.live_object_count() === nothing ? "apache" : "ffihub"
     println("Julia $(VERSION), runtime $runtime ($(T.loaded_library())), $N calls per round, best of $ROUNDS rounds")
@@ -94,4 +159,8 @@ function main()
     end
 end
 
-main()
+if get(ENV, "BENCH_ROWS", "0") == "1"
+    rows()
+else
+    main()
+end

@@ -2,7 +2,12 @@
 # Builds what the Julia benchmark needs (release builds of the runtime and the demo extension,
 # the generator; the generated packages TestingLib and Demo and a Julia environment that has
 # them) and runs bench/julia/bench.jl on ffihub's runtime and on Apache's.
+#   bench/julia/run.sh [rows]   `rows`: only the bench/run.sh table rows, on ffihub's runtime
 set -euo pipefail
+if [[ "${1:-}" == "rows" ]]; then
+    # Everything but the rows goes to stderr.
+    exec 3>&1 1>&2
+fi
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -26,9 +31,16 @@ scripts/julia --startup-file=no --project="$OUT/env" -e "using Pkg; Pkg.develop(
     PackageSpec(path = \"$OUT/packages/Demo\"),
     PackageSpec(path = \"$OUT/packages/TestingLib\")]; io = devnull)"
 
-for runtime in "$TARGET/release" "$APACHE/lib"; do
-    TVM_FFI_LIB="$runtime/libtvm_ffi.so" LD_LIBRARY_PATH="$runtime" \
+run_bench() { # runtime_dir
+    TVM_FFI_LIB="$1/libtvm_ffi.so" LD_LIBRARY_PATH="$1" \
     DEMO_LIB_DIR="$TARGET/release" TESTING_LIB_LIB_DIR="$APACHE/lib" \
         scripts/julia --startup-file=no --project="$OUT/env" bench/julia/bench.jl
+}
+if [[ "${1:-}" == "rows" ]]; then
+    BENCH_ROWS=1 run_bench "$TARGET/release" >&3
+    exit 0
+fi
+for runtime in "$TARGET/release" "$APACHE/lib"; do
+    run_bench "$runtime"
     echo
 done

@@ -9,8 +9,14 @@
 //              benchAdd3(i, 2.5, 3)     a bare Node-API function reading three numbers
 //   typed:     demo.addOne(i)           a typed Rust function (int) -> int
 //   floor:     the TVM-FFI call alone (a Rust loop calling testing.nop), for reference
+//   field:     p.x on a demo.Point              vs the bare Node-API no-op
+//   creation:  new demo.Point(i, 2)             (target: at most 300 ns)
+//   array:     demo.sumArray(1e6 numbers)       vs the same call with the ffi.Array built in
+//                                               Rust (benchArrayFloor), per element
 //
-// Target: the generated no-op wrapper costs at most 2x the bare Node-API no-op.
+// Targets: the generated no-op wrapper and a field read cost at most 2x the bare Node-API
+// no-op; creating an object at most 300 ns; an array at most 5x the floor per element.
+// BENCH_ROWS=1 prints bench/run.sh table rows instead.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -19,7 +25,7 @@ const packages = path.resolve(process.env.FFIHUB_NODE_PACKAGES ?? 'target/genera
 const ffi = require('@ffihub/tvm-ffi');
 const testing = require(path.join(packages, 'testing'));
 const demo = require(path.join(packages, 'demo'));
-const { benchNoop, benchAdd3, benchCallLoop } = ffi._native;
+const { benchNoop, benchAdd3, benchCallLoop, benchArrayFloor } = ffi._native;
 
 const N = Number(process.env.BENCH_CALLS ?? 2_000_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
@@ -44,7 +50,18 @@ const cases = {
     for (let i = 0; i < N; i++) acc += demo.addOne(i);
     return acc;
   },
+  'field read (p.x)': () => {
+    let acc = 0;
+    for (let i = 0; i < N; i++) acc += point.x;
+    return acc;
+  },
+  'object creation (new demo.Point)': () => {
+    let last = null;
+    for (let i = 0; i < N; i++) last = new demo.Point(i, 2);
+    return last;
+  },
 };
+const point = new demo.Point(3, 4);
 
 const best = Object.fromEntries(Object.keys(cases).map((k) => [k, Infinity]));
 for (let round = 0; round < ROUNDS; round++) {
@@ -58,6 +75,31 @@ const nopFn = ffi.requireGlobal('testing.nop');
 let floor = Infinity;
 for (let round = 0; round < ROUNDS; round++) floor = Math.min(floor, benchCallLoop(nopFn, N));
 
+// Arrays: per element, against the floor of the same call with the array built in Rust.
+const ARRAY_N = 1_000_000;
+const numbers = Array.from({ length: ARRAY_N }, (_, i) => i + 0.5);
+const sumArray = ffi.requireGlobal('demo.sum_array');
+let arrayOurs = Infinity;
+let arrayFloor = Infinity;
+for (let round = 0; round < 5; round++) {
+  const t0 = process.hrtime.bigint();
+  demo.sumArray(numbers);
+  arrayOurs = Math.min(arrayOurs, Number(process.hrtime.bigint() - t0) / ARRAY_N);
+  arrayFloor = Math.min(arrayFloor, benchArrayFloor(sumArray, ARRAY_N));
+}
+
+if (process.env.BENCH_ROWS === '1') {
+  const ns = (x) => `${x.toFixed(1)} ns`;
+  const out = (op, ours, ref, target, refText = ns(ref)) =>
+    console.log(`| ${op} | ${ns(ours)} | ${refText} | ${(ours / ref).toFixed(2)}x | ≤ ${target.toFixed(1)}x |`);
+  const bare = best['bare N-API no-op'];
+  out('node: generated no-op call vs bare N-API call', best['generated no-op (testing.nop)'], bare, 2);
+  out('node: field read `p.x` vs bare N-API call', best['field read (p.x)'], bare, 2);
+  out('node: `new demo.Point(x, y)` vs 300 ns', best['object creation (new demo.Point)'], 300, 1, '300 ns (target)');
+  out('node: `demo.sumArray` of 1e6 numbers, per element, vs C floor', arrayOurs, arrayFloor, 5);
+  process.exit(0);
+}
+
 const row = (name, ns, base) =>
   `  ${name.padEnd(36)} ${ns.toFixed(1).padStart(7)} ns${base ? `   ${(ns / base).toFixed(2)}x ${base === best['bare N-API no-op'] ? 'bare no-op' : 'bare 3-number call'}` : ''}`;
 console.log(`node ${process.version}, runtime ${process.env.FFIHUB_RUNTIME ?? ffi.runtimeVersion()}: best of ${ROUNDS} rounds of ${N} calls`);
@@ -67,5 +109,8 @@ console.log(row('bare N-API, 3 numbers', best['bare N-API, 3 numbers']));
 console.log(row('generated, 3 numbers (testing.nop)', best['generated, 3 numbers (testing.nop)'], best['bare N-API, 3 numbers']));
 console.log(row('generated typed (demo.addOne)', best['generated typed (demo.addOne)'], best['bare N-API no-op']));
 console.log(row('TVM-FFI call alone (from Rust)', floor));
+console.log(row('field read (p.x)', best['field read (p.x)'], best['bare N-API no-op']));
+console.log(row('object creation (new demo.Point)', best['object creation (new demo.Point)']));
+console.log(`  demo.sumArray(1e6 numbers)           ${arrayOurs.toFixed(1).padStart(7)} ns/element, floor ${arrayFloor.toFixed(1)} ns/element (${(arrayOurs / arrayFloor).toFixed(2)}x)`);
 const ratio = best['generated no-op (testing.nop)'] / best['bare N-API no-op'];
 console.log(`  no-op ratio ${ratio.toFixed(2)}x (target <= 2x): ${ratio <= 2 ? 'met' : 'NOT met'}`);

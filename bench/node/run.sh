@@ -2,7 +2,12 @@
 # Builds what the Node benchmark needs (release builds of the runtime, the addon and the demo
 # extension; the generated packages) and runs bench/node/bench.mjs on ffihub's runtime and on
 # Apache's. Also runs the napi-rs comparison of ADR 0004 when asked: `bench/node/run.sh napi`.
+#   bench/node/run.sh rows   only the bench/run.sh table rows, on ffihub's runtime
 set -euo pipefail
+if [[ "${1:-}" == "rows" ]]; then
+    # Everything but the rows goes to stderr.
+    exec 3>&1 1>&2
+fi
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -28,7 +33,13 @@ done
 mkdir -p "$PACKAGES/node_modules/@ffihub"
 ln -sfn "$ROOT/bindings/node" "$PACKAGES/node_modules/@ffihub/tvm-ffi"
 
-for runtime in "ffihub:$TARGET/release" "apache:$APACHE/lib"; do
+runtimes=("ffihub:$TARGET/release" "apache:$APACHE/lib")
+if [[ "${1:-}" == "rows" ]]; then
+    runtimes=("ffihub:$TARGET/release")
+    export BENCH_ROWS=1
+    exec 1>&3
+fi
+for runtime in "${runtimes[@]}"; do
     FFIHUB_RUNTIME="${runtime%%:*}" \
     LD_LIBRARY_PATH="${runtime#*:}" \
     FFIHUB_NODE_ADDON="$TARGET/release/libffihub_node.so" \

@@ -27,6 +27,7 @@ native.init({
   OpaquePtr: values.OpaquePtr,
   Map,
   flattenMap: containers.flattenMap,
+  packNumbers: containers.packNumbers,
   objectPrototype: Object.prototype,
   Object: object.FFIObject,
 });

@@ -177,7 +177,27 @@ impl From<ObjectRef> for Any {
 ///
 /// # Safety
 /// `view` is a valid view: its pointers are valid for the kind its type index says.
+#[inline]
 pub unsafe fn view_to_owned(view: &TVMFFIAny) -> Result<Any, Error> {
+    match view.type_index {
+        tindex::RAW_STR | tindex::BYTE_ARRAY_PTR | tindex::OBJECT_RVALUE_REF => {
+            borrowed_form_to_owned(view)
+        }
+        t if is_object_index(t) => {
+            inc_ref(view.value.v_obj);
+            Ok(Any(*view))
+        }
+        _ => Ok(Any(*view)),
+    }
+}
+
+/// [`view_to_owned`] of the forms that only views have (kept out of line: the common kinds are
+/// copied inline).
+///
+/// # Safety
+/// As for [`view_to_owned`].
+#[inline(never)]
+unsafe fn borrowed_form_to_owned(view: &TVMFFIAny) -> Result<Any, Error> {
     match view.type_index {
         tindex::RAW_STR => {
             let bytes = CStr::from_ptr(view.value.v_c_str).to_bytes();
@@ -187,7 +207,7 @@ pub unsafe fn view_to_owned(view: &TVMFFIAny) -> Result<Any, Error> {
             let array = &*(view.value.v_ptr as *const TVMFFIByteArray);
             Ok(string::bytes_any(byte_array_slice(array)))
         }
-        tindex::OBJECT_RVALUE_REF => {
+        _ => {
             let slot = view.value.v_ptr as *mut *mut TVMFFIObject;
             let obj = *slot;
             if obj.is_null() {
@@ -199,11 +219,6 @@ pub unsafe fn view_to_owned(view: &TVMFFIAny) -> Result<Any, Error> {
             *slot = std::ptr::null_mut();
             Ok(Any::object(ObjectRef::from_raw(obj)))
         }
-        t if is_object_index(t) => {
-            inc_ref(view.value.v_obj);
-            Ok(Any(*view))
-        }
-        _ => Ok(Any(*view)),
     }
 }
 

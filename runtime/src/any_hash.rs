@@ -37,13 +37,13 @@ pub type NativeAnyEqual =
 
 /// A value with its borrowed-only forms (raw C string, byte-array pointer, rvalue reference)
 /// turned into the form an owned `Any` would have, so the rules below see only owned forms.
-enum Normalized<'a> {
+pub(crate) enum Normalized<'a> {
     Borrowed(&'a TVMFFIAny),
     Owned(Any),
 }
 
 impl Normalized<'_> {
-    fn get(&self) -> &TVMFFIAny {
+    pub(crate) fn get(&self) -> &TVMFFIAny {
         match self {
             Normalized::Borrowed(v) => v,
             Normalized::Owned(v) => v.as_raw(),
@@ -53,7 +53,7 @@ impl Normalized<'_> {
 
 /// # Safety
 /// `value` is a valid value or argument view.
-unsafe fn normalize(value: &TVMFFIAny) -> Normalized<'_> {
+pub(crate) unsafe fn normalize(value: &TVMFFIAny) -> Normalized<'_> {
     match value.type_index {
         tindex::RAW_STR => {
             let bytes = CStr::from_ptr(value.value.v_c_str).to_bytes();
@@ -133,9 +133,27 @@ unsafe fn bigint_value_hash(value: &TVMFFIAny) -> u64 {
 ///
 /// # Safety
 /// `value` is a valid value or argument view (object payloads are live).
+#[inline]
 pub unsafe fn any_hash(value: &TVMFFIAny) -> Result<u64, Error> {
-    let normalized = normalize(value);
-    let value = normalized.get();
+    if is_view_form(value.type_index) {
+        hash_owned(normalize(value).get())
+    } else {
+        hash_owned(value)
+    }
+}
+
+/// Is `type_index` one of the forms only argument views have (raw C string, byte-array
+/// pointer, rvalue reference)? Such values are normalized before hashing or comparing.
+#[inline]
+fn is_view_form(type_index: i32) -> bool {
+    matches!(
+        type_index,
+        tindex::RAW_STR | tindex::BYTE_ARRAY_PTR | tindex::OBJECT_RVALUE_REF
+    )
+}
+
+/// [`any_hash`] of a value in an owned form.
+unsafe fn hash_owned(value: &TVMFFIAny) -> Result<u64, Error> {
     let type_index = value.type_index;
     match type_index {
         tindex::SMALL_STR => Ok(stable_hash_combine(
@@ -168,15 +186,48 @@ pub unsafe fn any_hash(value: &TVMFFIAny) -> Result<u64, Error> {
     }
 }
 
+/// A private fingerprint of an owned value for telling keys apart faster than [`any_equal`]:
+/// values that are `any_equal` without a user hook have equal fingerprints. Strings and bytes
+/// (heap or small) get their content: up to 7 bytes packed as they are (exact), longer ones
+/// hashed with a strong hash; every other kind gets 0, so only their [`any_hash`] (exact for
+/// plain values) or a comparison tells them apart.
+///
+/// # Safety
+/// `value` is a valid owned value (no raw-string or rvalue view forms).
+pub unsafe fn content_fingerprint(value: &TVMFFIAny) -> u64 {
+    let bytes = match value.type_index {
+        tindex::STR | tindex::BYTES => object_bytes(value),
+        tindex::SMALL_STR | tindex::SMALL_BYTES => small_bytes(value),
+        _ => return 0,
+    };
+    if bytes.len() < 8 {
+        let mut packed = [0u8; 8];
+        packed[..bytes.len()].copy_from_slice(bytes);
+        packed[7] = bytes.len() as u8;
+        u64::from_le_bytes(packed)
+    } else {
+        crate::hash::fingerprint_bytes(bytes)
+    }
+}
+
 /// `AnyEqual` of two values, exactly as Apache computes it (see the module documentation).
 ///
 /// Errors come only from custom `__any_equal__` hooks.
 ///
 /// # Safety
 /// Both are valid values or argument views (object payloads are live).
+#[inline]
 pub unsafe fn any_equal(lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {
-    let (lhs, rhs) = (normalize(lhs), normalize(rhs));
-    let (lhs, rhs) = (lhs.get(), rhs.get());
+    if is_view_form(lhs.type_index) || is_view_form(rhs.type_index) {
+        let (lhs, rhs) = (normalize(lhs), normalize(rhs));
+        equal_owned(lhs.get(), rhs.get())
+    } else {
+        equal_owned(lhs, rhs)
+    }
+}
+
+/// [`any_equal`] of two values in owned forms.
+unsafe fn equal_owned(lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {
     // Fast path: the two 16-byte values are identical.
     if raw_words(lhs) == raw_words(rhs) {
         return Ok(true);

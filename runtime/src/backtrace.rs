@@ -17,10 +17,12 @@ const RAISING_ENTRIES: [&str; 3] = [
 
 /// The runtime's own plumbing between an error and the code that raised it (functions, with
 /// their closures).
-const PLUMBING: [&str; 7] = [
+const PLUMBING: [&str; 9] = [
     "tvm_ffi::backtrace::capture",
     "tvm_ffi::backtrace::capture_after_caller",
+    "tvm_ffi::backtrace::capture_addresses",
     "tvm_ffi::error::Error::new",
+    "tvm_ffi::error::Error::with_trace",
     "tvm_ffi::error::Error::from_parts",
     "<tvm_ffi::error::Error as core::convert::From<alloc::string::String>>::from",
     "tvm_ffi::c_api::error::raise_with_backtrace",
@@ -83,6 +85,17 @@ fn classify(function: &str) -> FrameKind {
 #[inline(never)]
 pub fn capture() -> String {
     Trace::capture().format(classify)
+}
+
+/// The current thread's return addresses, for [`format`] later (cheap: no symbols).
+#[inline(never)]
+pub fn capture_addresses() -> Trace {
+    Trace::capture()
+}
+
+/// The text of a trace from [`capture_addresses`], as [`capture`] would have made it.
+pub fn format(trace: &Trace) -> String {
+    trace.format(classify)
 }
 
 /// [`capture`] for a caller that reports its own location first (`TVMFFIBacktrace` with a file

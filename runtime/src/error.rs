@@ -7,17 +7,25 @@ use crate::any::{byte_array, byte_array_slice};
 use crate::object::{alloc_object, ObjectRef, RustObject};
 use crate::tindex;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Mutex;
 
 /// Payload of the Error objects this runtime creates: the ABI cell, then the storage it points at.
 /// Each text is stored with a NUL after it (not counted in the cell's sizes), as Apache's
 /// `std::string`-backed errors are: C++ code reads `message.data` as a C string
 /// (`tvm::ffi::Error::what()`).
+///
+/// Backtraces are symbolized lazily: an error raised by the runtime keeps the raw return
+/// addresses in `pending`, and the text is made when someone can read it: when the error is
+/// fetched through the C API (`TVMFFIErrorMoveFromRaised`), handed out as an object, or read in
+/// Rust. Errors that the runtime raises and handles itself never pay for symbols.
 #[repr(C)]
 struct ErrorPayload {
     cell: TVMFFIErrorCell,
     kind: Box<[u8]>,
     message: Box<[u8]>,
     backtrace: Vec<u8>,
+    pending: Mutex<Option<ffihub_backtrace::Trace>>,
 }
 
 impl Drop for ErrorPayload {
@@ -37,6 +45,7 @@ unsafe extern "C" fn update_backtrace(
     mode: i32,
 ) {
     let payload = &mut (*obj.cast::<RustObject<ErrorPayload>>()).payload;
+    resolve_payload(payload);
     let text = byte_array_slice(&*backtrace);
     let append =
         mode == crate::abi::TVMFFIBacktraceUpdateMode::kTVMFFIBacktraceUpdateModeAppend as i32;
@@ -64,21 +73,47 @@ fn without_nul(stored: &[u8]) -> TVMFFIByteArray {
     byte_array(&stored[..stored.len() - 1])
 }
 
+/// Where the backtrace text of an error with a pending backtrace points (its size is 0).
+static PENDING: [u8; 1] = [0];
+
+/// Formats a pending backtrace into the payload's text (once).
+fn resolve_payload(payload: &mut ErrorPayload) {
+    let trace = payload
+        .pending
+        .get_mut()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    if let Some(trace) = trace {
+        payload.backtrace = nul_terminated(crate::backtrace::format(&trace).as_bytes());
+        payload.cell.backtrace = without_nul(&payload.backtrace);
+    }
+}
+
 /// An owned Error object (ours, or one created by foreign code: only its cell is used).
 #[derive(Clone, Debug)]
 pub struct Error(ObjectRef);
 
 impl Error {
-    /// A new error of `kind` with the current backtrace.
+    /// A new error of `kind` with the current backtrace (symbolized when first needed).
     pub fn new(kind: &str, message: impl AsRef<str>) -> Error {
-        let backtrace = crate::backtrace::capture();
-        Error::from_parts(
+        Error::with_trace(
             kind.as_bytes(),
             message.as_ref().as_bytes(),
-            backtrace.as_bytes(),
-            None,
-            None,
+            crate::backtrace::capture_addresses(),
         )
+    }
+
+    /// A new error whose backtrace is `trace`, formatted when first needed.
+    pub fn with_trace(kind: &[u8], message: &[u8], trace: ffihub_backtrace::Trace) -> Error {
+        let error = Error::from_parts(kind, message, b"", None, None);
+        // SAFETY: `from_parts` made an object of ours, not yet shared.
+        let payload =
+            unsafe { &mut (*error.0.as_ptr().cast::<RustObject<ErrorPayload>>()).payload };
+        *payload.pending.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(trace);
+        // The mark `resolve` looks for (an empty text until then).
+        payload.cell.backtrace = byte_array(&PENDING[..0]);
+        payload.cell.backtrace.data = PENDING.as_ptr().cast();
+        error
     }
 
     /// A new error from its parts; `cause` and `extra_context` are owned by the new error.
@@ -107,6 +142,7 @@ impl Error {
                 kind,
                 message,
                 backtrace,
+                pending: Mutex::new(None),
             },
             0,
         ))
@@ -144,12 +180,37 @@ impl Error {
 
     /// The backtrace text.
     pub fn backtrace(&self) -> &[u8] {
+        self.resolve();
         // SAFETY: as for `kind`.
         unsafe { byte_array_slice(&self.cell().backtrace) }
     }
 
-    /// The underlying object.
+    /// Makes the backtrace text of an error of ours whose backtrace is still pending, before
+    /// anyone else can read its cell.
+    pub fn resolve(&self) {
+        let cell = std::ptr::addr_of!(self.cell().backtrace.data).cast_mut();
+        // SAFETY: the pointer field is aligned and lives as long as the object; it is read
+        // atomically because another thread may be resolving the same error.
+        let data = unsafe { AtomicPtr::from_ptr(cell.cast::<*mut u8>()) };
+        if data.load(Ordering::Acquire).cast_const() != PENDING.as_ptr() {
+            return; // resolved, or a foreign error with its own text
+        }
+        // SAFETY: only errors of ours point at `PENDING`. The text is written under the lock,
+        // and C code only gets the object after this ran (see `ErrorPayload`).
+        unsafe {
+            let payload = &mut (*self.0.as_ptr().cast::<RustObject<ErrorPayload>>()).payload;
+            let mut pending = payload.pending.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(trace) = pending.take() {
+                payload.backtrace = nul_terminated(crate::backtrace::format(&trace).as_bytes());
+                payload.cell.backtrace.size = payload.backtrace.len() - 1;
+                data.store(payload.backtrace.as_ptr().cast_mut(), Ordering::Release);
+            }
+        }
+    }
+
+    /// The underlying object, with its backtrace text made (it may go anywhere now).
     pub fn into_object(self) -> ObjectRef {
+        self.resolve();
         self.0
     }
 }
@@ -189,9 +250,10 @@ pub fn take_raised() -> Option<ObjectRef> {
     RAISED.with(|slot| slot.borrow_mut().take())
 }
 
-/// Raises `error` the safe-call way and returns -1.
+/// Raises `error` the safe-call way and returns -1. Its backtrace stays pending: whoever fetches
+/// it (`TVMFFIErrorMoveFromRaised`, or Rust code through [`take_raised_or_unknown`]) resolves it.
 pub fn raise(error: Error) -> i32 {
-    set_raised(error.into_object());
+    set_raised(error.0);
     -1
 }
 
@@ -209,7 +271,7 @@ pub fn take_raised_or_unknown(code: i32) -> Error {
 
 /// Raw handle of an error object, for the C surface.
 pub fn into_handle(error: Error) -> *mut TVMFFIObject {
-    error.0.into_raw()
+    error.into_object().into_raw()
 }
 
 #[cfg(test)]
@@ -275,6 +337,34 @@ mod tests {
         unsafe { cell.update_backtrace.unwrap()(error.0.as_ptr().cast(), &appended, 1) };
         assert_eq!(error.backtrace(), b"more\n");
         assert_nul_after(&error.cell().backtrace);
+    }
+
+    #[test]
+    fn backtrace_text_is_made_when_the_error_is_fetched() {
+        #[inline(never)]
+        fn raises_lazily() -> i32 {
+            raise(Error::new("ValueError", "lazy"))
+        }
+        assert_eq!(raises_lazily(), -1);
+        // Still only addresses: nobody could read it yet.
+        let pending = Error::from_object(take_raised().unwrap());
+        assert_eq!(pending.cell().backtrace.size, 0);
+        set_raised(pending.0);
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the handle is released below.
+        unsafe { crate::c_api::error::TVMFFIErrorMoveFromRaised(&mut handle) };
+        // Read the cell the way C code does, without going through `Error`.
+        let cell = unsafe {
+            &*handle
+                .cast::<u8>()
+                .add(std::mem::size_of::<TVMFFIObject>())
+                .cast::<TVMFFIErrorCell>()
+        };
+        let text =
+            String::from_utf8_lossy(unsafe { byte_array_slice(&cell.backtrace) }).into_owned();
+        assert!(text.contains("raises_lazily"), "{text}");
+        assert_nul_after(&cell.backtrace);
+        unsafe { crate::object::dec_ref(handle.cast()) };
     }
 
     #[test]

@@ -18,6 +18,13 @@ pub fn type_key_hash(key: &[u8]) -> u64 {
     libstdcxx_hash_bytes(key, LIBSTDCXX_STRING_SEED)
 }
 
+/// A well-mixed 64-bit hash of bytes for this runtime's private use (never stored in an object):
+/// it tells apart strings whose [`stable_hash_bytes`] collide, which that hash does often for
+/// strings that differ in a few digits.
+pub fn fingerprint_bytes(data: &[u8]) -> u64 {
+    libstdcxx_hash_bytes(data, 0x9e37_79b9_7f4a_7c15)
+}
+
 /// libstdc++'s `std::_Hash_bytes` for a 64-bit `size_t`.
 fn libstdcxx_hash_bytes(data: &[u8], seed: u64) -> u64 {
     const MUL: u64 = (0xc6a4_a793_u64 << 32) + 0x5bd1_e995;

@@ -21,6 +21,7 @@ pub mod error;
 pub mod function;
 pub mod hash;
 pub mod json;
+mod live_count;
 pub mod module;
 pub mod object;
 pub mod recursive;

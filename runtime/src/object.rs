@@ -8,7 +8,7 @@ use crate::abi::{TVMFFIObject, TVMFFITypeIndex};
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
-use std::sync::atomic::{fence, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{fence, AtomicU64, Ordering};
 
 /// One strong reference in `combined_ref_count`.
 pub const STRONG_ONE: u64 = 1;
@@ -21,23 +21,23 @@ pub const DELETE_STRONG: i32 = 1;
 /// Deleter flag: free the memory.
 pub const DELETE_WEAK: i32 = 2;
 
-/// Objects allocated by this runtime and not yet freed (served as `ffihub.LiveObjectCount`).
-static LIVE_OBJECTS: AtomicI64 = AtomicI64::new(0);
-
-/// The number of objects this runtime allocated and has not freed yet.
+/// The number of objects this runtime allocated and has not freed yet (served as
+/// `ffihub.LiveObjectCount`; see [`crate::live_count`] for how it stays off the hot path).
 pub fn live_object_count() -> i64 {
-    LIVE_OBJECTS.load(Ordering::Relaxed)
+    crate::live_count::total()
 }
 
 /// Records an object allocated outside [`alloc_object`] / [`alloc_raw`] (objects with a custom
 /// block layout), so that the live-object count stays exact. Pair with [`count_free`].
+#[inline]
 pub fn count_allocation() {
-    LIVE_OBJECTS.fetch_add(1, Ordering::Relaxed);
+    crate::live_count::allocated();
 }
 
 /// Records the release of an object counted with [`count_allocation`].
+#[inline]
 pub fn count_free() {
-    LIVE_OBJECTS.fetch_sub(1, Ordering::Relaxed);
+    crate::live_count::freed();
 }
 
 /// Adds one strong reference.
@@ -140,7 +140,7 @@ pub fn alloc_object<T>(type_index: i32, payload: T, tail_bytes: usize) -> Object
             },
             payload,
         });
-        LIVE_OBJECTS.fetch_add(1, Ordering::Relaxed);
+        count_allocation();
         ObjectRef::from_raw(ptr.cast())
     }
 }
@@ -169,7 +169,7 @@ pub fn alloc_raw(
             __padding: 0,
             deleter,
         });
-        LIVE_OBJECTS.fetch_add(1, Ordering::Relaxed);
+        count_allocation();
         ObjectRef::from_raw(ptr)
     }
 }
@@ -180,7 +180,7 @@ pub fn alloc_raw(
 /// `obj` came from [`alloc_raw`] and is not used afterwards.
 pub unsafe fn free_raw(obj: *mut c_void) {
     free(obj);
-    LIVE_OBJECTS.fetch_sub(1, Ordering::Relaxed);
+    count_free();
 }
 
 /// The deleter of every object made by [`alloc_object`].
@@ -192,7 +192,7 @@ unsafe extern "C" fn delete_rust_object<T>(obj: *mut c_void, flags: i32) {
     }
     if flags & DELETE_WEAK != 0 {
         free(obj.cast());
-        LIVE_OBJECTS.fetch_sub(1, Ordering::Relaxed);
+        count_free();
     }
 }
 

@@ -31,4 +31,34 @@ fn live_object_count_follows_allocation_weak_references_and_frees() {
         }
     }
     assert_eq!(live_object_count(), start);
+
+    // Counters are per thread: objects made on one thread and freed on another, and threads
+    // that exited, still add up exactly.
+    let made_elsewhere: Vec<tvm_ffi::any::Any> = std::thread::spawn(|| {
+        (0..10)
+            .map(|i| tvm_ffi::any::Any::string(format!("string number {i} on a worker")))
+            .collect()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(live_object_count(), start + 10, "the worker has exited");
+    let half: Vec<_> = made_elsewhere.into_iter().take(5).collect();
+    assert_eq!(live_object_count(), start + 5, "freed here");
+    std::thread::spawn(move || drop(half)).join().unwrap();
+    assert_eq!(live_object_count(), start, "freed on another thread");
+    let workers: Vec<_> = (0..4)
+        .map(|_| {
+            std::thread::spawn(|| {
+                let keep = tvm_ffi::any::Any::string("kept alive by the main thread");
+                for _ in 0..1000 {
+                    drop(tvm_ffi::any::Any::string("made and freed on the worker"));
+                }
+                keep
+            })
+        })
+        .collect();
+    let kept: Vec<_> = workers.into_iter().map(|w| w.join().unwrap()).collect();
+    assert_eq!(live_object_count(), start + 4);
+    drop(kept);
+    assert_eq!(live_object_count(), start);
 }

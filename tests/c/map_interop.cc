@@ -310,6 +310,27 @@ void TestCxxMapsThroughGlobals() {
   }
   std::printf("A1 C++ Map read through ffi.Map* globals: ok\n");
 
+  // Keys whose string hashes collide often (Apache's StableHashBytes maps zero-padded numbers
+  // onto few values), with repeated keys updating earlier ones: long chains of equal hashes,
+  // relocations and several rehashes, built by ffi.Map / ffi.Dict and by inline C++ Set.
+  {
+    const int64_t n = 3000;
+    std::vector<ffi::Any> args;
+    AnyMap m;
+    AnyDict d;
+    for (int64_t i = 0; i < n + n / 3; ++i) {
+      char key[32];
+      std::snprintf(key, sizeof(key), "key-%010lld", static_cast<long long>(i < n ? i : (i - n) * 3));
+      args.push_back(ffi::String(key));
+      args.push_back(ffi::Any(i));
+      m.Set(ffi::String(key), ffi::Any(i));
+      d.Set(ffi::String(key), ffi::Any(i));
+    }
+    CHECK_EQ_STR(Dump(Call("ffi.Map", Views(args))), Dump(ffi::Any(m)));
+    CHECK_EQ_STR(Dump(Call("ffi.Dict", Views(args))), Dump(ffi::Any(d)));
+  }
+  std::printf("A1b colliding string keys, same layout as inline C++: ok\n");
+
   for (int64_t n : {3, 100}) {
     AnyDict d;
     for (int64_t i = 0; i < n; ++i) d.Set(Key(i), ffi::Any(i));

@@ -13,12 +13,23 @@ const kKey = Symbol('ffihub.typeKey');
 
 /** The result of `construct`: a new object waiting for its wrapper (see `Object`). */
 class Token {
-  constructor(external) {
-    this.external = external;
+  constructor(number) {
+    this.number = number;
   }
 }
 
 const typeKeys = new Map();
+const typeIndices = new Map();
+
+/** The type index of a registered type key (looked up once). */
+function typeIndexOfKey(key) {
+  let index = typeIndices.get(key);
+  if (index === undefined) {
+    index = native.typeIndex(key);
+    typeIndices.set(key, index);
+  }
+  return index;
+}
 
 /** The type key of a type index. */
 function typeKeyOfIndex(index) {
@@ -39,7 +50,7 @@ class FFIObject {
     if (!(token instanceof Token)) {
       throw new TypeError(`${new.target.name} has no constructor; TVM-FFI objects come from functions`);
     }
-    native.adopt(this, token.external);
+    native.adopt(this, token.number);
   }
 
   /** The registered type key of the object's type (`demo.Point`). */
@@ -126,17 +137,29 @@ function construct(key, args, coercions, keywords) {
       if (options[js] !== undefined) (kwargs ??= []).push(field, options[js]);
     }
   }
-  return new Token(native.construct(key, values, kwargs));
+  return new Token(native.construct(typeIndexOfKey(key), values, kwargs));
+}
+
+// Field names are resolved to small ids once: the addon then finds a field's accessor by
+// (id, type index) without copying or hashing the name on every access.
+const fieldIds = new Map();
+function fieldId(name) {
+  let id = fieldIds.get(name);
+  if (id === undefined) {
+    id = native.fieldId(name);
+    fieldIds.set(name, id);
+  }
+  return id;
 }
 
 /** Reads a field (by its registered name). */
 function getField(object, name) {
-  return native.getField(object, name);
+  return native.getFieldById(object, fieldId(name));
 }
 
 /** Writes a writable field (by its registered name). */
 function setField(object, name, value) {
-  native.setField(object, name, value);
+  native.setFieldById(object, fieldId(name), value);
 }
 
 // --- functions ---------------------------------------------------------------------------

@@ -297,8 +297,13 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
     if env.is_array(value)? {
         let n = env.array_len(value)?;
         let mut items = ArgBuf::new();
-        for i in 0..n {
-            items.push_js(data, env.get_element(value, i)?)?;
+        match packed_numbers(data, value, n)? {
+            Some(numbers) => numbers.iter().for_each(|&x| items.push(number_any(x))),
+            None => {
+                for i in 0..n {
+                    items.push_js(data, env.get_element(value, i)?)?;
+                }
+            }
         }
         *out = function::call_builtin(function::Builtin::Array, &mut items)?;
         return Ok(());
@@ -384,6 +389,30 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         return napi::type_error("this TVM-FFI object was disposed");
     }
     napi::type_error("cannot convert this object to a TVM-FFI value (expected a TVM-FFI object, an array, a Map, a plain object, a TypedArray, a DataType or a Device)")
+}
+
+/// The elements of a JavaScript array of `n` numbers, read in one pass by the `packNumbers`
+/// hook (one Node-API call per element costs far more); None for short arrays or when an
+/// element is not a number. The slice views the Float64Array, alive for the current call.
+fn packed_numbers<'a>(data: &EnvData, array: napi_value, n: u32) -> Result<Option<&'a [f64]>> {
+    const MIN_PACKED: u32 = 8;
+    if n < MIN_PACKED {
+        return Ok(None);
+    }
+    let env = data.env;
+    let pack = data.hook(|h| h.pack_numbers)?;
+    let packed = env.call_function(env.undefined(), pack, &[array])?;
+    if !env.is_typedarray(packed)? {
+        return Ok(None);
+    }
+    let info = env.typedarray_info(packed)?;
+    if info.kind != napi_sys::TypedarrayType::float64_array || info.length != n as usize {
+        return Ok(None);
+    }
+    // SAFETY: a Float64Array of `length` elements, kept alive by the handle scope of this call.
+    Ok(Some(unsafe {
+        std::slice::from_raw_parts(info.data.cast::<f64>(), info.length)
+    }))
 }
 
 /// Builds a map from a flat JavaScript array `[k0, v0, k1, v1, ...]`.

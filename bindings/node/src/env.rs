@@ -186,6 +186,8 @@ pub struct Hooks {
     pub map: Option<napi_ref>,
     /// `(map) => [k0, v0, k1, v1, ...]`.
     pub flatten_map: Option<napi_ref>,
+    /// `(array) => Float64Array | null`: the numbers of an all-number array.
+    pub pack_numbers: Option<napi_ref>,
     /// `Object.prototype` (plain objects convert to maps).
     pub object_proto: Option<napi_ref>,
     /// The `ffi.Object` base class (for messages about disposed objects).
@@ -205,6 +207,15 @@ pub struct FieldAccess {
     pub setter: *mut c_void,
 }
 
+/// A field name and where it has been found so far: `(type index, accessor)` pairs, usually
+/// one (a class's instances rarely have several concrete types).
+pub struct FieldSlot {
+    /// The registered field name.
+    pub name: Box<[u8]>,
+    /// Accessors already resolved for a type index.
+    pub by_type: Vec<(i32, FieldAccess)>,
+}
+
 /// The state of one environment, owned by Node-API's instance data.
 pub struct EnvData {
     /// The environment.
@@ -218,10 +229,16 @@ pub struct EnvData {
     pub registered: RefCell<HashMap<i32, napi_ref>>,
     /// Resolved classes: type index -> shell of the most derived registered class.
     pub resolved: RefCell<HashMap<i32, napi_ref>>,
-    /// Field accessors by (type index, name).
-    pub fields: RefCell<HashMap<(i32, Vec<u8>), FieldAccess>>,
+    /// Field names by id (JavaScript caches each name's id, so a field read passes a number
+    /// instead of copying and hashing the name).
+    pub field_ids: RefCell<HashMap<Box<[u8]>, u32>>,
+    /// Per field id: its name and the accessors resolved so far, by type index.
+    pub field_slots: RefCell<Vec<FieldSlot>>,
     /// The `ffi.GetKwargsObject()` marker (owned), once fetched.
     pub kwargs_marker: Cell<TVMFFIObjectHandle>,
+    /// The object made by the last `construct` and not yet adopted by its wrapper (owned),
+    /// with the number of that construction (see `object::construct`).
+    pub pending: Cell<(u64, TVMFFIObjectHandle)>,
     /// The thread-safe function (also stored in `shared`).
     tsfn: Cell<napi_threadsafe_function>,
 }
@@ -244,8 +261,10 @@ impl EnvData {
             hooks: RefCell::default(),
             registered: RefCell::default(),
             resolved: RefCell::default(),
-            fields: RefCell::default(),
+            field_ids: RefCell::default(),
+            field_slots: RefCell::default(),
             kwargs_marker: Cell::new(ptr::null_mut()),
+            pending: Cell::new((0, ptr::null_mut())),
             tsfn: Cell::new(ptr::null_mut()),
         });
         let data = Box::into_raw(data);
@@ -330,10 +349,11 @@ unsafe extern "C" fn finalize_env(_env: napi_env, data: *mut c_void, _hint: *mut
                 };
             }
         }
-        let marker = data.kwargs_marker.get();
-        if !marker.is_null() {
-            // SAFETY: the marker is an owned reference of this state.
-            unsafe { ffi::TVMFFIObjectDecRef(marker) };
+        for owned in [data.kwargs_marker.get(), data.pending.get().1] {
+            if !owned.is_null() {
+                // SAFETY: the marker and a pending construction are owned by this state.
+                unsafe { ffi::TVMFFIObjectDecRef(owned) };
+            }
         }
         // The environment frees its references itself at teardown.
     });

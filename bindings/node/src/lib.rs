@@ -120,6 +120,7 @@ native!(init, 1, |data, args, _info| {
         opaque_ptr: get(b"OpaquePtr\0")?,
         map: get(b"Map\0")?,
         flatten_map: get(b"flattenMap\0")?,
+        pack_numbers: get(b"packNumbers\0")?,
         object_proto: get(b"objectPrototype\0")?,
         object_base: get(b"Object\0")?,
     };
@@ -189,23 +190,42 @@ native!(call_async, 8, |data, args, info| {
 });
 
 native!(construct, 3, |data, args, _info| {
-    let key = data.env.get_string(args.argv[0])?;
-    object::construct(data, &key, args.argv[1], args.argv[2])
+    let index = arg_i32(data.env, args.argv[0], "typeIndex")?;
+    object::construct(data, index, args.argv[1], args.argv[2])
 });
 
 native!(adopt, 2, |data, args, _info| {
-    object::adopt(data.env, args.argv[0], args.argv[1])?;
+    object::adopt(data, args.argv[0], args.argv[1])?;
     Ok(data.env.undefined())
 });
 
-native!(get_field, 2, |data, args, _info| {
-    object::get_field(data, args.argv[0], args.argv[1])
+native!(field_id, 1, |data, args, _info| {
+    let id = object::field_id(data, args.argv[0])?;
+    data.env.double(id as f64)
 });
 
-native!(set_field, 3, |data, args, _info| {
-    object::set_field(data, args.argv[0], args.argv[1], args.argv[2])?;
+native!(get_field_by_id, 2, |data, args, _info| {
+    let id = field_id_arg(data.env, args.argv[1])?;
+    object::get_field(data, args.argv[0], id)
+});
+
+native!(set_field_by_id, 3, |data, args, _info| {
+    let id = field_id_arg(data.env, args.argv[1])?;
+    object::set_field(data, args.argv[0], id, args.argv[2])?;
     Ok(data.env.undefined())
 });
+
+/// A field id from `fieldId` (a small non-negative integer).
+#[inline]
+fn field_id_arg(env: Env, v: napi_value) -> Result<u32> {
+    let x = env.get_f64(v)?;
+    // `as` saturates (NaN gives 0): the round trip holds only for exact ids (no libm `trunc`).
+    let id = x as u32;
+    if f64::from(id) != x {
+        return napi::type_error("a field id must come from fieldId");
+    }
+    Ok(id)
+}
 
 native!(dispose, 1, |data, args, _info| {
     object::dispose(data.env, args.argv[0])?;
@@ -307,6 +327,26 @@ native!(bench_call_loop, 2, |data, args, _info| {
         .double(start.elapsed().as_nanos() as f64 / f64::from(n))
 });
 
+native!(bench_array_floor, 2, |data, args, _info| {
+    // The floor of passing an array: `f(ffi.Array(0.5, 1.5, ...))` with `n` floats made in Rust
+    // and called through TVMFFIFunctionCall, in ns per element.
+    let f = object::require_handle(data.env, args.argv[0], "the function")?;
+    let n = data.env.get_f64(args.argv[1])?.max(1.0) as u32;
+    let start = std::time::Instant::now();
+    let mut items = convert::ArgBuf::new();
+    for i in 0..n {
+        items.push(convert::number_any(f64::from(i) + 0.5));
+    }
+    let array = function::call_builtin(function::Builtin::Array, &mut items)?;
+    let mut call_args = convert::ArgBuf::new();
+    call_args.push(array);
+    let mut result = function::call_raw(f, &mut call_args)?;
+    ffi::release(&mut result);
+    drop(call_args);
+    data.env
+        .double(start.elapsed().as_nanos() as f64 / f64::from(n))
+});
+
 native!(set_external_buffers, 1, |data, args, _info| {
     tensor::set_external_buffers(data.env.get_bool(args.argv[0])?);
     Ok(data.env.undefined())
@@ -334,8 +374,9 @@ const EXPORTS: &[(
     ("callAsync", call_async),
     ("construct", construct),
     ("adopt", adopt),
-    ("getField", get_field),
-    ("setField", set_field),
+    ("fieldId", field_id),
+    ("getFieldById", get_field_by_id),
+    ("setFieldById", set_field_by_id),
     ("dispose", dispose),
     ("same", same),
     ("refCount", ref_count),
@@ -355,6 +396,7 @@ const EXPORTS: &[(
     ("benchNoop", function::bench_noop),
     ("benchAdd3", function::bench_add3),
     ("benchCallLoop", bench_call_loop),
+    ("benchArrayFloor", bench_array_floor),
 ];
 
 fn register(env: Env, exports: napi_value) -> Result<napi_value> {

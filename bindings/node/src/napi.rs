@@ -413,23 +413,6 @@ impl Env {
         (status == Status::napi_ok && !data.is_null()).then_some(data)
     }
 
-    /// An external value holding `data`; `finalize` runs when it is collected.
-    pub fn external(self, data: *mut c_void, finalize: napi_finalize) -> Result<napi_value> {
-        let mut v = ptr::null_mut();
-        call!(
-            self,
-            napi_create_external(data, finalize, ptr::null_mut(), &mut v)
-        )?;
-        Ok(v)
-    }
-
-    /// The data of an external value.
-    pub fn external_data(self, value: napi_value) -> Result<*mut c_void> {
-        let mut data = ptr::null_mut();
-        call!(self, napi_get_value_external(value, &mut data))?;
-        Ok(data)
-    }
-
     /// Whether `value` is a TypedArray.
     pub fn is_typedarray(self, value: napi_value) -> Result<bool> {
         let mut b = false;

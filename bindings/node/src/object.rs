@@ -7,7 +7,7 @@
 //! constructor.
 
 use crate::convert::{self, ArgBuf};
-use crate::env::{EnvData, FieldAccess};
+use crate::env::{EnvData, FieldAccess, FieldSlot};
 use crate::ffi::{self, bytes_of};
 use crate::function;
 use crate::napi::{self, napi_value, Env, Error, Result, Type};
@@ -234,17 +234,21 @@ fn find_method(
     })
 }
 
-/// `construct(key, positional, kwargs)`: creates an object with its `__ffi_init__` (the static
-/// method, else the type attribute with keyword arguments after the kwargs marker). Returns the
-/// new object as an external token for `adopt`.
+/// `construct(typeIndex, positional, kwargs)`: creates an object with its `__ffi_init__` (the
+/// static method, else the type attribute with keyword arguments after the kwargs marker).
+///
+/// The new object waits in `EnvData::pending` for `adopt`, which the base class constructor
+/// calls right after (only binding code runs in between); the result is the construction's
+/// number, which `adopt` checks. A construction never adopted (an exception in between) is
+/// released by the next one or at teardown. No finalizer-carrying token is needed: those cost
+/// more than the whole construction.
 pub fn construct(
     data: &EnvData,
-    key: &[u8],
+    type_index: i32,
     positional: napi_value,
     kwargs: napi_value,
 ) -> Result<napi_value> {
     let env = data.env;
-    let type_index = type_index(key)?;
     let Some(info) = ffi::type_info(type_index) else {
         return napi::error("unknown type");
     };
@@ -260,7 +264,7 @@ pub fn construct(
             type_error: true,
             message: format!(
                 "`{}` has no constructor (__ffi_init__)",
-                String::from_utf8_lossy(key)
+                ffi::type_key(type_index)
             ),
         })?;
         if env.type_of(kwargs)? == Type::napi_object && env.array_len(kwargs)? > 0 {
@@ -283,42 +287,24 @@ pub fn construct(
     }
     // SAFETY: an object Any.
     let handle: TVMFFIObjectHandle = unsafe { result.value.v_obj.cast() };
-    let cell = Box::into_raw(Box::new(handle));
-    match env.external(cell.cast(), Some(finalize_token)) {
-        Ok(v) => Ok(v),
-        Err(e) => {
-            // SAFETY: not handed to JavaScript.
-            drop(unsafe { Box::from_raw(cell) });
-            // SAFETY: the new object is ours.
-            unsafe { ffi::TVMFFIObjectDecRef(handle) };
-            Err(e)
-        }
+    let number = data.pending.get().0.wrapping_add(1);
+    let (_, stale) = data.pending.replace((number, handle));
+    if !stale.is_null() {
+        // SAFETY: a construction that was never adopted still owns its object.
+        unsafe { ffi::TVMFFIObjectDecRef(stale) };
     }
+    env.double(number as f64)
 }
 
-unsafe extern "C" fn finalize_token(_env: napi_sys::napi_env, data: *mut c_void, _: *mut c_void) {
-    let _ = std::panic::catch_unwind(|| {
-        // SAFETY: `data` is the box made by `construct`.
-        let cell = unsafe { Box::from_raw(data as *mut TVMFFIObjectHandle) };
-        if !cell.is_null() {
-            // SAFETY: a token that was never adopted still owns its object.
-            unsafe { ffi::TVMFFIObjectDecRef(*cell) };
-        }
-    });
-}
-
-/// `adopt(object, token)`: attaches the object of a construction token to `object`.
-pub fn adopt(env: Env, object: napi_value, token: napi_value) -> Result<()> {
-    if env.type_of(token)? != Type::napi_external {
-        return napi::type_error("not a construction token");
-    }
-    let cell = env.external_data(token)? as *mut TVMFFIObjectHandle;
-    // SAFETY: tokens hold the box made by `construct`, alive while the token is.
-    let handle = unsafe { std::mem::replace(&mut *cell, ptr::null_mut()) };
-    if handle.is_null() {
+/// `adopt(object, number)`: attaches the object of construction `number` to `object`.
+pub fn adopt(data: &EnvData, object: napi_value, number: napi_value) -> Result<()> {
+    let number = data.env.get_f64(number)?;
+    let (pending, handle) = data.pending.get();
+    if handle.is_null() || pending as f64 != number {
         return napi::type_error("this construction token was already used");
     }
-    attach(env, object, handle)
+    data.pending.set((pending, ptr::null_mut()));
+    attach(data.env, object, handle)
 }
 
 /// The `__ffi_init__` type attribute of a type (a borrowed Function), if any.
@@ -336,24 +322,53 @@ fn init_attr(type_index: i32) -> Option<TVMFFIObjectHandle> {
     (entry.type_index == tindex::FUNCTION).then(|| unsafe { entry.value.v_obj.cast() })
 }
 
-/// The accessor of a field, found on the object's type or its ancestors.
-fn field_access(data: &EnvData, type_index: i32, name: &[u8]) -> Result<FieldAccess> {
-    let key = (type_index, name.to_vec());
-    if let Some(f) = data.fields.borrow().get(&key) {
-        return Ok(*f);
+/// `fieldId(name)`: the id of a field name (the same for every type), which `getFieldById` and
+/// `setFieldById` take instead of the name.
+pub fn field_id(data: &EnvData, name: napi_value) -> Result<u32> {
+    let name = data.env.get_string(name)?;
+    if let Some(&id) = data.field_ids.borrow().get(name.as_slice()) {
+        return Ok(id);
     }
+    let mut slots = data.field_slots.borrow_mut();
+    let Ok(id) = u32::try_from(slots.len()) else {
+        return napi::error("too many field names");
+    };
+    slots.push(FieldSlot {
+        name: name.clone().into_boxed_slice(),
+        by_type: Vec::new(),
+    });
+    data.field_ids
+        .borrow_mut()
+        .insert(name.into_boxed_slice(), id);
+    Ok(id)
+}
+
+/// The accessor of field `id` for objects of `type_index` (found on the type or its ancestors
+/// once, then cached).
+fn field_access(data: &EnvData, type_index: i32, id: u32) -> Result<FieldAccess> {
+    let slots = data.field_slots.borrow();
+    let Some(slot) = slots.get(id as usize) else {
+        return napi::type_error(format!("unknown field id {id}"));
+    };
+    if let Some((_, access)) = slot.by_type.iter().find(|(t, _)| *t == type_index) {
+        return Ok(*access);
+    }
+    let name = slot.name.clone();
+    drop(slots);
     for info in ffi::self_and_ancestors(type_index) {
         for i in 0..info.num_fields.max(0) as usize {
             // SAFETY: `fields` has `num_fields` records.
             let f = unsafe { &*info.fields.add(i) };
-            if unsafe_bytes(&f.name) == name {
+            if unsafe_bytes(&f.name) == &name[..] {
                 let access = FieldAccess {
                     offset: f.offset,
                     flags: f.flags,
                     getter: f.getter,
                     setter: f.setter,
                 };
-                data.fields.borrow_mut().insert(key, access);
+                data.field_slots.borrow_mut()[id as usize]
+                    .by_type
+                    .push((type_index, access));
                 return Ok(access);
             }
         }
@@ -361,17 +376,25 @@ fn field_access(data: &EnvData, type_index: i32, name: &[u8]) -> Result<FieldAcc
     napi::type_error(format!(
         "`{}` has no field `{}`",
         ffi::type_key(type_index),
-        String::from_utf8_lossy(name)
+        String::from_utf8_lossy(&name)
     ))
 }
 
-/// `getField(object, name)`.
-pub fn get_field(data: &EnvData, object: napi_value, name: napi_value) -> Result<napi_value> {
-    let env = data.env;
-    let handle = require_handle(env, object, "the receiver")?;
-    let name = env.get_string(name)?;
+/// The handle of a field read's receiver: a wrapped object (the common case, one Node-API
+/// call), else whatever `require_handle` says.
+#[inline]
+fn receiver(env: Env, object: napi_value) -> Result<TVMFFIObjectHandle> {
+    match env.unwrap(object) {
+        Some(handle) => Ok(handle),
+        None => require_handle(env, object, "the receiver"),
+    }
+}
+
+/// `getFieldById(object, id)`.
+pub fn get_field(data: &EnvData, object: napi_value, id: u32) -> Result<napi_value> {
+    let handle = receiver(data.env, object)?;
     // SAFETY: live handle.
-    let access = field_access(data, unsafe { ffi::type_index_of(handle) }, &name)?;
+    let access = field_access(data, unsafe { ffi::type_index_of(handle) }, id)?;
     let Some(getter) = access.getter else {
         return napi::type_error("this field has no getter");
     };
@@ -389,23 +412,15 @@ pub fn get_field(data: &EnvData, object: napi_value, name: napi_value) -> Result
     convert::from_any(data, out)
 }
 
-/// `setField(object, name, value)`.
-pub fn set_field(
-    data: &EnvData,
-    object: napi_value,
-    name: napi_value,
-    value: napi_value,
-) -> Result<()> {
-    let env = data.env;
-    let handle = require_handle(env, object, "the receiver")?;
-    let name = env.get_string(name)?;
+/// `setFieldById(object, id, value)`.
+pub fn set_field(data: &EnvData, object: napi_value, id: u32, value: napi_value) -> Result<()> {
+    let handle = receiver(data.env, object)?;
     // SAFETY: live handle.
-    let access = field_access(data, unsafe { ffi::type_index_of(handle) }, &name)?;
+    let access = field_access(data, unsafe { ffi::type_index_of(handle) }, id)?;
     if access.flags & Flag::kTVMFFIFieldFlagBitMaskWritable as i64 == 0 || access.setter.is_null() {
-        return napi::type_error(format!(
-            "the field `{}` is read-only",
-            String::from_utf8_lossy(&name)
-        ));
+        let name =
+            String::from_utf8_lossy(&data.field_slots.borrow()[id as usize].name).into_owned();
+        return napi::type_error(format!("the field `{name}` is read-only"));
     }
     let mut args = ArgBuf::new();
     // SAFETY: the field lives at `offset` from the header of a live object.

@@ -1,13 +1,15 @@
 //! Backtraces in the text form every TVM-FFI consumer parses: one line per frame,
 //! `  File "<file>", line <n>, in <function>`, most recent call first.
 //!
-//! Capturing only records return addresses; symbols are resolved one frame at a time and only up
-//! to the FFI boundary (the function through which the host called in). Resolving a whole stack
+//! Capturing only records return addresses; symbols are resolved one frame at a time (each
+//! address once per process: they are cached) and only up to the FFI boundary (the function through which the host called in). Resolving a whole stack
 //! would also symbolize the host's frames (a Julia or Node process has hundreds of large
 //! libraries), which costs orders of magnitude more than the error itself.
 
+use std::collections::HashMap;
 use std::ffi::c_void;
 use std::fmt::Write;
+use std::sync::{Arc, Mutex};
 
 /// Default frame limit; `TVM_TRACEBACK_LIMIT` overrides it, as in Apache's runtime.
 const DEFAULT_LIMIT: usize = 512;
@@ -105,42 +107,36 @@ impl Trace {
             if count >= limit {
                 break;
             }
-            let mut lines = Vec::new();
             let mut stop = false;
             // Inlined calls give several symbols for one address, innermost first.
-            // A return address points after its call: step back into the call instruction.
-            backtrace::resolve(address.saturating_sub(1) as *mut c_void, |symbol| {
-                if stop {
-                    return;
-                }
-                let Some(name) = symbol.name().map(|n| format!("{n:#}")) else {
-                    return;
-                };
-                match classify(&name) {
-                    FrameKind::Boundary => stop = true,
+            for symbol in symbols_at(address).iter() {
+                match classify(&symbol.name) {
+                    FrameKind::Boundary => {
+                        stop = true;
+                        break;
+                    }
                     FrameKind::Skip => {}
                     FrameKind::Keep => {
-                        let file = symbol.filename().map(|f| f.display().to_string());
                         // Frames of Rust's standard library (its sources live under /rustc/).
-                        let in_std = file.as_deref().is_some_and(|f| f.starts_with("/rustc/"));
-                        let plumbing = file.as_deref().is_some_and(is_header_plumbing);
-                        if !is_machinery(&name) && !in_std && !plumbing {
-                            let file = file.unwrap_or_else(|| "<unknown>".into());
-                            lines.push((file, symbol.lineno().unwrap_or(0), name));
+                        let in_std = symbol
+                            .file
+                            .as_deref()
+                            .is_some_and(|f| f.starts_with("/rustc/"));
+                        let plumbing = symbol.file.as_deref().is_some_and(is_header_plumbing);
+                        if !is_machinery(&symbol.name) && !in_std && !plumbing {
+                            if skip > 0 {
+                                skip -= 1;
+                                continue;
+                            }
+                            if count >= limit {
+                                break 'frames;
+                            }
+                            let file = symbol.file.as_deref().unwrap_or("<unknown>");
+                            push_frame(&mut out, file, symbol.line, &symbol.name);
+                            count += 1;
                         }
                     }
                 }
-            });
-            for (file, line, name) in lines {
-                if skip > 0 {
-                    skip -= 1;
-                    continue;
-                }
-                if count >= limit {
-                    break 'frames;
-                }
-                push_frame(&mut out, &file, line, &name);
-                count += 1;
             }
             if stop {
                 break;
@@ -148,6 +144,43 @@ impl Trace {
         }
         out
     }
+}
+
+/// One named symbol of a code address.
+struct Symbol {
+    name: String,
+    file: Option<String>,
+    line: u32,
+}
+
+/// Symbols of the code addresses resolved so far. Errors are raised again and again from the
+/// same few places, and resolving an address (debug-info lookups) costs far more than unwinding,
+/// so each address is resolved once per process. The cache only grows with distinct addresses
+/// of raising code paths, which are few.
+static SYMBOLS: Mutex<Option<HashMap<usize, Arc<[Symbol]>>>> = Mutex::new(None);
+
+/// The named symbols of a return address (innermost inlined call first).
+fn symbols_at(address: usize) -> Arc<[Symbol]> {
+    let mut cache = SYMBOLS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(symbols) = cache.get_or_insert_with(HashMap::new).get(&address) {
+        return symbols.clone();
+    }
+    let mut symbols = Vec::new();
+    // A return address points after its call: step back into the call instruction.
+    backtrace::resolve(address.saturating_sub(1) as *mut c_void, |symbol| {
+        if let Some(name) = symbol.name().map(|n| format!("{n:#}")) {
+            symbols.push(Symbol {
+                name,
+                file: symbol.filename().map(|f| f.display().to_string()),
+                line: symbol.lineno().unwrap_or(0),
+            });
+        }
+    });
+    let symbols: Arc<[Symbol]> = symbols.into();
+    if let Some(map) = cache.as_mut() {
+        map.insert(address, symbols.clone());
+    }
+    symbols
 }
 
 #[cfg(test)]

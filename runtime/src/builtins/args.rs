@@ -7,6 +7,9 @@ use crate::object::ObjectRef;
 use crate::tindex;
 use crate::type_schema::{signature_text, Ty};
 use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
+use std::ops::Deref;
 
 /// One call of a typed builtin: its name, signature and borrowed arguments.
 pub struct Call<'a> {
@@ -33,21 +36,30 @@ impl<'a> Call<'a> {
     }
 
     /// Checks the argument count against the signature.
+    #[inline]
     pub fn check_count(&self) -> Result<(), Error> {
         if self.args.len() != self.params.len() {
-            return Err(Error::new(
-                "TypeError",
-                format!(
-                    "Mismatched number of arguments when calling: `{}`. Expected {} but got {} arguments",
-                    self.signature(),
-                    self.params.len(),
-                    self.args.len()
-                ),
-            ));
+            return Err(self.count_mismatch());
         }
         Ok(())
     }
 
+    #[cold]
+    #[inline(never)]
+    fn count_mismatch(&self) -> Error {
+        Error::new(
+            "TypeError",
+            format!(
+                "Mismatched number of arguments when calling: `{}`. Expected {} but got {} arguments",
+                self.signature(),
+                self.params.len(),
+                self.args.len()
+            ),
+        )
+    }
+
+    #[cold]
+    #[inline(never)]
     fn mismatch(&self, i: usize) -> Error {
         Error::new(
             "TypeError",
@@ -138,16 +150,78 @@ impl<'a> Call<'a> {
         }
     }
 
-    /// Argument `i` as a new reference to an object of type `type_index` or a subtype.
+    /// Argument `i` as a new reference to an object of type `type_index` or a subtype (for
+    /// objects that outlive the call; otherwise [`object_view`](Self::object_view) is cheaper).
     pub fn object(&self, i: usize, type_index: i32) -> Result<ObjectRef, Error> {
+        Ok(self.object_view(i, type_index)?.deref().clone())
+    }
+
+    /// Argument `i`, an object of type `type_index` or a subtype, borrowed for the call: no
+    /// reference count is touched (the caller's reference keeps it alive).
+    #[inline]
+    pub fn object_view(&self, i: usize, type_index: i32) -> Result<Borrowed<'a, ObjectRef>, Error> {
         let arg = &self.args[i];
         if crate::object::is_object_index(arg.type_index)
             && crate::types::is_instance(arg.type_index, type_index)
         {
-            // SAFETY: the tag says the payload is a live object.
-            Ok(unsafe { ObjectRef::from_borrowed(arg.value.v_obj) })
+            // SAFETY: the tag says the payload is a live object, which the caller keeps alive
+            // for the duration of the call (`'a`); `Borrowed` never releases it.
+            Ok(unsafe { Borrowed::new(ObjectRef::from_raw(arg.value.v_obj)) })
         } else {
             Err(self.mismatch(i))
         }
+    }
+}
+
+/// An object handle (or a typed wrapper of one) that borrows an argument's reference instead of
+/// owning one: it derefs to `T` and never drops it. Clone the inner value to keep it.
+pub struct Borrowed<'a, T> {
+    value: ManuallyDrop<T>,
+    _args: PhantomData<&'a TVMFFIAny>,
+}
+
+impl<'a, T> Borrowed<'a, T> {
+    /// # Safety
+    /// `value` holds a reference that someone else owns for `'a`; it must not be released.
+    unsafe fn new(value: T) -> Self {
+        Borrowed {
+            value: ManuallyDrop::new(value),
+            _args: PhantomData,
+        }
+    }
+
+    /// Converts the borrowed value (e.g. an `ObjectRef` into an `Array`); a failed conversion
+    /// gives the value back, still borrowed. `convert` must not panic: a panic would release the
+    /// caller's reference, so it aborts the process instead.
+    pub fn try_map<U>(
+        self,
+        convert: impl FnOnce(T) -> Result<U, T>,
+    ) -> Result<Borrowed<'a, U>, Borrowed<'a, T>> {
+        struct AbortOnUnwind;
+        impl Drop for AbortOnUnwind {
+            fn drop(&mut self) {
+                std::process::abort();
+            }
+        }
+        // `Borrowed` has no destructor: moving the value out leaves nothing to release.
+        let value = ManuallyDrop::into_inner(self.value);
+        let guard = AbortOnUnwind;
+        let converted = convert(value);
+        std::mem::forget(guard);
+        // SAFETY: the result carries the same borrowed reference.
+        unsafe {
+            match converted {
+                Ok(converted) => Ok(Borrowed::new(converted)),
+                Err(original) => Err(Borrowed::new(original)),
+            }
+        }
+    }
+}
+
+impl<T> Deref for Borrowed<'_, T> {
+    type Target = T;
+    #[inline]
+    fn deref(&self) -> &T {
+        &self.value
     }
 }

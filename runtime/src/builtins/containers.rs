@@ -9,7 +9,7 @@
 //!   is converted into a temporary List copy (so e.g. `ffi.ListAppend(array, x)` succeeds and
 //!   changes nothing, as in Apache), anything else is a TypeError.
 
-use super::{def_typed, Call, Globals};
+use super::{def_typed, Borrowed, Call, Globals};
 use crate::abi::{TVMFFIAny, TVMFFIObject};
 use crate::any::{view_to_owned, Any};
 use crate::containers::map::MapView;
@@ -30,25 +30,31 @@ fn list_of_any() -> Ty {
     Ty::Generic("ffi.List", vec![ANY])
 }
 
-/// Argument `i` of a `const ArrayObj*` parameter.
-fn array_arg(call: &Call, i: usize) -> Result<Array, Error> {
-    let obj = call.object(i, tindex::ARRAY)?;
-    Array::from_object(obj).map_err(|_| Error::new("InternalError", "ffi.Array subtype"))
+/// Argument `i` of a `const ArrayObj*` parameter, borrowed for the call.
+#[inline]
+fn array_arg<'a>(call: &Call<'a>, i: usize) -> Result<Borrowed<'a, Array>, Error> {
+    call.object_view(i, tindex::ARRAY)?
+        .try_map(Array::from_object)
+        .map_err(|_| Error::new("InternalError", "ffi.Array subtype"))
 }
 
-/// Argument `i` of a `const ListObj*` parameter.
-fn list_arg(call: &Call, i: usize) -> Result<List, Error> {
-    let obj = call.object(i, tindex::LIST)?;
-    List::from_object(obj).map_err(|_| Error::new("InternalError", "ffi.List subtype"))
+/// Argument `i` of a `const ListObj*` parameter, borrowed for the call.
+#[inline]
+fn list_arg<'a>(call: &Call<'a>, i: usize) -> Result<Borrowed<'a, List>, Error> {
+    call.object_view(i, tindex::LIST)?
+        .try_map(List::from_object)
+        .map_err(|_| Error::new("InternalError", "ffi.List subtype"))
 }
 
-/// Argument `i` of a `List<Any>` parameter: the List itself, or a List copy of an Array.
+/// Argument `i` of a `List<Any>` parameter: the List itself (a new reference: callers mutate
+/// it), or a List copy of an Array.
 fn list_any_arg(call: &Call, i: usize) -> Result<List, Error> {
     // SAFETY: arguments are valid views for the duration of the call.
     if let Some(array) = unsafe { Array::from_view(call.any(i)) } {
         return Ok(List::from_vec(array.to_vec()));
     }
-    list_arg(call, i)
+    List::from_object(call.object(i, tindex::LIST)?)
+        .map_err(|_| Error::new("InternalError", "ffi.List subtype"))
 }
 
 /// Argument `i` as an owned value (raw strings become String, as for a `const Any&`).
@@ -57,19 +63,14 @@ fn value_arg(call: &Call, i: usize) -> Result<Any, Error> {
     unsafe { view_to_owned(call.any(i)) }
 }
 
-/// Owned copies of packed arguments.
-fn owned_args(args: &[TVMFFIAny]) -> Result<Vec<Any>, Error> {
-    // SAFETY: arguments are valid views for the duration of the call.
-    args.iter().map(|a| unsafe { view_to_owned(a) }).collect()
-}
-
 fn none(_: ()) -> Any {
     Any::none()
 }
 
 pub(super) fn register(globals: &mut Globals) {
     super::def_packed(globals, "ffi.Array", |args| {
-        Ok(Array::from_vec(owned_args(args)?).into_any())
+        // SAFETY: arguments are valid views for the duration of the call.
+        Ok(unsafe { Array::from_views(args) }?.into_any())
     });
     def_typed(globals, "ffi.ArrayGetItem", ANY, vec![ARRAY, INT], |call| {
         array_arg(call, 0)?.at(call.int(1)?)
@@ -89,7 +90,8 @@ pub(super) fn register(globals: &mut Globals) {
     );
 
     super::def_packed(globals, "ffi.List", |args| {
-        Ok(List::from_vec(owned_args(args)?).into_any())
+        // SAFETY: as for `ffi.Array`.
+        Ok(unsafe { List::from_views(args) }?.into_any())
     });
     def_typed(
         globals,

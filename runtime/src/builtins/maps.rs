@@ -32,18 +32,14 @@ fn dict_any_any() -> Ty {
 
 pub(super) fn register(globals: &mut Globals) {
     def_packed(globals, "ffi.Map", |args| {
-        let mut map = Map::new();
-        for (key, value) in owned_pairs(args)? {
-            map.set(key, value)?;
-        }
-        Ok(map.into_any())
+        Ok(Map::from_insertions(owned_pairs(args)?)?.into_any())
     });
     def_typed(globals, "ffi.MapSize", INT, vec![MAP], |call| {
-        let obj = call.object(0, tindex::MAP)?;
+        let obj = call.object_view(0, tindex::MAP)?;
         Ok(Any::int(view(&obj)?.len() as i64))
     });
     def_typed(globals, "ffi.MapGetItem", ANY, vec![MAP, ANY], |call| {
-        let obj = call.object(0, tindex::MAP)?;
+        let obj = call.object_view(0, tindex::MAP)?;
         get_item(view(&obj)?, call.any(1))
     });
     def_typed(
@@ -52,12 +48,12 @@ pub(super) fn register(globals: &mut Globals) {
         ANY,
         vec![MAP, ANY],
         |call| {
-            let obj = call.object(0, tindex::MAP)?;
+            let obj = call.object_view(0, tindex::MAP)?;
             get_item_or_missing(view(&obj)?, call.any(1))
         },
     );
     def_typed(globals, "ffi.MapCount", INT, vec![MAP, ANY], |call| {
-        let obj = call.object(0, tindex::MAP)?;
+        let obj = call.object_view(0, tindex::MAP)?;
         count(view(&obj)?, call.any(1))
     });
     def_typed(
@@ -69,18 +65,14 @@ pub(super) fn register(globals: &mut Globals) {
     );
 
     def_packed(globals, "ffi.Dict", |args| {
-        let mut dict = Dict::new();
-        for (key, value) in owned_pairs(args)? {
-            dict.set(key, value)?;
-        }
-        Ok(dict.into_any())
+        Ok(Dict::from_insertions(owned_pairs(args)?)?.into_any())
     });
     def_typed(globals, "ffi.DictSize", INT, vec![DICT], |call| {
-        let obj = call.object(0, tindex::DICT)?;
+        let obj = call.object_view(0, tindex::DICT)?;
         Ok(Any::int(view(&obj)?.len() as i64))
     });
     def_typed(globals, "ffi.DictGetItem", ANY, vec![DICT, ANY], |call| {
-        let obj = call.object(0, tindex::DICT)?;
+        let obj = call.object_view(0, tindex::DICT)?;
         get_item(view(&obj)?, call.any(1))
     });
     def_typed(
@@ -89,12 +81,12 @@ pub(super) fn register(globals: &mut Globals) {
         ANY,
         vec![DICT, ANY],
         |call| {
-            let obj = call.object(0, tindex::DICT)?;
+            let obj = call.object_view(0, tindex::DICT)?;
             get_item_or_missing(view(&obj)?, call.any(1))
         },
     );
     def_typed(globals, "ffi.DictCount", INT, vec![DICT, ANY], |call| {
-        let obj = call.object(0, tindex::DICT)?;
+        let obj = call.object_view(0, tindex::DICT)?;
         count(view(&obj)?, call.any(1))
     });
     def_typed(
@@ -141,8 +133,10 @@ fn view(obj: &ObjectRef) -> Result<MapView<'_>, Error> {
     })
 }
 
-/// The packed `k0, v0, k1, v1, ...` arguments as owned pairs.
-fn owned_pairs(args: &[TVMFFIAny]) -> Result<Vec<(Any, Any)>, Error> {
+/// The packed `k0, v0, k1, v1, ...` arguments as owned pairs, converted one by one.
+fn owned_pairs(
+    args: &[TVMFFIAny],
+) -> Result<impl Iterator<Item = Result<(Any, Any), Error>> + '_, Error> {
     let odd = args.len() % 2;
     if odd != 0 {
         return Err(Error::new(
@@ -150,34 +144,31 @@ fn owned_pairs(args: &[TVMFFIAny]) -> Result<Vec<(Any, Any)>, Error> {
             format!("Check failed: args.size() % 2 == 0 ({odd} vs. 0) : "),
         ));
     }
-    args.chunks_exact(2)
-        .map(|pair| {
-            // SAFETY: arguments are valid views for the duration of the call.
-            unsafe { Ok((view_to_owned(&pair[0])?, view_to_owned(&pair[1])?)) }
-        })
-        .collect()
+    Ok(args.chunks_exact(2).map(|pair| {
+        // SAFETY: arguments are valid views for the duration of the call.
+        unsafe { Ok((view_to_owned(&pair[0])?, view_to_owned(&pair[1])?)) }
+    }))
 }
 
-/// The owned form of a key argument (raw strings become strings, as Apache converts them).
-fn owned_key(key: &TVMFFIAny) -> Result<Any, Error> {
-    // SAFETY: arguments are valid views for the duration of the call.
-    unsafe { view_to_owned(key) }
-}
+// Keys are looked up as the caller passed them: the hash and equality of `any_hash` treat a raw
+// string like the String it would become, without allocating one for common keys.
 
 fn get_item(map: MapView<'_>, key: &TVMFFIAny) -> Result<Any, Error> {
-    map.get(&owned_key(key)?)?
-        .ok_or_else(|| Error::new("KeyError", "key is not in Map"))
+    // SAFETY: arguments are valid views for the duration of the call.
+    unsafe { map.get_raw(key) }?.ok_or_else(|| Error::new("KeyError", "key is not in Map"))
 }
 
 fn get_item_or_missing(map: MapView<'_>, key: &TVMFFIAny) -> Result<Any, Error> {
-    match map.get(&owned_key(key)?)? {
+    // SAFETY: as for `get_item`.
+    match unsafe { map.get_raw(key) }? {
         Some(value) => Ok(value),
         None => missing_sentinel(),
     }
 }
 
 fn count(map: MapView<'_>, key: &TVMFFIAny) -> Result<Any, Error> {
-    Ok(Any::int(map.contains(&owned_key(key)?)? as i64))
+    // SAFETY: as for `get_item`.
+    Ok(Any::int(unsafe { map.contains_raw(key) }? as i64))
 }
 
 /// The "MISSING" sentinel, from the global `ffi.GetInvalidObject`.
@@ -236,7 +227,7 @@ fn def_dict_mutator(
         };
         call.check_count()?;
         let mut dict = if call.any(0).type_index == tindex::MAP {
-            let obj = call.object(0, tindex::MAP)?;
+            let obj = call.object_view(0, tindex::MAP)?;
             view(&obj)?.copy_to_dict()?
         } else {
             let obj = call.object(0, tindex::DICT)?;

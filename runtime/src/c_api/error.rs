@@ -23,6 +23,12 @@ unsafe fn array<'a>(a: *const TVMFFIByteArray) -> &'a [u8] {
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIErrorMoveFromRaised(result: *mut TVMFFIObjectHandle) {
     let error = take_raised();
+    if let Some(obj) = &error {
+        // The caller reads the cell: an error of ours gets its backtrace text now.
+        if obj.type_index() == crate::tindex::ERROR {
+            Error::from_object(obj.clone()).resolve();
+        }
+    }
     match result.as_mut() {
         Some(out) => *out = error.map_or(std::ptr::null_mut(), |e| e.into_raw().cast()),
         None => drop(error),
@@ -38,8 +44,8 @@ pub unsafe extern "C" fn TVMFFIErrorSetRaised(error: TVMFFIObjectHandle) {
 }
 
 fn raise_with_backtrace(kind: &[u8], message: &[u8]) {
-    let backtrace = crate::backtrace::capture();
-    set_raised(Error::from_parts(kind, message, backtrace.as_bytes(), None, None).into_object());
+    let trace = crate::backtrace::capture_addresses();
+    crate::error::raise(Error::with_trace(kind, message, trace));
 }
 
 /// Raises a new error from C strings.

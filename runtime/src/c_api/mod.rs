@@ -5,7 +5,7 @@
 //! the thread's slot; the few functions without an error channel print the error and exit.
 
 mod env;
-mod error;
+pub(crate) mod error;
 mod function;
 mod object;
 pub(crate) mod string;

@@ -419,13 +419,24 @@ impl Raw {
         Ok(index)
     }
 
+    /// `i % slots`, as Apache probes; a mask for the power-of-two tables both runtimes make.
+    #[inline]
+    unsafe fn wrap(self, i: u64) -> u64 {
+        let slots = self.slots();
+        if slots.is_power_of_two() {
+            i & (slots - 1)
+        } else {
+            i % slots
+        }
+    }
+
     unsafe fn move_to_next(self, i: u64, meta: u8) -> Option<u64> {
         let jump = (meta & 0x7F) as usize;
         let offset = *NEXT_PROBE_LOCATION.get(jump)?;
         if offset == 0 {
             return None;
         }
-        Some(i.wrapping_add(offset) % self.slots())
+        Some(self.wrap(i.wrapping_add(offset)))
     }
 
     unsafe fn next_in_chain(self, i: u64) -> Option<u64> {
@@ -463,8 +474,12 @@ impl Raw {
     }
 
     /// The previous element of `i` in its chain (`i` is not a head).
-    unsafe fn find_prev(self, i: u64) -> Result<u64, Error> {
-        let mut next = self.index_from_hash(crate::any_hash::any_hash(self.key(i))?)?;
+    unsafe fn find_prev(self, i: u64, hashes: &SlotHashes) -> Result<u64, Error> {
+        let hash = match hashes.get(i) {
+            Some(cached) => cached.hash,
+            None => crate::any_hash::any_hash(self.key(i))?,
+        };
+        let mut next = self.index_from_hash(hash)?;
         let mut prev = next;
         for _ in 0..=self.slots() {
             match self.next_in_chain(next) {
@@ -481,6 +496,10 @@ impl Raw {
 
     /// Position of `key`: an index in the small array or a dense slot.
     unsafe fn find(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
+        // A raw string (or other view-only form) becomes its owned form once, not at every
+        // hash and comparison.
+        let key = crate::any_hash::normalize(key);
+        let key = key.get();
         if self.is_small() {
             self.small_find(key)
         } else {
@@ -562,7 +581,7 @@ impl Raw {
 
     unsafe fn next_empty(self, i: u64) -> Option<(u8, u64)> {
         (1..NUM_JUMP_DISTS).find_map(|jump| {
-            let candidate = i.wrapping_add(NEXT_PROBE_LOCATION[jump]) % self.slots();
+            let candidate = self.wrap(i.wrapping_add(NEXT_PROBE_LOCATION[jump]));
             (*self.meta(candidate) == EMPTY_SLOT).then_some((jump as u8, candidate))
         })
     }
@@ -614,25 +633,32 @@ impl Raw {
         }
     }
 
-    /// Apache's `TryInsert`: the slot now holding `key` (with a None value for a new key; an
-    /// existing key is unlinked from the iteration list), or None when the table must grow.
-    unsafe fn try_insert(self, key: &Any) -> Result<Option<u64>, Error> {
+    /// Apache's `TryInsert` of an entry whose key hashes to `hash`: the slot now holding it (for
+    /// a new key, with a None value; an existing key is unlinked from the iteration list and
+    /// keeps its stored key), or the entry back when the table must grow.
+    unsafe fn try_insert<'k>(
+        self,
+        entry: NewEntry<'k>,
+        hash: KeyHash,
+        hashes: &mut SlotHashes,
+    ) -> Result<Result<u64, NewEntry<'k>>, Error> {
         if self.slots() == 0 || (*self.0).data.is_null() {
-            return Ok(None);
+            return Ok(Err(entry));
         }
-        let head = self.index_from_hash(crate::any_hash::hash_of(key)?)?;
+        let head = self.index_from_hash(hash.hash)?;
         // Case 1: the slot is empty.
         if *self.meta(head) == EMPTY_SLOT {
-            self.write_item(head, 0x00, new_entry(key));
+            self.write_item(head, 0x00, entry.into_kv());
+            hashes.set(head, hash);
             (*self.0).size += 1;
-            return Ok(Some(head));
+            return Ok(Ok(head));
         }
         // Case 2: the slot belongs to another chain: move that chain away.
         if !self.is_head(head) {
             return if self.is_full() {
-                Ok(None)
+                Ok(Err(entry))
             } else {
-                self.try_spare_list_head(head, key)
+                self.try_spare_list_head(head, entry, hash, hashes)
             };
         }
         // Case 3: the slot heads the key's chain.
@@ -640,9 +666,13 @@ impl Raw {
         let mut next = Some(head);
         let mut steps = 0;
         while let Some(node) = next {
-            if crate::any_hash::any_equal(key.as_raw(), self.key(node))? {
-                self.iter_unlink(node);
-                return Ok(Some(node));
+            if let NewEntry::Key(key) = &entry {
+                if hashes.may_be_equal(node, hash, key)
+                    && crate::any_hash::any_equal(key.as_raw(), self.key(node))?
+                {
+                    self.iter_unlink(node);
+                    return Ok(Ok(node));
+                }
             }
             tail = node;
             next = self.next_in_chain(node);
@@ -652,31 +682,39 @@ impl Raw {
             }
         }
         if self.is_full() {
-            return Ok(None);
+            return Ok(Err(entry));
         }
         let Some((jump, empty)) = self.next_empty(tail) else {
-            return Ok(None);
+            return Ok(Err(entry));
         };
-        self.write_item(empty, 0x80, new_entry(key));
+        self.write_item(empty, 0x80, entry.into_kv());
+        hashes.set(empty, hash);
         self.set_jump(tail, jump);
         (*self.0).size += 1;
-        Ok(Some(empty))
+        Ok(Ok(empty))
     }
 
     /// Apache's `TrySpareListHead`: relocates the chain tail starting at `target` (which is not
-    /// a head) so that `target` can head the new key's chain.
-    unsafe fn try_spare_list_head(self, target: u64, key: &Any) -> Result<Option<u64>, Error> {
+    /// a head) so that `target` can head the new entry's chain.
+    unsafe fn try_spare_list_head<'k>(
+        self,
+        target: u64,
+        entry: NewEntry<'k>,
+        hash: KeyHash,
+        hashes: &mut SlotHashes,
+    ) -> Result<Result<u64, NewEntry<'k>>, Error> {
         // The only fallible step comes first, before anything moves.
-        let mut w = self.find_prev(target)?;
+        let mut w = self.find_prev(target, hashes)?;
         let mut r = target;
         let mut first = true;
         loop {
             let Some((jump, empty)) = self.next_empty(w) else {
-                return Ok(None);
+                return Ok(Err(entry));
             };
             // Move r's entry to `empty`, which takes r's place in the iteration list.
             let kv = ptr::read(ptr::addr_of!((*self.item(r)).kv));
             self.write_item(empty, 0x80, kv);
+            hashes.relocated(r, empty);
             self.iter_replace(r, empty);
             let r_meta = *self.meta(r);
             *self.meta(r) = if first { PROTECTED_SLOT } else { EMPTY_SLOT };
@@ -688,9 +726,10 @@ impl Raw {
                 None => break,
             }
         }
-        self.write_item(target, 0x00, new_entry(key));
+        self.write_item(target, 0x00, entry.into_kv());
+        hashes.set(target, hash);
         (*self.0).size += 1;
-        Ok(Some(target))
+        Ok(Ok(target))
     }
 
     /// Apache's dense `Erase` of the entry in slot `i`; returns the removed entry.
@@ -699,7 +738,7 @@ impl Raw {
             let prev = if self.is_head(i) {
                 None
             } else {
-                Some(self.find_prev(i)?)
+                Some(self.find_prev(i, &SlotHashes::none())?)
             };
             (*self.0).size -= 1;
             if let Some(prev) = prev {
@@ -779,6 +818,31 @@ impl Raw {
         (*self.dense()).fib_shift = 63;
     }
 
+    /// The occupied slots of a dense table in iteration order. The list is linked through the
+    /// items, whose slots are scattered over the table; following it through a large table
+    /// would wait on memory at every step, so the links are first read in one sequential pass.
+    unsafe fn iteration_order(self) -> Vec<u64> {
+        const VACANT: u64 = INVALID_INDEX - 1;
+        let (slots, size) = (self.slots(), self.size() as usize);
+        if (*self.0).data.is_null() || slots == 0 {
+            return Vec::new();
+        }
+        let mut next = vec![VACANT; slots as usize];
+        for (i, link) in next.iter_mut().enumerate() {
+            let meta = *self.meta(i as u64);
+            if meta != EMPTY_SLOT && meta != PROTECTED_SLOT {
+                *link = (*self.item(i as u64)).next;
+            }
+        }
+        let mut order = Vec::with_capacity(size);
+        let mut pos = self.begin();
+        while pos < slots && next[pos as usize] != VACANT && order.len() < size {
+            order.push(pos);
+            pos = next[pos as usize];
+        }
+        order
+    }
+
     /// The entries in iteration order, as new references.
     unsafe fn cloned_entries(self) -> Vec<(Any, Any)> {
         let mut out = Vec::with_capacity(self.size() as usize);
@@ -792,12 +856,186 @@ impl Raw {
     }
 }
 
-/// A new entry for `key` with a None value.
-fn new_entry(key: &Any) -> KvPair {
-    KvPair {
-        key: key.clone(),
-        value: Any::none(),
+/// What [`Raw::try_insert`] inserts.
+enum NewEntry<'k> {
+    /// A key that may already be present (its entry gets a None value when it is new).
+    Key(&'k Any),
+    /// An entry moved from another table while rehashing: its key is known to be absent, so
+    /// no key is compared and no reference count changes.
+    Moved(KvPair),
+}
+
+impl NewEntry<'_> {
+    fn into_kv(self) -> KvPair {
+        match self {
+            NewEntry::Key(key) => KvPair {
+                key: key.clone(),
+                value: Any::none(),
+            },
+            NewEntry::Moved(kv) => kv,
+        }
     }
+}
+
+/// The `any_hash` of a key, with a private fingerprint of its content (see
+/// [`crate::any_hash::content_fingerprint`]).
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct KeyHash {
+    hash: u64,
+    fingerprint: u64,
+}
+
+impl KeyHash {
+    /// # Safety
+    /// `key` is a valid owned value.
+    unsafe fn of(key: &TVMFFIAny) -> Result<KeyHash, Error> {
+        Ok(KeyHash {
+            hash: crate::any_hash::any_hash(key)?,
+            fingerprint: crate::any_hash::content_fingerprint(key),
+        })
+    }
+}
+
+/// The key hash of every occupied dense slot of a table only this runtime sees (one being
+/// built or rehashed), kept beside the table, never in it: the object layout stays Apache's.
+/// With it, chain walks compare only keys whose hash and fingerprint match (Apache's string
+/// hash collides often, so the hash alone is not enough), and rehashing never reads a key
+/// again: building a large map touches each key's memory about once instead of on every probe
+/// and every regrowth. Each slot also records when its entry joined the iteration list, so that
+/// the iteration order is found by one sequential pass instead of following the list through
+/// memory. Maps others may have touched have no cache.
+struct SlotHashes(Option<SlotCache>);
+
+/// The smallest table that gets a [`SlotHashes`] cache (and prefetching while building).
+const CACHE_MIN_SLOTS: u64 = 64;
+
+struct SlotCache {
+    slots: Vec<CachedSlot>,
+    /// The sequence number of the next entry appended to the iteration list.
+    next_seq: u64,
+}
+
+#[derive(Clone, Copy, Default)]
+struct CachedSlot {
+    hash: KeyHash,
+    /// Order of appending to the iteration list (later entries have larger numbers).
+    seq: u64,
+}
+
+impl SlotHashes {
+    /// No cache.
+    fn none() -> SlotHashes {
+        SlotHashes(None)
+    }
+
+    /// A cache for an empty table of `slots` slots, if the table is large enough to gain
+    /// from one: a small table stays in the CPU caches, where probing and comparing are cheap
+    /// and keeping the cache costs more than it saves.
+    fn for_table_of(slots: u64) -> SlotHashes {
+        if slots < CACHE_MIN_SLOTS {
+            SlotHashes::none()
+        } else {
+            SlotHashes::for_empty(slots)
+        }
+    }
+
+    /// A cache for an empty table of `slots` slots.
+    fn for_empty(slots: u64) -> SlotHashes {
+        SlotHashes(Some(SlotCache {
+            slots: vec![CachedSlot::default(); slots as usize],
+            next_seq: 0,
+        }))
+    }
+
+    /// The cache of an existing dense table (hashes every key once).
+    ///
+    /// # Safety
+    /// `raw` is a live dense map nobody mutates meanwhile.
+    unsafe fn of_table(raw: Raw) -> Result<SlotHashes, Error> {
+        let mut cache = SlotHashes::for_empty(raw.slots());
+        let (mut pos, end) = (raw.begin(), raw.end());
+        while pos != end && raw.valid(pos) {
+            cache.set(pos, KeyHash::of(raw.key(pos))?);
+            cache.appended(pos);
+            pos = raw.advance(pos);
+        }
+        Ok(cache)
+    }
+
+    #[inline]
+    fn get(&self, slot: u64) -> Option<KeyHash> {
+        self.0.as_ref().map(|c| c.slots[slot as usize].hash)
+    }
+
+    #[inline]
+    fn prefetch(&self, slot: u64) {
+        if let Some(c) = &self.0 {
+            prefetch(c.slots.as_ptr().wrapping_add(slot as usize));
+        }
+    }
+
+    #[inline]
+    fn set(&mut self, slot: u64, hash: KeyHash) {
+        if let Some(c) = &mut self.0 {
+            c.slots[slot as usize].hash = hash;
+        }
+    }
+
+    /// The entry in `slot` was appended to the iteration list.
+    #[inline]
+    fn appended(&mut self, slot: u64) {
+        if let Some(c) = &mut self.0 {
+            c.slots[slot as usize].seq = c.next_seq;
+            c.next_seq += 1;
+        }
+    }
+
+    /// The entry in `from` moved to `to` (keeping its place in the iteration list).
+    #[inline]
+    fn relocated(&mut self, from: u64, to: u64) {
+        if let Some(c) = &mut self.0 {
+            c.slots[to as usize] = c.slots[from as usize];
+        }
+    }
+
+    /// The occupied slots of `raw` (whose cache this is) in iteration order, with their key
+    /// hashes, from the sequence numbers: one sequential pass over the table.
+    ///
+    /// # Safety
+    /// `raw` is a live dense map with storage, described by this cache.
+    unsafe fn ordered(&self, raw: Raw) -> Option<Vec<(u64, KeyHash)>> {
+        let c = self.0.as_ref()?;
+        const VACANT: u64 = INVALID_INDEX;
+        let mut by_seq = vec![(VACANT, KeyHash::default()); c.next_seq as usize];
+        for i in 0..raw.slots() {
+            let meta = *raw.meta(i);
+            if meta != EMPTY_SLOT && meta != PROTECTED_SLOT {
+                let cached = c.slots[i as usize];
+                by_seq[cached.seq as usize] = (i, cached.hash);
+            }
+        }
+        by_seq.retain(|&(slot, _)| slot != VACANT);
+        Some(by_seq)
+    }
+
+    /// Can the key in `slot` equal `key`, whose hash is `hash`? Without a cache, or for keys
+    /// whose equality may come from a type's own hook, only a comparison can tell; for the
+    /// built-in kinds equal keys always have equal hashes and fingerprints.
+    #[inline]
+    fn may_be_equal(&self, slot: u64, hash: KeyHash, key: &Any) -> bool {
+        match self.get(slot) {
+            Some(stored) => stored == hash || !hash_decides_equality(key.type_index()),
+            None => true,
+        }
+    }
+}
+
+/// Do different hashes prove two keys different (no user hook can make them equal)?
+#[inline]
+fn hash_decides_equality(type_index: i32) -> bool {
+    !crate::object::is_object_index(type_index)
+        || type_index == tindex::STR
+        || type_index == tindex::BYTES
 }
 
 /// Replaces the value at `pos`, returning the old one.
@@ -838,14 +1076,73 @@ fn create_from_range(entries: Vec<(Any, Any)>, type_index: i32) -> Result<Object
     } else {
         let (fib_shift, n_slots) = calc_table_size(cap);
         let mut obj = dense_empty(fib_shift, n_slots, type_index)?;
+        let mut hashes = SlotHashes::for_table_of(n_slots);
         for (key, value) in entries {
             // SAFETY: `obj` is a fresh dense map only we see.
-            if let Some(grown) = unsafe { dense_insert(Raw::of(&obj), key, value)? } {
+            if let Some(grown) =
+                unsafe { dense_insert(Raw::of(&obj), key, value, None, &mut hashes)? }
+            {
                 obj = grown;
             }
         }
         Ok(obj)
     }
+}
+
+/// A map of `type_index` made by inserting `pairs` one by one into an empty one, as
+/// `ffi.Map(k0, v0, ...)` and `ffi.Dict(...)` make it (later duplicates update earlier keys).
+/// The object is only ours until it is returned, so its dense table keeps a hash cache, and the
+/// pairs are converted and hashed a few entries ahead so that the slots they will probe can be
+/// fetched from memory meanwhile.
+fn build_by_insertion(
+    type_index: i32,
+    pairs: impl IntoIterator<Item = Result<(Any, Any), Error>>,
+) -> Result<ObjectRef, Error> {
+    let mut obj = small_empty(SMALL_INIT_SLOTS, type_index);
+    let mut hashes = SlotHashes::none();
+    let insert =
+        |obj: &mut ObjectRef, hashes: &mut SlotHashes, (key, value, hash): (Any, Any, KeyHash)| {
+            let raw = Raw::of(obj);
+            // SAFETY: nobody else sees `obj` yet.
+            unsafe {
+                if let Some(grown) = insert_maybe_rehash(raw, key, value, Some(hash), hashes)? {
+                    if type_index == tindex::DICT {
+                        // A Dict keeps its identity, as `Dict::set` does; the cache follows the
+                        // storage it describes.
+                        inplace_switch_to(raw, grown)?;
+                    } else {
+                        *obj = grown;
+                    }
+                }
+            }
+            Ok::<(), Error>(())
+        };
+    // Entries wait here once the table is large (it only grows): by then the slots their key
+    // will probe were prefetched while the entries before them were inserted.
+    let mut pending = std::collections::VecDeque::with_capacity(AHEAD + 1);
+    for pair in pairs {
+        let (key, value) = pair?;
+        // SAFETY: an `Any` is a valid owned value; `obj` is a live map.
+        let hash = unsafe { KeyHash::of(key.as_raw())? };
+        let raw = Raw::of(&obj);
+        // SAFETY: as above.
+        let large = unsafe { !raw.is_small() && raw.slots() >= CACHE_MIN_SLOTS };
+        if !large {
+            insert(&mut obj, &mut hashes, (key, value, hash))?;
+            continue;
+        }
+        // SAFETY: a large dense table has storage.
+        unsafe { prefetch_probe(raw, hash.hash, &hashes) };
+        pending.push_back((key, value, hash));
+        if pending.len() > AHEAD {
+            let entry = pending.pop_front().expect("more than AHEAD entries");
+            insert(&mut obj, &mut hashes, entry)?;
+        }
+    }
+    for entry in pending {
+        insert(&mut obj, &mut hashes, entry)?;
+    }
+    Ok(obj)
 }
 
 /// Apache's `SmallMapBaseObj::InsertMaybeReHash`.
@@ -874,19 +1171,48 @@ unsafe fn small_insert(raw: Raw, key: Any, value: Any) -> Result<Option<ObjectRe
     }
 }
 
-/// Apache's `DenseMapBaseObj::InsertMaybeReHash`. When the table must grow, the entries are
-/// copied (not moved) into the new table and the old storage is released only once the new
-/// table is complete, so an error from a hash hook leaves the old map intact.
+/// Apache's `DenseMapBaseObj::InsertMaybeReHash`. `hashes` is the table's hash cache (or
+/// none); when the table grows it becomes the cache of the new table.
 ///
 /// # Safety
 /// `raw` is a dense map the caller may mutate.
-unsafe fn dense_insert(raw: Raw, key: Any, value: Any) -> Result<Option<ObjectRef>, Error> {
-    if let Some(slot) = raw.try_insert(&key)? {
-        let old = replace_value(raw, slot, value);
-        raw.iter_push_back(slot);
-        drop(old);
-        return Ok(None);
+unsafe fn dense_insert(
+    raw: Raw,
+    key: Any,
+    value: Any,
+    hash: Option<KeyHash>,
+    hashes: &mut SlotHashes,
+) -> Result<Option<ObjectRef>, Error> {
+    let hash = match hash {
+        Some(hash) => hash,
+        None => KeyHash::of(key.as_raw())?,
+    };
+    let mut grown: Option<ObjectRef> = None;
+    loop {
+        let table = grown.as_ref().map_or(raw, Raw::of);
+        match table.try_insert(NewEntry::Key(&key), hash, hashes)? {
+            Ok(slot) => {
+                let old = replace_value(table, slot, value);
+                table.iter_push_back(slot);
+                hashes.appended(slot);
+                drop(old);
+                return Ok(grown);
+            }
+            Err(_) => grown = Some(grow(table, hashes)?),
+        }
     }
+}
+
+/// Apache's rehash of a full dense table: a table of twice the slots receiving every entry in
+/// iteration order, as Apache's `InsertMaybeReHash` of each entry into the new table would
+/// place them. The entries are moved, not copied: keys are known to be distinct, so none is
+/// compared, and no reference count changes. Hashes come from `hashes` when it is a cache, and
+/// are otherwise computed before anything moves, so an error from a hash hook leaves the map
+/// intact. On return `raw` is empty and without storage, and `hashes` describes the new table.
+///
+/// # Safety
+/// `raw` is a dense map the caller may mutate.
+unsafe fn grow(raw: Raw, hashes: &mut SlotHashes) -> Result<ObjectRef, Error> {
     let (fib_shift, n_slots) = if raw.slots() == 0 {
         calc_table_size(1)
     } else {
@@ -896,27 +1222,109 @@ unsafe fn dense_insert(raw: Raw, key: Any, value: Any) -> Result<Option<ObjectRe
             .ok_or_else(|| corrupted("table too large"))?;
         ((*raw.dense()).fib_shift.saturating_sub(1), doubled)
     };
+    // The fallible step (hash hooks) comes before anything moves.
+    let (order, order_hashes): (Vec<u64>, Vec<KeyHash>) = match hashes.ordered(raw) {
+        Some(ordered) => ordered.into_iter().unzip(),
+        None => {
+            let order = raw.iteration_order();
+            let mut order_hashes = Vec::with_capacity(order.len());
+            for &pos in &order {
+                order_hashes.push(KeyHash::of(raw.key(pos))?);
+            }
+            (order, order_hashes)
+        }
+    };
     let mut grown = dense_empty(fib_shift, n_slots, raw.type_index())?;
-    for (k, v) in raw.cloned_entries() {
-        if let Some(regrown) = dense_insert(Raw::of(&grown), k, v)? {
-            grown = regrown;
+    let mut grown_hashes = SlotHashes::for_table_of(n_slots);
+    // The slots read and probed next are known: fetch them ahead of time (a large table is far
+    // bigger than the caches, so each access would otherwise wait on memory).
+    for &hash in order_hashes.iter().take(AHEAD) {
+        prefetch_head(Raw::of(&grown), hash.hash);
+    }
+    for (k, (&pos, &hash)) in order.iter().zip(&order_hashes).enumerate() {
+        if let Some(&later) = order_hashes.get(k + AHEAD) {
+            prefetch_head(Raw::of(&grown), later.hash);
+            prefetch(raw.item(order[k + AHEAD]));
+        }
+        let mut entry = NewEntry::Moved(ptr::read(ptr::addr_of!((*raw.item(pos)).kv)));
+        *raw.meta(pos) = EMPTY_SLOT;
+        loop {
+            let table = Raw::of(&grown);
+            match table.try_insert(entry, hash, &mut grown_hashes)? {
+                Ok(slot) => {
+                    table.iter_push_back(slot);
+                    grown_hashes.appended(slot);
+                    break;
+                }
+                Err(back) => {
+                    entry = back;
+                    grown = grow(table, &mut grown_hashes)?;
+                }
+            }
         }
     }
-    if let Some(regrown) = dense_insert(Raw::of(&grown), key, value)? {
-        grown = regrown;
-    }
-    let removed = raw.clear();
+    // Every entry has moved out: only the (now empty) storage is left to release.
+    drop(raw.clear());
     raw.release_memory();
-    drop(removed);
-    Ok(Some(grown))
+    *hashes = grown_hashes;
+    Ok(grown)
+}
+
+/// How many entries ahead [`grow`] prefetches.
+const AHEAD: usize = 8;
+
+/// Asks the CPU to start fetching the memory at `ptr` (a hint: no effect on results).
+#[inline]
+fn prefetch<T>(ptr: *const T) {
+    // SAFETY: prefetching never faults, whatever the address.
+    #[cfg(target_arch = "x86_64")]
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = ptr;
+}
+
+/// Prefetches what inserting a key of hash `hash` reads first: its head slot's metadata, item
+/// and cached hash.
+///
+/// # Safety
+/// `raw` is a live dense map with storage.
+#[inline]
+unsafe fn prefetch_probe(raw: Raw, hash: u64, hashes: &SlotHashes) {
+    let index = fib_hash(hash, (*raw.dense()).fib_shift);
+    if index < raw.slots() {
+        prefetch(raw.meta(index));
+        prefetch(raw.item(index));
+        hashes.prefetch(index);
+    }
+}
+
+/// Prefetches the metadata byte of the slot `hash` maps to.
+///
+/// # Safety
+/// `raw` is a live dense map with storage.
+#[inline]
+unsafe fn prefetch_head(raw: Raw, hash: u64) {
+    let index = fib_hash(hash, (*raw.dense()).fib_shift);
+    if index < raw.slots() {
+        prefetch(raw.meta(index));
+    }
 }
 
 /// Apache's `MapBaseObj::InsertMaybeReHash`: inserts or updates `key` in place when the map has
 /// room, otherwise returns a new, larger map (of the same type index) holding every entry.
+/// `hashes` is the hash cache of a dense `raw` (or none); it follows the map when it grows.
 ///
 /// # Safety
 /// `raw` is a map the caller may mutate.
-unsafe fn insert_maybe_rehash(raw: Raw, key: Any, value: Any) -> Result<Option<ObjectRef>, Error> {
+unsafe fn insert_maybe_rehash(
+    raw: Raw,
+    key: Any,
+    value: Any,
+    hash: Option<KeyHash>,
+    hashes: &mut SlotHashes,
+) -> Result<Option<ObjectRef>, Error> {
     if raw.is_small() {
         let slots = raw.small_slots();
         if slots < SMALL_MAX_SLOTS || raw.size() < slots {
@@ -924,12 +1332,15 @@ unsafe fn insert_maybe_rehash(raw: Raw, key: Any, value: Any) -> Result<Option<O
         }
         // A full small map becomes dense, even when `key` is already present.
         let dense = create_from_range(raw.cloned_entries(), raw.type_index())?;
-        match dense_insert(Raw::of(&dense), key, value)? {
+        if Raw::of(&dense).slots() >= CACHE_MIN_SLOTS {
+            *hashes = SlotHashes::of_table(Raw::of(&dense))?;
+        }
+        match dense_insert(Raw::of(&dense), key, value, hash, hashes)? {
             Some(regrown) => Ok(Some(regrown)),
             None => Ok(Some(dense)),
         }
     } else {
-        dense_insert(raw, key, value)
+        dense_insert(raw, key, value, hash, hashes)
     }
 }
 
@@ -1319,6 +1730,14 @@ impl Map {
         create_from_range(pairs.into_iter().collect(), tindex::MAP).map(Map)
     }
 
+    /// A map made by inserting `pairs` one by one into an empty map, as `ffi.Map(k0, v0, ...)`
+    /// makes it (later duplicates update earlier keys); the first error stops it.
+    pub fn from_insertions(
+        pairs: impl IntoIterator<Item = Result<(Any, Any), Error>>,
+    ) -> Result<Map, Error> {
+        build_by_insertion(tindex::MAP, pairs).map(Map)
+    }
+
     /// Wraps an `ffi.Map` object (ours or foreign); other objects are given back.
     pub fn from_object(obj: ObjectRef) -> Result<Map, ObjectRef> {
         if obj.type_index() == tindex::MAP {
@@ -1352,7 +1771,9 @@ impl Map {
     pub fn set(&mut self, key: Any, value: Any) -> Result<(), Error> {
         let raw = self.copy_on_write()?;
         // SAFETY: `raw` is uniquely ours after copy-on-write.
-        if let Some(grown) = unsafe { insert_maybe_rehash(raw, key, value)? } {
+        if let Some(grown) =
+            unsafe { insert_maybe_rehash(raw, key, value, None, &mut SlotHashes::none())? }
+        {
             self.0 = grown;
         }
         Ok(())
@@ -1398,6 +1819,14 @@ impl Dict {
         create_from_range(pairs.into_iter().collect(), tindex::DICT).map(Dict)
     }
 
+    /// A dict made by inserting `pairs` one by one into an empty dict, as `ffi.Dict(k0, v0,
+    /// ...)` makes it; the first error stops it.
+    pub fn from_insertions(
+        pairs: impl IntoIterator<Item = Result<(Any, Any), Error>>,
+    ) -> Result<Dict, Error> {
+        build_by_insertion(tindex::DICT, pairs).map(Dict)
+    }
+
     /// Wraps an `ffi.Dict` object (ours or foreign); other objects are given back.
     pub fn from_object(obj: ObjectRef) -> Result<Dict, ObjectRef> {
         if obj.type_index() == tindex::DICT {
@@ -1412,7 +1841,9 @@ impl Dict {
         let raw = Raw::of(&self.0);
         // SAFETY: Dicts are mutated in place by design (see the module's concurrency note).
         unsafe {
-            if let Some(grown) = insert_maybe_rehash(raw, key, value)? {
+            if let Some(grown) =
+                insert_maybe_rehash(raw, key, value, None, &mut SlotHashes::none())?
+            {
                 inplace_switch_to(raw, grown)?;
             }
         }

@@ -240,6 +240,21 @@ unsafe fn insert_in_place(cell: *mut TVMFFISeqCell, idx: usize, items: Vec<Any>)
     (*cell).size = (len + n) as i64;
 }
 
+/// Appends owned copies of `views` to an empty cell with room for them, one at a time, so that
+/// after a failed conversion the cell holds exactly the values made so far.
+///
+/// # Safety
+/// The cell is empty with capacity `>= views.len()`; every view is valid.
+unsafe fn fill_from_views(cell: *mut TVMFFISeqCell, views: &[TVMFFIAny]) -> Result<(), Error> {
+    let base = slots(cell);
+    for (i, view) in views.iter().enumerate() {
+        base.add(i)
+            .write(crate::any::view_to_owned(view)?.into_raw());
+        (*cell).size = (i + 1) as i64;
+    }
+    Ok(())
+}
+
 /// Takes slots `first..last` out, shifting the tail left; the caller drops the result once the
 /// container is consistent.
 ///
@@ -408,6 +423,17 @@ impl Array {
         // SAFETY: the fresh array has room for every value.
         unsafe { insert_in_place(array.cell(), 0, values) };
         array
+    }
+
+    /// An Array holding owned copies of argument views, with capacity exactly `views.len()` (as
+    /// `ffi.Array(...)` makes), built in place.
+    ///
+    /// # Safety
+    /// Every view is valid (see [`crate::any::view_to_owned`]).
+    pub unsafe fn from_views(views: &[TVMFFIAny]) -> Result<Array, Error> {
+        let array = Array::with_capacity(views.len());
+        fill_from_views(array.cell(), views)?;
+        Ok(array)
     }
 
     /// Wraps an Array object, or gives the object back if it is something else.
@@ -725,6 +751,17 @@ impl List {
         // SAFETY: the fresh list has room for every value.
         unsafe { insert_in_place(list.cell(), 0, values) };
         list
+    }
+
+    /// A List holding owned copies of argument views, with capacity `max(4, len)` (as
+    /// `ffi.List(...)` makes), built in place.
+    ///
+    /// # Safety
+    /// As for [`Array::from_views`].
+    pub unsafe fn from_views(views: &[TVMFFIAny]) -> Result<List, Error> {
+        let list = List::with_capacity(views.len().max(LIST_MIN_CAPACITY));
+        fill_from_views(list.cell(), views)?;
+        Ok(list)
     }
 
     /// Wraps a List object, or gives the object back if it is something else.

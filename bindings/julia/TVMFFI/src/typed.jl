@@ -99,6 +99,13 @@ end
 struct _ShapeArg
     dims::Vector{Int64}
 end
+# A homogeneous numeric vector for `Array[float]` / `Array[int]` (`list`: `List[...]`), whose
+# elements are written straight into the argument buffer: no boxing, no dynamic dispatch.
+struct _NumSeqArg{T<:Union{Int64,Float64},V<:AbstractVector}
+    list::Bool
+    items::V
+end
+_NumSeqArg{T}(list::Bool, items::V) where {T,V} = _NumSeqArg{T,V}(list, items)
 struct _TensorArg{A<:AbstractArray}
     array::A
 end
@@ -109,6 +116,20 @@ end
 _arg(x::_SeqArg) = (_call_any_vector(_global_func(x.list ? "ffi.List" : "ffi.Array"), x.items), true)
 _arg(x::_MapArg) = (_call_any_vector(_global_func(x.dict ? "ffi.Dict" : "ffi.Map"), x.kv), true)
 _arg(x::_ShapeArg) = (_call_any_vector(_global_func("ffi.Shape"), x.dims), true)
+function _arg(x::_NumSeqArg{T}) where {T}
+    items = x.items
+    anys = Vector{TVMFFIAny}(undef, length(items))
+    @inbounds for (i, e) in enumerate(items)
+        anys[i] = T === Float64 ? TVMFFIAny(kTVMFFIFloat, 0, reinterpret(UInt64, Float64(e))) :
+                                  TVMFFIAny(kTVMFFIInt, 0, reinterpret(UInt64, Int64(e)))
+    end
+    f = _global_func(x.list ? "ffi.List" : "ffi.Array")
+    rv = Ref(_ANY_NONE)
+    rc = GC.@preserve f anys rv ccall(_fp_TVMFFIFunctionCall[], Cint,
+        (Ptr{Cvoid}, Ptr{TVMFFIAny}, Int32, Ptr{TVMFFIAny}), handle(f), anys, length(anys), rv)
+    _check(rc)
+    return (rv[], true)
+end
 _arg(x::_TensorArg) = _tensor_arg(x.array)
 _arg(x::_CallbackArg) = (TVMFFIAny(kTVMFFIFunction, 0, UInt64(_new_callback(x.f))), true)
 
@@ -141,6 +162,13 @@ to_ffi(::Type{Union{Nothing,T}}, x) where {T} = x === nothing ? nothing : to_ffi
 to_ffi(::Type{Union{Nothing,T}}, ::Nothing) where {T} = nothing
 
 to_ffi(::Type{ArrayOf{T}}, x::FFIArray) where {T} = x
+# Homogeneous numeric vectors: the same values as element by element, without boxing (an
+# element converts exactly as `to_ffi(Float64, e)` / `_arg(e::Integer)` would convert it).
+const _SmallInt = Union{Int8,Int16,Int32,Int64,UInt8,UInt16,UInt32}
+to_ffi(::Type{ArrayOf{Float64}}, x::AbstractVector{<:Union{AbstractFloat,_SmallInt}}) = _NumSeqArg{Float64}(false, x)
+to_ffi(::Type{ArrayOf{Int64}}, x::AbstractVector{<:_SmallInt}) = _NumSeqArg{Int64}(false, x)
+to_ffi(::Type{ListOf{Float64}}, x::AbstractVector{<:Union{AbstractFloat,_SmallInt}}) = _NumSeqArg{Float64}(true, x)
+to_ffi(::Type{ListOf{Int64}}, x::AbstractVector{<:_SmallInt}) = _NumSeqArg{Int64}(true, x)
 to_ffi(::Type{ArrayOf{T}}, x) where {T} = _SeqArg(false, Any[to_ffi(T, e) for e in x])
 to_ffi(::Type{ListOf{T}}, x::FFIList) where {T} = x
 to_ffi(::Type{ListOf{T}}, x) where {T} = _SeqArg(true, Any[to_ffi(T, e) for e in x])

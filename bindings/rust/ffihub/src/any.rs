@@ -39,6 +39,7 @@ unsafe impl Sync for Any {}
 
 impl Any {
     /// `None`.
+    #[inline]
     pub const fn none() -> Any {
         Any { raw: RAW_NONE }
     }
@@ -53,11 +54,13 @@ impl Any {
     /// # Safety
     /// `raw` is an owned `TVMFFIAny` (its object, if any, carries one reference that is handed
     /// over) and is not a view-only kind (raw C string, byte-array pointer, rvalue reference).
+    #[inline]
     pub unsafe fn from_raw(raw: TVMFFIAny) -> Any {
         Any { raw }
     }
 
     /// Gives up ownership: the caller becomes responsible for the reference it may carry.
+    #[inline]
     pub fn into_raw(self) -> TVMFFIAny {
         let raw = self.raw;
         std::mem::forget(self);
@@ -65,6 +68,7 @@ impl Any {
     }
 
     /// The raw value (still owned by `self`).
+    #[inline]
     pub fn as_raw(&self) -> &TVMFFIAny {
         &self.raw
     }
@@ -78,6 +82,7 @@ impl Any {
     }
 
     /// The type index of the value.
+    #[inline]
     pub fn type_index(&self) -> i32 {
         self.raw.type_index
     }
@@ -97,6 +102,7 @@ impl Any {
         T::from_view(self.view())
     }
 
+    #[inline]
     pub(crate) fn int(value: i64) -> Any {
         Any {
             raw: TVMFFIAny {
@@ -107,6 +113,7 @@ impl Any {
         }
     }
 
+    #[inline]
     pub(crate) fn float(value: f64) -> Any {
         Any {
             raw: TVMFFIAny {
@@ -117,6 +124,7 @@ impl Any {
         }
     }
 
+    #[inline]
     pub(crate) fn bool(value: bool) -> Any {
         Any {
             raw: TVMFFIAny {
@@ -217,6 +225,7 @@ pub struct AnyView<'a> {
 
 impl<'a> AnyView<'a> {
     /// `None`.
+    #[inline]
     pub const fn none() -> AnyView<'static> {
         AnyView {
             raw: RAW_NONE,
@@ -228,6 +237,7 @@ impl<'a> AnyView<'a> {
     ///
     /// # Safety
     /// `raw` is a valid value whose referents (object, string) outlive `'a`.
+    #[inline]
     pub unsafe fn from_raw(raw: TVMFFIAny) -> AnyView<'a> {
         AnyView {
             raw,
@@ -236,11 +246,13 @@ impl<'a> AnyView<'a> {
     }
 
     /// The raw value.
+    #[inline]
     pub fn as_raw(&self) -> &TVMFFIAny {
         &self.raw
     }
 
     /// The type index of the value.
+    #[inline]
     pub fn type_index(&self) -> i32 {
         self.raw.type_index
     }
@@ -288,6 +300,7 @@ impl<'a> AnyView<'a> {
     }
 
     /// The integer payload (valid for Int and Bool).
+    #[inline]
     pub(crate) fn int_payload(&self) -> i64 {
         // SAFETY: every payload is 8 initialized bytes.
         unsafe { self.raw.value.v_int64 }

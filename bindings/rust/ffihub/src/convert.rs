@@ -60,7 +60,10 @@ pub trait FromAny: Sized {
     }
 }
 
-/// The `TypeError` for a value that is not a `T`.
+/// The `TypeError` for a value that is not a `T` (out of line: conversions inline the
+/// successful path only).
+#[cold]
+#[inline(never)]
 pub(crate) fn mismatch<T: FfiType>(view: AnyView<'_>) -> Error {
     Error::type_error(format!(
         "Expected `{}` but got `{}`",
@@ -134,6 +137,7 @@ macro_rules! integer {
         }
 
         impl IntoAny for $t {
+            #[inline]
             fn into_any(self) -> Result<Any> {
                 let value = i64::try_from(self).map_err(|_| {
                     Error::value_error(format!("{self} does not fit in a 64-bit integer"))
@@ -143,6 +147,7 @@ macro_rules! integer {
         }
 
         impl FromAny for $t {
+            #[inline]
             fn from_view(view: AnyView<'_>) -> Result<Self> {
                 match view.type_index() {
                     tindex::INT | tindex::BOOL => {
@@ -175,12 +180,14 @@ macro_rules! float {
         }
 
         impl IntoAny for $t {
+            #[inline]
             fn into_any(self) -> Result<Any> {
                 Ok(Any::float(f64::from(self)))
             }
         }
 
         impl FromAny for $t {
+            #[inline]
             fn from_view(view: AnyView<'_>) -> Result<Self> {
                 match view.type_index() {
                     // SAFETY: the tag says the payload is a double.

@@ -266,20 +266,25 @@ pub(crate) fn count_error(signature: &str, expected: &str, got: usize) -> Error 
 }
 
 /// Converts argument `i`, naming the call in a type mismatch.
+#[inline]
 pub(crate) fn convert_arg<T: FromAny>(
     signature: &str,
     args: &[AnyView<'_>],
     i: usize,
 ) -> Result<T> {
-    T::from_view(args[i]).map_err(|e| {
-        if e.kind() == "TypeError" {
-            e.with_prefix(&format!(
-                "Mismatched type on argument #{i} when calling: `{signature}`. "
-            ))
-        } else {
-            e
-        }
-    })
+    T::from_view(args[i]).map_err(|e| name_the_argument(e, signature, i))
+}
+
+#[cold]
+#[inline(never)]
+fn name_the_argument(e: Error, signature: &str, i: usize) -> Error {
+    if e.kind() == "TypeError" {
+        e.with_prefix(&format!(
+            "Mismatched type on argument #{i} when calling: `{signature}`. "
+        ))
+    } else {
+        e
+    }
 }
 
 macro_rules! typed_closure {

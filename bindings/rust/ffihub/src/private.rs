@@ -41,6 +41,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> StdString {
 }
 
 /// Runs `f`, turning a panic into an `InternalError`.
+#[inline]
 pub fn guard<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
     match catch_unwind(AssertUnwindSafe(|| call_boundary(f))) {
         Ok(result) => result,
@@ -57,6 +58,7 @@ pub fn guard<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
 /// # Safety
 /// `args` points at `num_args` valid values (or `num_args <= 0`), `result` is NULL or valid for
 /// a write and holds no owned value.
+#[inline]
 pub unsafe fn safe_call(
     args: *const TVMFFIAny,
     num_args: i32,
@@ -77,14 +79,20 @@ pub unsafe fn safe_call(
             }
             0
         }
-        Err(error) => {
-            error.raise();
-            -1
-        }
+        Err(error) => raise(error),
     }
 }
 
+/// Raises `error` the safe-call way (out of line: the error path is cold).
+#[cold]
+#[inline(never)]
+fn raise(error: Error) -> i32 {
+    error.raise();
+    -1
+}
+
 /// Converts a function's return value.
+#[inline]
 pub fn ret<R: IntoReturn>(value: R) -> Result<Any> {
     value.into_return()
 }
@@ -306,22 +314,30 @@ impl FnSig {
     }
 
     /// Checks the argument count.
+    #[inline]
     pub fn check_count(&self, args: &[AnyView<'_>]) -> Result<()> {
         let Some(params) = &self.params else {
             return Ok(());
         };
         if args.len() < self.required || args.len() > params.len() {
-            let expected = if self.required == params.len() {
-                params.len().to_string()
-            } else {
-                format!("{} to {}", self.required, params.len())
-            };
-            return Err(count_error(&self.text, &expected, args.len()));
+            return Err(self.count_mismatch(params.len(), args.len()));
         }
         Ok(())
     }
 
+    #[cold]
+    #[inline(never)]
+    fn count_mismatch(&self, params: usize, got: usize) -> Error {
+        let expected = if self.required == params {
+            params.to_string()
+        } else {
+            format!("{} to {}", self.required, params)
+        };
+        count_error(&self.text, &expected, got)
+    }
+
     /// Converts argument `i`.
+    #[inline]
     pub fn arg<T: FromAny>(&self, args: &[AnyView<'_>], i: usize) -> Result<T> {
         convert_arg(&self.text, args, i)
     }

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# The runtime's C ABI against Apache's: bench/core/bench_core.c, one binary run with the library
+# path swapped between ffihub's runtime and Apache's, alternated (the order flips every pair),
+# medians over the process pairs. Prints bench/run.sh table rows.
+#   bench/core/rows.sh         BENCH_PAIRS (default 7) micro pairs, BENCH_MAP_PAIRS (3) map pairs
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+[[ "$TARGET" = /* ]] || TARGET="$ROOT/$TARGET"
+APACHE="${APACHE_TVM_FFI_DIR:-$ROOT/.deps/apache-tvm-ffi/tvm_ffi}/lib"
+OURS="$TARGET/release"
+PAIRS="${BENCH_PAIRS:-7}"
+MAP_PAIRS="${BENCH_MAP_PAIRS:-3}"
+
+{
+    scripts/setup-apache.sh
+    env -u TVM_FFI_LIB_DIR cargo build --release --locked -p ffihub-runtime -p ffihub-demo
+    mkdir -p "$TARGET/bench/core"
+    gcc -std=c11 -O2 -Wall -Wextra -Werror -I runtime/include bench/core/bench_core.c \
+        -o "$TARGET/bench/core/bench_core" -L "$OURS" -ltvm_ffi -ldl
+} >&2
+BIN="$TARGET/bench/core/bench_core"
+RAW="$(mktemp)"
+trap 'rm -f "$RAW"' EXIT
+
+# Lines "<side> <name> <value>" into $RAW.
+run() { # side lib_dir args...
+    local side="$1" lib="$2"
+    shift 2
+    LD_LIBRARY_PATH="$lib" "$BIN" "$@" | sed "s/^/$side /" >>"$RAW"
+}
+pair() { # args... (both sides, order flipping with the pair number)
+    if ((i % 2 == 0)); then run ours "$OURS" "$@"; run ref "$APACHE" "$@"
+    else run ref "$APACHE" "$@"; run ours "$OURS" "$@"; fi
+}
+for ((i = 0; i < PAIRS; i++)); do
+    pair micro
+    echo "   micro pair $((i + 1))/$PAIRS" >&2
+done
+for ((i = 0; i < MAP_PAIRS; i++)); do
+    for spec in 1000 1000000 "1000 padded" "1000000 padded"; do
+        name="map_${spec// /_}"
+        # `map` prints a bare number: name it.
+        if ((i % 2 == 0)); then order="ours:$OURS ref:$APACHE"; else order="ref:$APACHE ours:$OURS"; fi
+        for side_lib in $order; do
+            # shellcheck disable=SC2086 # spec is "<entries> [padded]"
+            echo "${side_lib%%:*} $name $(LD_LIBRARY_PATH="${side_lib#*:}" "$BIN" map $spec)" >>"$RAW"
+        done
+    done
+    echo "   map pair $((i + 1))/$MAP_PAIRS" >&2
+done
+# A #[ffihub::function] (the demo extension's add_one) against Apache's C++ testing.add_one,
+# both loaded into one process on ffihub's runtime.
+for ((i = 0; i < PAIRS; i++)); do
+    LD_LIBRARY_PATH="$OURS" "$BIN" calls "$OURS/libffihub_demo.so" demo.add_one \
+        "$APACHE/libtvm_ffi_testing.so" testing.add_one | sed 's/^/calls /' >>"$RAW"
+done
+
+python3 - "$RAW" <<'PY'
+import statistics, sys
+from collections import defaultdict
+
+values = defaultdict(list)
+for line in open(sys.argv[1]):
+    side, name, value = line.split()
+    values[(side, name)].append(float(value))
+med = {key: statistics.median(v) for key, v in values.items()}
+
+def time(ns):
+    return f"{ns:.1f} ns" if ns < 1000 else f"{ns / 1000:.2f} µs"
+
+def row(label, ours, ref, target, fmt=time):
+    print(f"| {label} | {fmt(ours)} | {fmt(ref)} | {ours / ref:.2f}x | ≤ {target:.1f}x |")
+
+ROWS = [
+    ("plain_call", "runtime: call a C function, 0 args"),
+    ("refcount", "runtime: IncRef + DecRef"),
+    ("global_lookup", "runtime: TVMFFIFunctionGetGlobal + release"),
+    ("type_key_lookup", "runtime: TVMFFITypeKeyToIndex"),
+    ("array_size", "runtime: `ffi.ArraySize`"),
+    ("array_get_item", "runtime: `ffi.ArrayGetItem`"),
+    ("map_get_item_int", "runtime: `ffi.MapGetItem`, int key"),
+    ("map_get_item_str", "runtime: `ffi.MapGetItem`, str key"),
+    ("function_create_release", "runtime: TVMFFIFunctionCreate + release"),
+    ("string32_create_release", "runtime: String of 32 B, create + release"),
+    ("raise_fetch_error", "runtime: raise + fetch an error (backtrace read)"),
+    ("array_of_1000_ints", "runtime: `ffi.Array` of 1000 ints"),
+]
+for name, label in ROWS:
+    row(label, med[("ours", name)], med[("ref", name)], 1.0)
+row("runtime: peak RSS of the C benchmark", med[("ours", "peak_rss_kib")],
+    med[("ref", "peak_rss_kib")], 1.0, lambda kib: f"{kib / 1024:.1f} MiB")
+for n, label in ((1000, "1e3"), (1000000, "1e6")):
+    row(f"runtime: `ffi.Map` str→int, {label} entries (`key-<i>`), per entry",
+        med[("ours", f"map_{n}")], med[("ref", f"map_{n}")], 1.0)
+for n, label in ((1000, "1e3"), (1000000, "1e6")):
+    row(f"runtime: `ffi.Map` str→int, {label} entries (`key-<10 digits>`: colliding hashes), per entry",
+        med[("ours", f"map_{n}_padded")], med[("ref", f"map_{n}_padded")], 1.0)
+row("maps: per-entry build cost, 1e6 vs 1e3 entries, `key-<i>` (reference: ours at 1e3)",
+    med[("ours", "map_1000000")], med[("ours", "map_1000")], 2.0)
+row("maps: per-entry build cost, 1e6 vs 1e3 entries, colliding keys (reference: ours at 1e3)",
+    med[("ours", "map_1000000_padded")], med[("ours", "map_1000_padded")], 2.0)
+row("rust: `#[ffihub::function]` demo.add_one vs Apache's C++ testing.add_one (ffihub runtime)",
+    med[("calls", "demo.add_one")], med[("calls", "testing.add_one")], 1.1)
+PY
