@@ -3,7 +3,7 @@
  * tree. The tree is a function `Lambda([x], body)` whose body is a balanced tree of `Add` nodes
  * over `Const` leaves and uses of the bound variable `x`; the types are defined from C through
  * the C API (tests/c/structural_types.h), so the same objects exist on every runtime. The binary
- * is linked with -ltvm_ffi without rpath: bench/runtime/run.sh runs it on each runtime by
+ * is linked with -ltvm_ffi without rpath: bench/structural/rows.sh runs it on each runtime by
  * swapping the library path. Prints `<operation> <best ns per call>` lines.
  *   structural <rounds>
  */

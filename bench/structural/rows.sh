@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): StructuralEqual and StructuralHash of a 10,000-node object tree
-# (bench/runtime/structural.c), the same binary on ffihub's runtime and on Apache's (library path
+# (bench/structural/structural.c), the same binary on ffihub's runtime and on Apache's (library path
 # swapped), alternated over several runs; each run reports its best time per call, and the table
 # shows the median of those per runtime. Target: at most 1.0x Apache's time.
-#   bench/runtime/run.sh [runs] [rounds-per-run]
+#   bench/structural/rows.sh [runs] [rounds-per-run]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -11,10 +11,10 @@ cd "$ROOT"
 scripts/setup-apache.sh >/dev/null
 env -u TVM_FFI_LIB_DIR cargo build --release --locked -p ffihub-runtime >&2
 APACHE="${APACHE_TVM_FFI_DIR:-$ROOT/.deps/apache-tvm-ffi/tvm_ffi}"
-OUT="$ROOT/target/bench/runtime"
+OUT="$ROOT/target/bench/structural"
 mkdir -p "$OUT"
 gcc -std=c11 -O2 -DNDEBUG -Wall -Wextra -Werror -I "$APACHE/include" \
-    bench/runtime/structural.c -o "$OUT/structural" -L "$APACHE/lib" -ltvm_ffi
+    bench/structural/structural.c -o "$OUT/structural" -L "$APACHE/lib" -ltvm_ffi
 
 RUNS="${1:-5}"
 ROUNDS="${2:-30}"

@@ -4,7 +4,7 @@
 # one binary, library path swapped, runs alternated, the median of each side reported as a
 # markdown row; also each half, ffi.DeepCopy and ffi.RecursiveHash of the same tree. Target: the
 # round trip in at most 1.0x Apache's time.
-#   bench/runtime/run_json_graph.sh [rounds-per-run] [runs]
+#   bench/json/rows.sh [rounds-per-run] [runs]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -12,9 +12,9 @@ cd "$ROOT"
 scripts/setup-apache.sh >/dev/null
 env -u TVM_FFI_LIB_DIR cargo build --release --locked -p ffihub-runtime >&2
 APACHE="${APACHE_TVM_FFI_DIR:-$ROOT/.deps/apache-tvm-ffi/tvm_ffi}"
-OUT="$ROOT/target/bench/runtime"
+OUT="$ROOT/target/bench/json"
 mkdir -p "$OUT"
-gcc -std=c11 -D_POSIX_C_SOURCE=199309L -O2 -Wall -Wextra -Werror -I "$APACHE/include" bench/runtime/json_graph.c \
+gcc -std=c11 -D_POSIX_C_SOURCE=199309L -O2 -Wall -Wextra -Werror -I "$APACHE/include" bench/json/json_graph.c \
     -o "$OUT/json_graph" -L "$APACHE/lib" -ltvm_ffi
 
 ROUNDS="${1:-30}"

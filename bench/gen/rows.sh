@@ -4,7 +4,7 @@
 # Prints markdown rows `| operation | ours | reference | ratio | target |`; for these rows the
 # reference is the target itself (there is no other generator to run side by side), so the
 # ratio says how far under (< 1) or over (> 1) the target a run is.
-#   bench/gen/run.sh [repetitions]
+#   bench/gen/rows.sh [repetitions]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"

@@ -3,7 +3,7 @@
 # (ADR 0005). One binary built against Apache's headers runs on ffihub's runtime and on Apache's,
 # alternated for several rounds; each row is the median per call. The machine is shared and
 # noisy: compare the ratios, not the absolute numbers.
-#   bench/cxx/run.sh [iterations] [rounds]
+#   bench/cxx/rows.sh [iterations] [rounds]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
