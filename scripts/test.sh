@@ -17,6 +17,9 @@ scripts/setup-apache.sh
 step "Apache TVM-FFI's Python test suite (sdist tests/python, two venvs with the wheel)"
 scripts/setup-pysuite.sh
 
+step "Apache TVM from PyPI (apache-tvm with the pinned apache-tvm-ffi, two venvs)"
+scripts/setup-tvm-python.sh
+
 step "Julia 1.5.3 with bullseye's libunwind (for the Julia bindings)"
 scripts/setup-julia.sh
 

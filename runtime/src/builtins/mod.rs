@@ -3,8 +3,8 @@
 
 mod args;
 mod containers;
-mod data;
 mod convert;
+mod data;
 mod dyn_types;
 mod functions;
 mod maps;
