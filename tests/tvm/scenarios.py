@@ -9,6 +9,11 @@ numpy, or a structural comparison), so a run that prints but computes wrongly fa
                              exports the compiled libraries into DIR
     scenarios.py load DIR    loads the libraries that `build` exported into DIR (possibly on the
                              other runtime) and runs them
+    scenarios.py json DIR    tvm.ir.save_json / load_json of the TVMScript PrimFunc (writes DIR/
+                             prim_func.json); only on ffihub's runtime: Apache's crashes there,
+                             because TVM 0.27.0's ir.PrimType registers its __any_hash__ hook
+                             with the older native convention (int64_t return), which TVM-FFI
+                             0.1.15 reads as a TVMFFIAny and then releases as an object
 
 Timings go to stderr as `timing <what> <seconds>` lines (they differ between runs), and so does
 `runtime <path>`, the libtvm_ffi.so the process has mapped.
@@ -174,9 +179,19 @@ def scenario_load(lib_dir: Path) -> None:
     run_relax(relax_lib, "loaded relax vm")
 
 
+def scenario_json(out_dir: Path) -> None:
+    saved = tvm.ir.save_json(scale_rows)
+    (out_dir / "prim_func.json").write_text(saved, encoding="utf-8")
+    loaded = tvm.ir.load_json(saved)
+    tvm.ir.assert_structural_equal(scale_rows, loaded)
+    show("json round trip structurally equal", True)
+    show("json round trip reprint identical", loaded.script() == scale_rows.script())
+    assert loaded.script() == scale_rows.script()
+
+
 def main() -> None:
-    if len(sys.argv) != 3 or sys.argv[1] not in ("build", "load"):
-        sys.exit(f"usage: {sys.argv[0]} build|load DIR")
+    if len(sys.argv) != 3 or sys.argv[1] not in ("build", "load", "json"):
+        sys.exit(f"usage: {sys.argv[0]} build|load|json DIR")
     directory = Path(sys.argv[2])
     print(f"runtime {loaded_runtime()}", file=sys.stderr, flush=True)
     if sys.argv[1] == "build":
@@ -185,6 +200,10 @@ def main() -> None:
         scenario_te(directory)
         scenario_tvmscript()
         scenario_relax(directory)
+    if sys.argv[1] == "json":
+        directory.mkdir(parents=True, exist_ok=True)
+        scenario_json(directory)
+        return
     scenario_load(directory)
 
 
