@@ -21,6 +21,8 @@ Timings go to stderr as `timing <what> <seconds>` lines (they differ between run
 
 from __future__ import annotations
 
+import hashlib
+import re
 import sys
 import time
 from pathlib import Path
@@ -102,6 +104,25 @@ def loaded_runtime() -> str:
     return paths.pop()
 
 
+def normalized_llvm_ir(text: str) -> str:
+    """LLVM IR without the object addresses TVM writes into its TBAA metadata names."""
+    return re.sub(r'"0x[0-9a-f]+"', '"0x..."', text)
+
+
+def show_module_methods(mod: tvm.runtime.Module, out_dir: Path) -> None:
+    """The C++ module's virtual methods, called through the runtime's module API."""
+    show("te implements add/missing", (mod.implements_function("add"), mod.implements_function("missing")))
+    show("te write formats", list(mod.get_write_formats()))
+    source = normalized_llvm_ir(mod.inspect_source("ll"))
+    assert source.startswith("; ModuleID = 'TVMMod'") and "define" in source, source[:200]
+    show("te llvm ir", f"{len(source.splitlines())} lines sha256={hashlib.sha256(source.encode()).hexdigest()}")
+    path = out_dir / "te_add.ll"
+    mod.write_to_file(str(path), "ll")
+    written = normalized_llvm_ir(path.read_text(encoding="utf-8"))
+    show("te llvm ir written to file is the inspected source", written.strip() == source.strip())
+    assert written.strip() == source.strip()
+
+
 def scenario_import() -> None:
     show("tvm version", tvm.__version__)
     show("llvm target", tvm.target.Target("llvm").kind.name)
@@ -117,6 +138,7 @@ def scenario_te(out_dir: Path) -> None:
     lib = tvm.compile(tvm.IRModule({"add": func}), target="llvm")
     timing("te_compile", time.perf_counter() - start)
     show("te kind", lib.mod.kind)
+    show_module_methods(lib.mod, out_dir)
     run_te_add(lib, "te add")
     lib.export_library(str(out_dir / TE_LIB))
     show("te exported", TE_LIB)
