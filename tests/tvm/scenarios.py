@@ -6,7 +6,7 @@ ffihub's); both runs must print the same lines. Every scenario also checks its o
 numpy, or a structural comparison), so a run that prints but computes wrongly fails on its own.
 
     scenarios.py build DIR   import tvm, TE vector add, TVMScript round trip, Relax on the VM;
-                             exports the compiled libraries into DIR
+                             exports the compiled libraries into DIR, then does `load DIR`
     scenarios.py load DIR    loads the libraries that `build` exported into DIR (possibly on the
                              other runtime) and runs them
     scenarios.py json DIR    tvm.ir.save_json / load_json of the TVMScript PrimFunc (writes DIR/
