@@ -1,36 +1,83 @@
 #!/usr/bin/env bash
-# Installs Apache TVM 0.27's runtime and compiler libraries (PyPI `apache-tvm==0.27.0.post1`,
-# pinned by hash) into the git-ignored .deps/apache-tvm/lib: the large real-world library that
-# tests/tvm generates bindings for. Only the two libraries are unpacked; nothing is installed.
-# Running it again is a no-op once they exist.
+# Installs Apache TVM from PyPI (apache-tvm, Python package and libraries) for tests/tvm (bindings
+# generated for TVM's libraries) and tests/tvm_runtime (TVM running on both runtimes), in the
+# project-local, git-ignored folder .deps/apache-tvm/:
+#
+#   wheels/       the pinned wheels of tests/tvm_runtime/requirements.txt and apache-tvm-ffi, downloaded
+#                 once (the apache-tvm wheel is ~100 MB) and kept when the rest is redone
+#   site/         apache-tvm, numpy, ml_dtypes, typing_extensions (`pip install --target`), shared
+#                 by both venvs through a .pth file: TVM's 260 MB of libraries are installed once
+#   venv-apache/  the pinned apache-tvm-ffi wheel as published
+#   venv-ffihub/  the same wheel; the test points its tvm_ffi/lib/libtvm_ffi.so at ffihub's build
+#
+# TVM's libraries find libtvm_ffi.so by its soname, which tvm_ffi has loaded before them, so each
+# venv's tvm_ffi decides which runtime TVM runs on. Running the script again is a no-op once done.
+#
+# Environment:
+#   PYTHON  a CPython 3.11 interpreter (default: python3); the apache-tvm-ffi wheel is cp311
 set -euo pipefail
-VERSION="0.27.0.post1"
-WHEEL_FILE="apache_tvm-${VERSION}-py3-none-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl"
-WHEEL_SHA256="f503fc903b6e16fda5daacac6698ecb8bc38937f57da7aa29f6c7ab169d08657"
+
+FFI_VERSION="0.1.15.post2"
+FFI_SHA256="8ecebe749834f6ac0f2693d5964acf9ac75d0bc26e6ba64c46eb7ab00ea50fac"
+
 PYTHON="${PYTHON:-python3}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="$ROOT/.deps/apache-tvm"
-if [[ -f "$DEST/lib/libtvm_compiler.so" && -f "$DEST/lib/libtvm_runtime.so" && "$(cat "$DEST/.installed-version" 2>/dev/null)" == "$VERSION" ]]; then
-    echo "apache-tvm==$VERSION already installed in $DEST"
+REQUIREMENTS="$ROOT/tests/tvm_runtime/requirements.txt"
+# The stamp records what the installation was made from; any change redoes it.
+STAMP_TEXT="$FFI_VERSION $FFI_SHA256 $(sha256sum "$REQUIREMENTS" | cut -d' ' -f1)"
+
+die() {
+    echo "setup-tvm.sh: error: $*" >&2
+    exit 1
+}
+
+if [[ -f "$DEST/.installed" && "$(cat "$DEST/.installed")" == "$STAMP_TEXT" ]]; then
+    echo "Apache TVM (Python) already installed in $DEST"
     exit 0
 fi
-mkdir -p "$ROOT/.deps"
+
+[[ "$(uname -s)-$(uname -m)" == "Linux-x86_64" ]] || die "only Linux x86_64 is supported (the pinned wheels are)"
+command -v "$PYTHON" >/dev/null || die "$PYTHON not found"
+py_version="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+[[ "$py_version" == "3.11" ]] || die "$PYTHON is Python $py_version; the pinned wheels need CPython 3.11 (set PYTHON)"
+
+rm -rf "$DEST/site" "$DEST/venv-apache" "$DEST/venv-ffihub" "$DEST/.installed"
+mkdir -p "$DEST/wheels"
 WORK="$(mktemp -d "$ROOT/.deps/.apache-tvm.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
-"$PYTHON" -m pip download --no-deps --only-binary=:all: --python-version 3.11 --implementation cp \
-    --abi cp311 --platform manylinux_2_28_x86_64 --dest "$WORK" "apache-tvm==$VERSION"
-actual="$(sha256sum "$WORK/$WHEEL_FILE" | cut -d' ' -f1)"
-[[ "$actual" == "$WHEEL_SHA256" ]] || { echo "setup-tvm.sh: sha256 mismatch for $WHEEL_FILE: $actual" >&2; exit 1; }
-"$PYTHON" - "$WORK/$WHEEL_FILE" "$WORK/unpacked" <<'PY'
-import sys, zipfile
-with zipfile.ZipFile(sys.argv[1]) as z:
-    for name in ("tvm/lib/libtvm_runtime.so", "tvm/lib/libtvm_compiler.so"):
-        z.extract(name, sys.argv[2])
-PY
-mkdir -p "$WORK/out/lib"
-mv "$WORK/unpacked/tvm/lib/"*.so "$WORK/out/lib/"
-chmod 0755 "$WORK/out/lib/"*.so
-echo "$VERSION" >"$WORK/out/.installed-version"
-rm -rf "$DEST"
-mv "$WORK/out" "$DEST"
-echo "installed apache-tvm==$VERSION libraries into $DEST/lib"
+FFI_REQUIREMENT="$WORK/ffi-requirements.txt"
+echo "apache-tvm-ffi==$FFI_VERSION --hash=sha256:$FFI_SHA256" >"$FFI_REQUIREMENT"
+
+PIP=("$PYTHON" -m pip --disable-pip-version-check)
+echo "fetching the pinned wheels into $DEST/wheels (reused when present)"
+for requirements in "$REQUIREMENTS" "$FFI_REQUIREMENT"; do
+    "${PIP[@]}" download --quiet --no-deps --only-binary :all: --require-hashes \
+        --python-version 3.11 --platform manylinux_2_28_x86_64 \
+        --dest "$DEST/wheels" -r "$requirements" ||
+        die "cannot download the wheels of $requirements"
+done
+
+# Only the downloaded wheels, checked against the hashes again.
+INSTALL=(install --quiet --root-user-action ignore --no-deps --no-index --find-links "$DEST/wheels" --require-hashes --only-binary :all:)
+echo "installing apache-tvm and its requirements into $DEST/site"
+"${PIP[@]}" "${INSTALL[@]}" --target "$WORK/site" -r "$REQUIREMENTS" ||
+    die "cannot install $REQUIREMENTS"
+mv "$WORK/site" "$DEST/site"
+for runtime in apache ffihub; do
+    echo "creating venv-$runtime with apache-tvm-ffi==$FFI_VERSION"
+    venv="$DEST/venv-$runtime"
+    "$PYTHON" -m venv --without-pip "$venv"
+    "${PIP[@]}" --python "$venv/bin/python" "${INSTALL[@]}" -r "$FFI_REQUIREMENT" ||
+        die "cannot install apache-tvm-ffi into venv-$runtime"
+    site_packages="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+    echo "$DEST/site" >"$site_packages/apache-tvm-site.pth"
+done
+# venv-apache keeps the wheel's library; venv-ffihub's is replaced by a link to the library under
+# test, which the test (re)points before every run.
+rm "$DEST/venv-ffihub/lib/python3.11/site-packages/tvm_ffi/lib/libtvm_ffi.so"
+
+"$DEST/venv-apache/bin/python" -c 'import tvm; tvm.target.Target("llvm")' ||
+    die "apache-tvm does not import on Apache's runtime"
+echo "$STAMP_TEXT" >"$DEST/.installed"
+echo "installed Apache TVM (Python) in $DEST"

@@ -17,7 +17,7 @@ scripts/setup-apache.sh
 step "Apache TVM-FFI's Python test suite (sdist tests/python, two venvs with the wheel)"
 scripts/setup-pysuite.sh
 
-step "Apache TVM 0.27 libraries (the large real-world library the generator is tested on)"
+step "Apache TVM from PyPI (apache-tvm with the pinned apache-tvm-ffi, two venvs; its libraries for the generator tests)"
 scripts/setup-tvm.sh
 
 step "Julia 1.5.3 with bullseye's libunwind (for the Julia bindings)"

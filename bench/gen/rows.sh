@@ -13,7 +13,7 @@ scripts/setup-apache.sh >/dev/null
 scripts/setup-tvm.sh >/dev/null
 cargo build --release --locked -p ffihub-bindgen >/dev/null 2>&1
 APACHE="$ROOT/.deps/apache-tvm-ffi/tvm_ffi/lib"
-TVM="$ROOT/.deps/apache-tvm/lib"
+TVM="$ROOT/.deps/apache-tvm/site/tvm/lib"
 OUT="$ROOT/target/bench/gen"
 rm -rf "$OUT" && mkdir -p "$OUT"
 LD_LIBRARY_PATH="$APACHE:$TVM" target/release/ffihub dump --runtime "$APACHE/libtvm_ffi.so" \

@@ -289,7 +289,7 @@ unsafe fn call_hash_hook(hook: &Any, value: &TVMFFIAny) -> Result<u64, Error> {
             let ptr = hook.as_raw().value.v_ptr;
             // SAFETY: the column convention says an OpaquePtr entry is a native hash hook.
             let func = std::mem::transmute::<*mut c_void, NativeAnyHash>(ptr);
-            Any::from_raw(func(value))
+            owned_hook_result(func(value), ANY_HASH_ATTR)?
         }
         tindex::FUNCTION => crate::function::call(hook.as_raw().value.v_obj, &[*value])?,
         other => {
@@ -315,7 +315,7 @@ unsafe fn call_equal_hook(hook: &Any, lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Resul
             let ptr = hook.as_raw().value.v_ptr;
             // SAFETY: the column convention says an OpaquePtr entry is a native equality hook.
             let func = std::mem::transmute::<*mut c_void, NativeAnyEqual>(ptr);
-            Any::from_raw(func(lhs, rhs))
+            owned_hook_result(func(lhs, rhs), ANY_EQUAL_ATTR)?
         }
         tindex::FUNCTION => crate::function::call(hook.as_raw().value.v_obj, &[*lhs, *rhs])?,
         other => {
@@ -329,6 +329,32 @@ unsafe fn call_equal_hook(hook: &Any, lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Resul
         tindex::BOOL => Ok(result.as_raw().value.v_int64 != 0),
         _ => Err(hook_failure(result, "__any_equal__", "bool")),
     }
+}
+
+/// Takes ownership of what a native hook returned, unless its type index belongs to no type: then
+/// it is not a value at all (dropping it could free a random address) but the bits of a hook
+/// built for an older TVM-FFI convention, where the hook returns `int64_t` / `bool` directly
+/// (Apache TVM 0.27.0's `ir.PrimType` hooks do), and the caller gets an error instead.
+fn owned_hook_result(raw: TVMFFIAny, hook: &[u8]) -> Result<Any, Error> {
+    let index = raw.type_index;
+    let valid = if is_object_index(index) {
+        crate::types::type_info(index).is_some()
+    } else {
+        index >= 0
+    };
+    if valid {
+        // SAFETY: a native hook returns an owned value, and this one has a real type index.
+        return Ok(unsafe { Any::from_raw(raw) });
+    }
+    Err(Error::new(
+        "InternalError",
+        format!(
+            "the native {} hook returned a value of type index {index}, which no type has: \
+             it does not follow this runtime's convention (a TVMFFIAny holding the result or an \
+             Error); hooks built for older TVM-FFI releases return int64_t/bool directly",
+            String::from_utf8_lossy(hook)
+        ),
+    ))
 }
 
 /// The error a hook reported, or an InternalError if it returned something unexpected.
@@ -469,6 +495,55 @@ mod tests {
         assert!(equal_of(&a, &b).unwrap());
         let c = crate::string::bigint_any(&[1, 1]);
         assert!(!equal_of(&a, &c).unwrap());
+    }
+
+    /// What a hook built for the older convention (`int64_t(const Any&)`, `bool(const Any&, const
+    /// Any&)`) leaves in the return registers, read as a TVMFFIAny: Apache TVM 0.27.0's PrimType
+    /// hash of float32 in the type-index word, whatever the other register held as payload.
+    unsafe extern "C" fn legacy_hook_bits(_value: *const TVMFFIAny) -> TVMFFIAny {
+        TVMFFIAny {
+            type_index: (2 << 24) | (32 << 16) | 1,
+            small_str_len: 0,
+            value: TVMFFIAnyValue { v_uint64: 0x10 },
+        }
+    }
+
+    unsafe extern "C" fn legacy_equal_bits(
+        lhs: *const TVMFFIAny,
+        _rhs: *const TVMFFIAny,
+    ) -> TVMFFIAny {
+        legacy_hook_bits(lhs)
+    }
+
+    #[test]
+    fn native_hooks_of_the_older_convention_fail_cleanly() {
+        let spec = crate::types::TypeSpec {
+            static_index: -1,
+            depth: 1,
+            num_child_slots: 0,
+            child_slots_can_overflow: true,
+            parent_index: tindex::OBJECT,
+        };
+        let index = crate::types::get_or_alloc_index(b"testing.LegacyHookObject", spec).unwrap();
+        let hash = Any::opaque_ptr(legacy_hook_bits as NativeAnyHash as *mut c_void);
+        let equal = Any::opaque_ptr(legacy_equal_bits as NativeAnyEqual as *mut c_void);
+        crate::types::register_attr(index, ANY_HASH_ATTR, hash.as_raw()).unwrap();
+        crate::types::register_attr(index, ANY_EQUAL_ATTR, equal.as_raw()).unwrap();
+        let a = Any::object(crate::object::alloc_object(index, (), 0));
+        let b = Any::object(crate::object::alloc_object(index, (), 0));
+
+        let err = hash_of(&a).unwrap_err();
+        assert_eq!(err.kind(), b"InternalError");
+        let message = String::from_utf8_lossy(err.message()).into_owned();
+        assert!(
+            message.contains("__any_hash__ hook returned a value of type index 35651585"),
+            "{message}"
+        );
+        let err = equal_of(&a, &b).unwrap_err();
+        let message = String::from_utf8_lossy(err.message()).into_owned();
+        assert!(message.contains("__any_equal__ hook"), "{message}");
+        // The same object is equal to itself without asking the hook.
+        assert!(equal_of(&a, &a).unwrap());
     }
 
     #[test]

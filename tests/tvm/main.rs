@@ -10,7 +10,7 @@ use std::process::Command;
 #[test]
 fn tvm_bindings_generate_compile_and_call() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let tvm = root.join(".deps/apache-tvm/lib/libtvm_compiler.so");
+    let tvm = root.join(".deps/apache-tvm/site/tvm/lib/libtvm_compiler.so");
     assert!(
         tvm.is_file(),
         "{} is missing: run scripts/setup-tvm.sh",

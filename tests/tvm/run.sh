@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bindings for Apache TVM 0.27 (libtvm_runtime.so + libtvm_compiler.so, scripts/setup-tvm.sh):
+# Bindings for Apache TVM 0.27 (libtvm_runtime.so + libtvm_compiler.so, scripts/setup-tvm.sh, in .deps/apache-tvm/site/tvm/lib):
 # dump on Apache's runtime (where TVM loads today), generate from the dump, then check each
 # language: the whole C++ header compiles with -Wall -Wextra -Werror -pedantic and a program makes
 # typed calls; the Node declarations pass `tsc --strict` under a default modern tsconfig and the
@@ -9,7 +9,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUT="$1"
 APACHE="$ROOT/.deps/apache-tvm-ffi/tvm_ffi/lib"
-TVM="$ROOT/.deps/apache-tvm/lib"
+TVM="$ROOT/.deps/apache-tvm/site/tvm/lib"
 FFIHUB="$ROOT/target/debug/ffihub"
 export LD_LIBRARY_PATH="$APACHE:$TVM"
 rm -rf "$OUT" && mkdir -p "$OUT"
