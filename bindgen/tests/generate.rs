@@ -363,12 +363,46 @@ fn comment_and_literal_contexts_are_escaped() {
     );
 }
 
+/// `tsc --strict --noEmit` over generated declarations, with the pinned TypeScript of the Node
+/// tests (installed by scripts/setup-node.sh, which the test command runs first).
+fn tsc_strict(declarations: &Path) {
+    let node_tests = workspace().join("tests/node");
+    let tsc = node_tests.join("node_modules/typescript/bin/tsc");
+    if !tsc.is_file() || !tool("node") {
+        eprintln!("tsc not installed (scripts/setup-node.sh): declarations not type-checked");
+        return;
+    }
+    let dir = declarations.parent().unwrap();
+    let config = dir.join("tsconfig.json");
+    let support = workspace().join("bindings/node/index.d.ts");
+    let settings = serde_json::json!({
+        "extends": node_tests.join("types/tsconfig.json"),
+        "compilerOptions": {"baseUrl": dir, "paths": {"@ffihub/tvm-ffi": [support]}},
+        "files": [declarations],
+    });
+    std::fs::write(&config, settings.to_string()).unwrap();
+    let out = Command::new("node")
+        .arg(&tsc)
+        .args(["-p", config.to_str().unwrap(), "--pretty", "false"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "tsc --strict failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Members every JavaScript object (or class) already has get the keyword escape, so the
 /// declarations type-check under `tsc --strict` and objects still print and compare.
 #[test]
 fn members_named_like_object_prototype_members_are_escaped_in_node() {
     let lib = ir::build(&load("hostile")).unwrap();
     let files = generate(&lib, &[lang::backend("node").unwrap()], &config(&[])).unwrap();
+    let root = scratch("object-members");
+    ffihub_bindgen::filemap::write(&files, &root).unwrap();
+    tsc_strict(&root.join("index.d.ts"));
     let all: String = files.values().map(String::as_str).collect();
     for escaped in [
         "toString_(): number;",
