@@ -94,7 +94,7 @@ fn main() {
     let text = doc.to_yaml_string().expect("serialize");
     let doc = Reflection::from_yaml_str(&text).expect("parse");
     let parsed = start.elapsed();
-    let lib = ir::build(&doc);
+    let lib = ir::build(&doc).expect("acyclic");
     let built = start.elapsed();
     let backends: Vec<&lang::Backend> = lang::BACKENDS.iter().collect();
     let cfg = lang::Config {

@@ -170,7 +170,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Ir(source) => {
-            let lib = ir::build(&load(&source)?);
+            let lib = ir::build(&load(&source)?)?;
             let text = serde_yaml_text(&lib)?;
             write_output(None, &text)?;
             Ok(ExitCode::SUCCESS)

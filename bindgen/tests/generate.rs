@@ -57,7 +57,7 @@ fn render(backend: &lang::Backend, lib: &ir::Library) -> String {
 
 #[test]
 fn ir_of_the_testing_library() {
-    insta::assert_yaml_snapshot!("ir__testing", ir::build(&load("testing")));
+    insta::assert_yaml_snapshot!("ir__testing", ir::build(&load("testing")).unwrap());
 }
 
 /// A dump of the demo extension (examples/demo) as it was when this snapshot was taken; refresh
@@ -65,20 +65,20 @@ fn ir_of_the_testing_library() {
 /// when the demo changes.
 #[test]
 fn ir_of_the_demo_extension() {
-    insta::assert_yaml_snapshot!("ir__demo", ir::build(&load("demo")));
+    insta::assert_yaml_snapshot!("ir__demo", ir::build(&load("demo")).unwrap());
 }
 
 #[test]
 fn ir_of_the_kinds() {
     for kind in KINDS {
-        insta::assert_yaml_snapshot!(format!("ir__{kind}"), ir::build(&load(kind)));
+        insta::assert_yaml_snapshot!(format!("ir__{kind}"), ir::build(&load(kind)).unwrap());
     }
 }
 
 #[test]
 fn output_per_language_and_kind() {
     for kind in KINDS {
-        let lib = ir::build(&load(kind));
+        let lib = ir::build(&load(kind)).unwrap();
         for backend in lang::BACKENDS {
             insta::assert_snapshot!(format!("{}__{kind}", backend.name), render(backend, &lib));
         }
@@ -87,7 +87,7 @@ fn output_per_language_and_kind() {
 
 #[test]
 fn names_that_collide_after_case_change_keep_their_spelling_and_keywords_are_escaped() {
-    let lib = ir::build(&load("names"));
+    let lib = ir::build(&load("names")).unwrap();
     let julia = generate(&lib, &[lang::backend("julia").unwrap()], &config(&[])).unwrap();
     assert!(julia.values().any(|t| t.contains("function end_()")));
     assert!(julia.values().any(|t| t.contains("function foo_bar()")));
@@ -222,7 +222,7 @@ fn generated_code_is_syntactically_valid() {
         .filter(|k| **k != "names")
         .chain(&["testing", "demo"])
     {
-        let files = generate(&ir::build(&load(kind)), &all, &config(&["*"])).unwrap();
+        let files = generate(&ir::build(&load(kind)).unwrap(), &all, &config(&["*"])).unwrap();
         ffihub_bindgen::filemap::write(&files, &root.join(kind)).unwrap();
     }
     syntax_check(&root);
@@ -297,10 +297,10 @@ fn generate_all_for_the_testing_library_and_check() {
 
 #[test]
 fn output_is_deterministic() {
-    let lib = ir::build(&load("testing"));
+    let lib = ir::build(&load("testing")).unwrap();
     let all: Vec<&lang::Backend> = lang::BACKENDS.iter().collect();
     let a = generate(&lib, &all, &config(&["*"])).unwrap();
-    let b = generate(&ir::build(&load("testing")), &all, &config(&["*"])).unwrap();
+    let b = generate(&ir::build(&load("testing")).unwrap(), &all, &config(&["*"])).unwrap();
     assert_eq!(a, b);
     for (path, text) in &a {
         assert!(
@@ -316,4 +316,155 @@ fn output_is_deterministic() {
             path.display()
         );
     }
+}
+
+/// Doc text and names full of comment ends, quotes, control characters and interpolation:
+/// every backend's output still parses (g++ `-Wall -Wextra -Werror`, `node --check`, Julia),
+/// and the text is escaped where the tools would not notice (inside comments).
+#[test]
+fn comment_and_literal_contexts_are_escaped() {
+    let lib = ir::build(&load("hostile")).unwrap();
+    let all: Vec<&lang::Backend> = lang::BACKENDS.iter().collect();
+    let files = generate(&lib, &all, &config(&["*"])).unwrap();
+    let root = scratch("hostile");
+    ffihub_bindgen::filemap::write(&files, &root).unwrap();
+    syntax_check(&root);
+
+    let text = |ext: &str| -> String {
+        files
+            .iter()
+            .filter(|(p, _)| p.to_str().unwrap().ends_with(ext))
+            .map(|(_, t)| t.as_str())
+            .collect()
+    };
+    let (cpp, dts, js, jl) = (text(".hpp"), text(".d.ts"), text("index.js"), text(".jl"));
+    for out in [&cpp, &dts, &js, &jl] {
+        assert!(!out.contains('\r'), "a raw CR is written");
+        assert!(!out.contains('\u{2028}') && !out.contains('\u{b}'));
+    }
+    // Inside C++ doc comments neither `/*` nor `*/` survives (the only `/*`s open doc comments).
+    for line in cpp.lines().filter(|l| l.trim_start().starts_with("* ")) {
+        assert!(!line.contains("/*") && !line.contains("*/"), "{line}");
+    }
+    assert!(
+        cpp.contains("\"kinds.odd\\015\\\"\\\\$name\\001\""),
+        "{cpp}"
+    );
+    assert!(cpp.contains("\"fi\\\"eld\\015\\011\""));
+    for line in dts.lines().filter(|l| l.trim_start().starts_with("* ")) {
+        assert!(!line.contains("*/"), "{line}");
+    }
+    assert!(js.contains("'kinds.odd\\r\"\\\\$name\\u0001'"), "{js}");
+    // Julia: `$` and `\"\"\"` in docstrings and literals are escaped.
+    assert!(jl.contains("\\\"\\\"\\\" and \\$(error())"), "{jl}");
+    assert!(
+        jl.contains("\"kinds.odd\\u000d\\\"\\\\\\$name\\u0001\""),
+        "{jl}"
+    );
+}
+
+/// `tsc --strict --noEmit` over generated declarations, with the pinned TypeScript of the Node
+/// tests (installed by scripts/setup-node.sh, which the test command runs first).
+fn tsc_strict(declarations: &Path) {
+    let node_tests = workspace().join("tests/node");
+    let tsc = node_tests.join("node_modules/typescript/bin/tsc");
+    if !tsc.is_file() || !tool("node") {
+        eprintln!("tsc not installed (scripts/setup-node.sh): declarations not type-checked");
+        return;
+    }
+    let dir = declarations.parent().unwrap();
+    let config = dir.join("tsconfig.json");
+    let support = workspace().join("bindings/node/index.d.ts");
+    let settings = serde_json::json!({
+        "extends": node_tests.join("types/tsconfig.json"),
+        "compilerOptions": {"baseUrl": dir, "paths": {"@ffihub/tvm-ffi": [support]}},
+        "files": [declarations],
+    });
+    std::fs::write(&config, settings.to_string()).unwrap();
+    let out = Command::new("node")
+        .arg(&tsc)
+        .args(["-p", config.to_str().unwrap(), "--pretty", "false"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "tsc --strict failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Members every JavaScript object (or class) already has get the keyword escape, so the
+/// declarations type-check under `tsc --strict` and objects still print and compare.
+#[test]
+fn members_named_like_object_prototype_members_are_escaped_in_node() {
+    let lib = ir::build(&load("hostile")).unwrap();
+    let files = generate(&lib, &[lang::backend("node").unwrap()], &config(&[])).unwrap();
+    let root = scratch("object-members");
+    ffihub_bindgen::filemap::write(&files, &root).unwrap();
+    tsc_strict(&root.join("index.d.ts"));
+    let all: String = files.values().map(String::as_str).collect();
+    for escaped in [
+        "toString_(): number;",
+        "valueOf_(): string;",
+        "hasOwnProperty_(arg0: number | bigint): boolean;",
+        "static bind_(arg0: number | bigint): number;",
+    ] {
+        assert!(all.contains(escaped), "{escaped} missing:\n{all}");
+    }
+    for clash in ["toString(", "valueOf(", "hasOwnProperty(", "bind("] {
+        assert!(!all.contains(clash), "{clash} generated:\n{all}");
+    }
+}
+
+/// Self and cyclic inheritance are refused with one line naming the types in the cycle.
+#[test]
+fn cyclic_inheritance_is_refused() {
+    let doc = |types: &str| {
+        Reflection::from_yaml_str(&format!(
+            "format_version: 1\nlibraries: [libkinds.so]\ntypes:\n{types}"
+        ))
+        .unwrap()
+    };
+    let own = doc("- {key: kinds.A, ancestors: [ffi.Object, kinds.A]}\n");
+    assert_eq!(
+        ir::build(&own).unwrap_err(),
+        "cyclic inheritance: kinds.A -> kinds.A"
+    );
+    let pair = doc(concat!(
+        "- {key: kinds.A, ancestors: [ffi.Object, kinds.B]}\n",
+        "- {key: kinds.B, ancestors: [ffi.Object, kinds.C]}\n",
+        "- {key: kinds.C, ancestors: [ffi.Object, kinds.A]}\n",
+        "- {key: kinds.D, ancestors: [ffi.Object]}\n",
+    ));
+    assert_eq!(
+        ir::build(&pair).unwrap_err(),
+        "cyclic inheritance: kinds.A -> kinds.B -> kinds.C -> kinds.A"
+    );
+    // The command line reports it as one line and fails.
+    let dir = scratch("cyclic");
+    let meta = dir.join("cyclic.yaml");
+    std::fs::write(
+        &meta,
+        "format_version: 1\nlibraries: [libkinds.so]\ntypes:\n- {key: kinds.A, ancestors: [ffi.Object, kinds.A]}\n",
+    )
+    .unwrap();
+    let out = ffihub(&[
+        "generate",
+        "--lang",
+        "all",
+        "--metadata",
+        meta.to_str().unwrap(),
+        "--name",
+        "kinds",
+        "--out",
+        dir.join("out").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("cyclic inheritance: kinds.A -> kinds.A"),
+        "{stderr}"
+    );
 }

@@ -196,16 +196,19 @@ pub struct Options {
     pub rename: BTreeMap<String, String>,
 }
 
-/// Builds the IR of a document.
-pub fn build(doc: &Reflection) -> Library {
-    // Without renames nothing can fail.
-    build_with(doc, &Options::default()).unwrap_or_else(|_| unreachable!())
+/// Builds the IR of a document; fails if its inheritance is cyclic.
+pub fn build(doc: &Reflection) -> Result<Library, String> {
+    build_with(doc, &Options::default())
 }
 
-/// Builds the IR of a document with options; fails if a rename names an unknown item.
+/// Builds the IR of a document with options; fails if its inheritance is cyclic or a rename
+/// names an unknown item.
 pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, String> {
     let local: BTreeMap<&str, &schema::ObjectType> =
         doc.types.iter().map(|t| (t.key.as_str(), t)).collect();
+    if let Some(cycle) = inheritance_cycle(&local) {
+        return Err(format!("cyclic inheritance: {}", cycle.join(" -> ")));
+    }
     let unknown: Vec<&str> = opts
         .rename
         .keys()
@@ -268,6 +271,57 @@ pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, String> {
         functions,
         types,
     })
+}
+
+/// A cycle among the library's types, where each type points to its local ancestors (a type
+/// listed among its own ancestors is a cycle of one): the keys along it, the first repeated
+/// at the end. Code generated for such types could never compile, so the IR refuses them.
+fn inheritance_cycle(local: &BTreeMap<&str, &schema::ObjectType>) -> Option<Vec<String>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Visiting,
+        Done,
+    }
+    let ancestors = |key: &str| -> Vec<&str> {
+        local[key]
+            .ancestors
+            .iter()
+            .map(String::as_str)
+            .filter(|a| local.contains_key(a))
+            .collect()
+    };
+    let mut state: BTreeMap<&str, State> = BTreeMap::new();
+    for &start in local.keys() {
+        if state.contains_key(start) {
+            continue;
+        }
+        // Depth-first, with an explicit stack (metadata may hold long chains): each entry is
+        // a type on the current path and the local ancestors still to visit from it.
+        state.insert(start, State::Visiting);
+        let mut stack: Vec<(&str, Vec<&str>)> = vec![(start, ancestors(start))];
+        while let Some((_, pending)) = stack.last_mut() {
+            let Some(next) = pending.pop() else {
+                let (done, _) = stack.pop().unwrap_or_else(|| unreachable!());
+                state.insert(done, State::Done);
+                continue;
+            };
+            match state.get(next) {
+                Some(State::Done) => {}
+                Some(State::Visiting) => {
+                    let from = stack.iter().position(|(k, _)| *k == next).unwrap_or(0);
+                    let mut cycle: Vec<String> =
+                        stack[from..].iter().map(|(k, _)| k.to_string()).collect();
+                    cycle.push(next.to_string());
+                    return Some(cycle);
+                }
+                None => {
+                    state.insert(next, State::Visiting);
+                    stack.push((next, ancestors(next)));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The longest namespace (path without its last segment) that every path starts with.

@@ -417,9 +417,24 @@ pub fn stable_uuid(seed: &str) -> String {
     )
 }
 
+/// Text for one line of a comment: control characters (tabs aside) become spaces.
+pub fn comment_line(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() && c != '\t' { ' ' } else { c })
+        .collect()
+}
+
 /// Documentation lines, trimmed of trailing blank lines.
+///
+/// Every line break the target languages know (`\r`, U+2028 and U+2029 end a JavaScript
+/// comment line; `\r` a C++ one) splits lines, and other control characters become spaces, so
+/// no doc text can leave the comment or docstring it is written into.
 pub fn doc_lines(doc: &str) -> Vec<String> {
-    let mut lines: Vec<String> = doc.lines().map(|l| l.trim_end().to_string()).collect();
+    let normalized = doc.replace("\r\n", "\n");
+    let mut lines: Vec<String> = normalized
+        .split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}'])
+        .map(|l| comment_line(l).trim_end().to_string())
+        .collect();
     while lines.last().is_some_and(|l| l.is_empty()) {
         lines.pop();
     }

@@ -4,7 +4,7 @@
 use super::names;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, Type};
-use crate::lang::{doc_lines, Scope};
+use crate::lang::{comment_line, doc_lines, Scope};
 use askama::Template;
 use ffihub_schema::DefaultValue;
 use std::collections::BTreeMap;
@@ -172,20 +172,32 @@ pub struct Class {
     pub has_definitions: bool,
 }
 
-/// A C++ string literal.
+/// A C++ string literal. Control characters become three-digit octal escapes, which (unlike
+/// `\x`) cannot swallow a following character.
 pub fn literal(s: &str) -> String {
-    let escaped = s
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n");
-    format!("\"{escaped}\"")
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c if c.is_ascii_control() => out.push_str(&format!("\\{:03o}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Text for a line of a `/** */` comment: neither `*/` (which would end it), `/*` (which
+/// `-Wcomment` rejects) nor a line break survives.
+fn comment_text(line: &str) -> String {
+    comment_line(line).replace("*/", "* /").replace("/*", "/ *")
 }
 
 fn doc(text: &str) -> Vec<String> {
-    doc_lines(text)
-        .into_iter()
-        .map(|l| l.replace("*/", "* /"))
-        .collect()
+    doc_lines(text).iter().map(|l| comment_text(l)).collect()
 }
 
 /// Doc lines, a blank line and a last line naming the registered item.
@@ -194,7 +206,7 @@ fn doc_with(text: &str, last: String) -> Vec<String> {
     if !lines.is_empty() {
         lines.push(String::new());
     }
-    lines.push(last.replace("*/", "* /"));
+    lines.push(comment_text(&last));
     lines
 }
 
@@ -444,7 +456,7 @@ impl Types {
             .collect();
         Constructor {
             params,
-            doc: doc_lines.iter().map(|l| l.replace("*/", "* /")).collect(),
+            doc: doc_lines.iter().map(|l| comment_text(l)).collect(),
             args,
             assembled,
             default_ctor,

@@ -13,7 +13,7 @@
 use super::names;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, Type};
-use crate::lang::{doc_lines, Scope};
+use crate::lang::{comment_line, doc_lines, Scope};
 use askama::Template;
 use ffihub_schema::DefaultValue;
 use std::collections::BTreeMap;
@@ -242,25 +242,35 @@ pub struct Object {
     pub constructor: Option<Constructor>,
 }
 
-/// Escapes text for a `"""` docstring.
+/// Escapes text for a `"""` docstring (no interpolation, no early end, no line breaks).
 pub fn doc_escape(lines: Vec<String>) -> Vec<String> {
     lines
         .into_iter()
         .map(|l| {
-            l.replace('\\', "\\\\")
+            comment_line(&l)
+                .replace('\\', "\\\\")
                 .replace('$', "\\$")
                 .replace("\"\"\"", "\\\"\\\"\\\"")
         })
         .collect()
 }
 
-/// A Julia string literal.
+/// A Julia string literal. Control characters become `\u` escapes with all four digits (so a
+/// following hex digit is not taken in).
 pub fn literal(s: &str) -> String {
-    let escaped = s
-        .replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('$', "\\$");
-    format!("\"{escaped}\"")
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '$' => out.push_str("\\$"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// A docstring: the signature lines (indented four spaces), then the paragraphs that are not

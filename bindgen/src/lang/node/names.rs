@@ -76,17 +76,46 @@ const KEYWORDS: &[&str] = &[
     "exports",
 ];
 
-/// Instance member names with a special meaning.
-const RESERVED_MEMBERS: &[&str] = &["constructor", "__proto__"];
+/// Members of every JavaScript object (`Object.prototype`): a generated member of that name
+/// would change how every object prints, compares or is inspected, and `tsc --strict` rejects
+/// one whose type differs (`toString(): number`).
+const OBJECT_MEMBERS: &[&str] = &[
+    "__proto__",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "toLocaleString",
+    "toString",
+    "valueOf",
+];
 
-/// Static member names that clash with properties of every class.
-const RESERVED_STATICS: &[&str] = &["name", "length", "prototype", "caller", "arguments"];
+/// Instance member names with a special meaning.
+const RESERVED_MEMBERS: &[&str] = &["constructor"];
+
+/// Static member names that clash with properties of every class (a function).
+const RESERVED_STATICS: &[&str] = &[
+    "name",
+    "length",
+    "prototype",
+    "caller",
+    "arguments",
+    "apply",
+    "bind",
+    "call",
+];
 
 /// The prefix of every internal name in generated code.
 pub const RESERVED_PREFIX: &str = "__ffi";
 
 fn escape(ident: String, extra: &[&str]) -> String {
-    if KEYWORDS.contains(&ident.as_str()) || extra.contains(&ident.as_str()) {
+    if KEYWORDS.contains(&ident.as_str())
+        || OBJECT_MEMBERS.contains(&ident.as_str())
+        || extra.contains(&ident.as_str())
+    {
         format!("{ident}_")
     } else {
         ident
@@ -149,5 +178,9 @@ mod tests {
         assert_eq!(member("constructor"), "constructor_");
         assert_eq!(static_member("name"), "name_");
         assert_eq!(member("name"), "name");
+        assert_eq!(member("toString"), "toString_");
+        assert_eq!(member("value_of"), "valueOf_");
+        assert_eq!(static_member("has_own_property"), "hasOwnProperty_");
+        assert_eq!(static_member("bind"), "bind_");
     }
 }
