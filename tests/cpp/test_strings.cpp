@@ -27,11 +27,40 @@ TEST_CASE(utf8_and_nul_bytes) {
   std::string utf8 = "h\xC3\xA9llo w\xC3\xB6rld \xF0\x9F\x99\x82";
   CHECK_EQ(demo::echo_string(utf8), utf8);
   CHECK_EQ(demo::string_length(utf8), static_cast<int64_t>(utf8.size()));
-  // A std::string passes as a C string, so an embedded NUL ends it; ffihub::String keeps it.
   std::string with_nul("ab\0cd", 5);
   ffihub::String s(with_nul);
   CHECK_EQ(s.size(), 5u);
   CHECK_EQ(demo::echo_any(s).cast<std::string>(), with_nul);
+}
+
+TEST_CASE(std_string_with_nul_keeps_its_length) {
+  // Every path from a std::string into a value passes its length: a NUL byte never ends it.
+  for (std::string text : {std::string("a\0b", 3), std::string("\0", 1),
+                           std::string("long text \0 past the inline size", 33)}) {
+    CHECK_EQ(demo::string_length(text), static_cast<int64_t>(text.size()));
+    CHECK_EQ(demo::echo_string(text), text);
+    CHECK_EQ(demo::echo_any(text).cast<std::string>(), text);
+    CHECK_EQ(ffihub::Any(text).cast<std::string>(), text);
+    CHECK_EQ(demo::greet(std::optional<std::string>(text)), "Hello, " + text + "!");
+    ffihub::Function length = ffihub::Function::get_global_required("demo.string_length");
+    CHECK_EQ(length.call<int64_t>(text), static_cast<int64_t>(text.size()));
+    CHECK_EQ(length.call<int64_t>(std::string_view(text)), static_cast<int64_t>(text.size()));
+    CHECK_EQ(length(std::optional<std::string>(text)).cast<int64_t>(),
+             static_cast<int64_t>(text.size()));
+    CHECK_EQ(length(std::variant<int64_t, std::string>(text)).cast<int64_t>(),
+             static_cast<int64_t>(text.size()));
+    ffihub::Array<std::string> array(std::vector<std::string>{text, "x"});
+    CHECK_EQ(array[0], text);
+    CHECK_EQ(demo::echo_any(std::vector<std::string>{text}).cast<std::vector<std::string>>(),
+             std::vector<std::string>{text});
+    std::map<std::string, int64_t> keyed{{text, 1}, {std::string("a"), 2}};
+    auto back = demo::echo_any(keyed).cast<std::map<std::string, int64_t>>();
+    CHECK_EQ(back.size(), 2u);
+    CHECK_EQ(back.at(text), 1);
+    // A view cannot hold the length: a clear error, not a shorter string.
+    CHECK_THROWS(ffihub::ValueError, ffihub::AnyView(text), "NUL byte");
+  }
+  CHECK_EQ(ffihub::AnyView(std::string("no nul")).cast<std::string>(), "no nul");
 }
 
 TEST_CASE(bytes) {

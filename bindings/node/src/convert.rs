@@ -295,6 +295,7 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         return Ok(());
     }
     if env.is_array(value)? {
+        let _nesting = Nesting::enter(data, value)?;
         let n = env.array_len(value)?;
         let mut items = ArgBuf::new();
         match packed_numbers(data, value, n)? {
@@ -339,6 +340,7 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         return Ok(());
     }
     if hooks_instance(|h| h.map)? {
+        let _nesting = Nesting::enter(data, value)?;
         let flat = env.call_function(env.undefined(), data.hook(|h| h.flatten_map)?, &[value])?;
         *out = map_from_flat(data, flat, function::Builtin::Map)?;
         return Ok(());
@@ -374,6 +376,7 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         || env.strict_equals(proto, data.hook(|h| h.object_proto)?)?
     {
         // A plain object: a map with string keys.
+        let _nesting = Nesting::enter(data, value)?;
         let keys = env.keys(value)?;
         let n = env.array_len(keys)?;
         let mut items = ArgBuf::new();
@@ -389,6 +392,49 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         return napi::type_error("this TVM-FFI object was disposed");
     }
     napi::type_error("cannot convert this object to a TVM-FFI value (expected a TVM-FFI object, an array, a Map, a plain object, a TypedArray, a DataType or a Device)")
+}
+
+/// How deeply containers (arrays, Maps, plain objects) may nest in a value converted to TVM-FFI:
+/// conversion recurses, and a JavaScript value can nest (or cycle) far deeper than the native
+/// stack holds.
+pub const MAX_NESTING: usize = 1000;
+
+/// A container being converted, on `EnvData::open_containers` until dropped: bounds the nesting
+/// and tells a cycle from a merely deep value in the error.
+struct Nesting<'a>(&'a EnvData);
+
+impl<'a> Nesting<'a> {
+    fn enter(data: &'a EnvData, container: napi_value) -> Result<Self> {
+        let depth = data.open_containers.borrow().len();
+        if depth >= MAX_NESTING {
+            // Only on this error path: a cycle keeps the conversion inside it, so the innermost
+            // open container (or `container`) is also one of the containers around it.
+            let open = data.open_containers.borrow().clone();
+            let (innermost, around) = open.split_last().expect("MAX_NESTING > 0");
+            for outer in around.iter().rev() {
+                if data.env.strict_equals(*outer, *innermost)?
+                    || data.env.strict_equals(*outer, container)?
+                {
+                    return napi::range_error(
+                        data.env,
+                        "cannot convert a cyclic value to a TVM-FFI value (an array, Map or object contains itself)",
+                    );
+                }
+            }
+            return napi::range_error(
+                data.env,
+                &format!("cannot convert a value nested too deeply to a TVM-FFI value (more than {MAX_NESTING} levels of arrays, Maps or objects)"),
+            );
+        }
+        data.open_containers.borrow_mut().push(container);
+        Ok(Nesting(data))
+    }
+}
+
+impl Drop for Nesting<'_> {
+    fn drop(&mut self) {
+        self.0.open_containers.borrow_mut().pop();
+    }
 }
 
 /// The elements of a JavaScript array of `n` numbers, read in one pass by the `packNumbers`

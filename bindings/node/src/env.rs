@@ -234,6 +234,8 @@ pub struct EnvData {
     pub field_ids: RefCell<HashMap<Box<[u8]>, u32>>,
     /// Per field id: its name and the accessors resolved so far, by type index.
     pub field_slots: RefCell<Vec<FieldSlot>>,
+    /// The JavaScript containers being converted, outermost first (see `convert::Nesting`).
+    pub open_containers: RefCell<Vec<napi_value>>,
     /// The `ffi.GetKwargsObject()` marker (owned), once fetched.
     pub kwargs_marker: Cell<TVMFFIObjectHandle>,
     /// The object made by the last `construct` and not yet adopted by its wrapper (owned),
@@ -263,6 +265,7 @@ impl EnvData {
             resolved: RefCell::default(),
             field_ids: RefCell::default(),
             field_slots: RefCell::default(),
+            open_containers: RefCell::default(),
             kwargs_marker: Cell::new(ptr::null_mut()),
             pending: Cell::new((0, ptr::null_mut())),
             tsfn: Cell::new(ptr::null_mut()),

@@ -32,6 +32,20 @@ pub fn type_error<T>(message: impl Into<String>) -> Result<T> {
     })
 }
 
+/// A `RangeError` with `message`, thrown at once (the caller passes on `Error::Pending`).
+pub fn range_error<T>(env: Env, message: &str) -> Result<T> {
+    env.throw_range_error(message);
+    Err(Error::Pending)
+}
+
+/// `message` as a C string (NUL bytes dropped).
+fn c_message(message: &str) -> Vec<u8> {
+    let mut text = message.as_bytes().to_vec();
+    text.retain(|&b| b != 0);
+    text.push(0);
+    text
+}
+
 /// An `Error` with `message`.
 pub fn error<T>(message: impl Into<String>) -> Result<T> {
     Err(Error::Js {
@@ -541,9 +555,7 @@ impl Env {
 
     /// Throws a plain `Error` or a `TypeError`.
     pub fn throw_message(self, type_error: bool, message: &str) {
-        let mut text = message.as_bytes().to_vec();
-        text.retain(|&b| b != 0);
-        text.push(0);
+        let text = c_message(message);
         // SAFETY: `text` is NUL-terminated.
         unsafe {
             if type_error {
@@ -552,6 +564,13 @@ impl Env {
                 napi_throw_error(self.0, ptr::null(), text.as_ptr().cast());
             }
         }
+    }
+
+    /// Throws a `RangeError`.
+    pub fn throw_range_error(self, message: &str) {
+        let text = c_message(message);
+        // SAFETY: `text` is NUL-terminated.
+        unsafe { napi_throw_range_error(self.0, ptr::null(), text.as_ptr().cast()) };
     }
 
     /// Takes the pending exception (`undefined` if none).

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <ostream>
@@ -124,6 +125,9 @@ class AnyView {
   AnyView(const T& value) {  // NOLINT: views are implicit
     detail::Converter<D>::view(value, &data_);
   }
+  /// A std::string viewed as a C string; throws ffihub::ValueError if it holds a NUL byte (a C
+  /// string would end there: pass an ffihub::Any or ffihub::String to keep every byte).
+  AnyView(const std::string& value);  // NOLINT: views are implicit
 
   int32_t type_index() const noexcept { return data_.type_index; }
   std::string type_key() const { return detail::type_key_of(data_); }
@@ -479,13 +483,21 @@ inline bool is_string_index(int32_t i) noexcept {
   return i == kTVMFFISmallStr || i == kTVMFFIStr || i == kTVMFFIRawStr;
 }
 
+/// Views `v` as a C string (no copy) unless it holds a NUL byte, which would end the C string
+/// early; returns whether it did.
+inline bool view_c_string(const std::string& v, TVMFFIAny* out) noexcept {
+  if (std::memchr(v.data(), 0, v.size()) != nullptr) return false;
+  out->type_index = kTVMFFIRawStr;
+  out->zero_padding = 0;
+  out->v_c_str = v.c_str();
+  return true;
+}
+
+/// std::string: an argument is viewed as a C string when it has no NUL byte and passed as a new
+/// string value otherwise (see ArgSlot<std::string>), so its length always holds.
 template <>
 struct Converter<std::string> : ConverterBase<std::string, Converter<std::string>> {
-  static void view(const std::string& v, TVMFFIAny* out) noexcept {
-    out->type_index = kTVMFFIRawStr;
-    out->zero_padding = 0;
-    out->v_c_str = v.c_str();
-  }
+  static constexpr bool borrows = false;
   static TVMFFIAny owned(const std::string& v) { return make_string(v); }
   static bool check(const TVMFFIAny& v) noexcept {
     return v.type_index == kTVMFFISmallStr || v.type_index == kTVMFFIStr;
@@ -514,6 +526,18 @@ struct Converter<const char*> {
 
 template <>
 struct Converter<char*> : Converter<const char*> {};
+
+}  // namespace detail
+
+inline AnyView::AnyView(const std::string& value) : data_(detail::none_any()) {
+  if (!detail::view_c_string(value, &data_)) {
+    throw ValueError("a std::string with a NUL byte cannot be viewed as a C string; pass an "
+                     "ffihub::Any or ffihub::String instead",
+                     "<ffihub>", 0, "conversion");
+  }
+}
+
+namespace detail {
 
 /// string_view: borrowed from strings when read (valid while the viewed value lives); passed as
 /// a new string value (it need not be NUL-terminated).

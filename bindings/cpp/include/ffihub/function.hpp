@@ -37,6 +37,22 @@ struct ArgSlot<T, false> {
   TVMFFIAny held = none_any();
 };
 
+/// A std::string argument: a view while it has no NUL byte (the common case: no copy), else a
+/// new string value of all its bytes.
+template <>
+struct ArgSlot<std::string, false> {
+  ArgSlot() = default;
+  ArgSlot(const ArgSlot&) = delete;
+  ArgSlot& operator=(const ArgSlot&) = delete;
+  ~ArgSlot() { release(held); }
+  void fill(const std::string& value, TVMFFIAny* out) {
+    if (view_c_string(value, out)) return;
+    held = make_string(value);
+    *out = held;
+  }
+  TVMFFIAny held = none_any();
+};
+
 /// The packed arguments of one call (views, plus the temporaries some of them need).
 template <typename... A>
 struct PackedCall {
