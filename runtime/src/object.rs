@@ -5,6 +5,7 @@
 //! `combined_ref_count` inline and calls `deleter` itself, so every step here mirrors it exactly.
 
 use crate::abi::{TVMFFIObject, TVMFFITypeIndex};
+use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
@@ -63,25 +64,96 @@ pub unsafe fn dec_ref(obj: *mut TVMFFIObject) {
     let before = (*obj)
         .combined_ref_count
         .fetch_sub(STRONG_ONE, Ordering::Release);
-    if before == FRESH_COUNT {
+    if before & 0xFFFF_FFFF == STRONG_ONE {
         fence(Ordering::Acquire);
+        release_last_strong(obj, before == FRESH_COUNT);
+    }
+}
+
+/// How many destructions may nest on one thread's stack before further ones are queued. Deep
+/// enough that ordinary values are destroyed exactly as they would be recursively, shallow
+/// enough that a few kilobytes of stack suffice.
+const MAX_NESTED_DESTRUCTIONS: u32 = 16;
+
+/// An object whose last strong reference is gone but whose deleter has not run yet.
+struct PendingDestruction {
+    obj: *mut TVMFFIObject,
+    /// The implicit weak reference was the only one left (`DELETE_WEAK` goes with the strong
+    /// flag, as in [`dec_ref`]'s first case).
+    sole: bool,
+}
+
+thread_local! {
+    /// Destructions running on this thread's stack.
+    static DESTRUCTION_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// Objects to destroy once the stack unwinds to the outermost destruction, so that
+    /// releasing a value nested a million deep (an Array in an Array in ...) takes a bounded
+    /// stack instead of one frame chain per level.
+    static PENDING_DESTRUCTIONS: RefCell<Vec<PendingDestruction>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs the deleter of an object whose strong count just reached 0: right away while few
+/// destructions are nested, otherwise queued for the outermost one, which drains the queue.
+#[inline(never)]
+unsafe fn release_last_strong(obj: *mut TVMFFIObject, sole: bool) {
+    // While the thread is exiting, its queue may be gone: destroy directly then.
+    let Ok(depth) = DESTRUCTION_DEPTH.try_with(Cell::get) else {
+        return destroy(obj, sole);
+    };
+    if depth >= MAX_NESTED_DESTRUCTIONS {
+        let queued = PENDING_DESTRUCTIONS
+            .try_with(|queue| queue.borrow_mut().push(PendingDestruction { obj, sole }));
+        if queued.is_err() {
+            destroy(obj, sole);
+        }
+        return;
+    }
+    DESTRUCTION_DEPTH.set(depth + 1);
+    destroy(obj, sole);
+    if depth == 0 {
+        drain_pending_destructions();
+    }
+    DESTRUCTION_DEPTH.set(depth);
+}
+
+/// Destroys queued objects (and whatever their destruction queues) until none is left.
+unsafe fn drain_pending_destructions() {
+    while let Some(next) = PENDING_DESTRUCTIONS
+        .try_with(|queue| queue.borrow_mut().pop())
+        .ok()
+        .flatten()
+    {
+        destroy(next.obj, next.sole);
+    }
+    // A wide, deep value may have grown the queue a lot; do not keep that memory per thread.
+    let _ = PENDING_DESTRUCTIONS.try_with(|queue| {
+        let mut queue = queue.borrow_mut();
+        if queue.capacity() > 1024 {
+            *queue = Vec::new();
+        }
+    });
+}
+
+/// The protocol's steps once the strong count is 0: destroy the contents, then drop the
+/// implicit weak reference and free the memory if no weak reference is left.
+unsafe fn destroy(obj: *mut TVMFFIObject, sole: bool) {
+    if sole {
         if let Some(deleter) = (*obj).deleter {
             deleter(obj.cast(), DELETE_STRONG | DELETE_WEAK);
         }
-    } else if before & 0xFFFF_FFFF == STRONG_ONE {
+        return;
+    }
+    if let Some(deleter) = (*obj).deleter {
+        deleter(obj.cast(), DELETE_STRONG);
+    }
+    if (*obj)
+        .combined_ref_count
+        .fetch_sub(WEAK_ONE, Ordering::Release)
+        == WEAK_ONE
+    {
         fence(Ordering::Acquire);
         if let Some(deleter) = (*obj).deleter {
-            deleter(obj.cast(), DELETE_STRONG);
-        }
-        if (*obj)
-            .combined_ref_count
-            .fetch_sub(WEAK_ONE, Ordering::Release)
-            == WEAK_ONE
-        {
-            fence(Ordering::Acquire);
-            if let Some(deleter) = (*obj).deleter {
-                deleter(obj.cast(), DELETE_WEAK);
-            }
+            deleter(obj.cast(), DELETE_WEAK);
         }
     }
 }
