@@ -86,12 +86,12 @@ impl Open {
 
     /// Writes the text that precedes child `i`, and returns that child.
     fn child(&self, i: usize, out: &mut String) -> TVMFFIAny {
-        if i > 0 && (i % 2 == 0 || !matches!(self.body, Body::Map(_))) {
+        if i > 0 && (i.is_multiple_of(2) || !matches!(self.body, Body::Map(_))) {
             out.push_str(", ");
         }
         match &self.body {
             Body::Seq { items, .. } => *items[i].as_raw(),
-            Body::Map(entries) if i % 2 == 0 => *entries[i / 2].0.as_raw(),
+            Body::Map(entries) if i.is_multiple_of(2) => *entries[i / 2].0.as_raw(),
             Body::Map(entries) => {
                 out.push_str(": ");
                 *entries[i / 2].1.as_raw()
