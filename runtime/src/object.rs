@@ -443,6 +443,58 @@ mod tests {
         }
     }
 
+    /// A link of a chain: records its destruction, then releases the next link.
+    struct Link {
+        _probe: Probe,
+        _next: Option<ObjectRef>,
+    }
+
+    #[test]
+    fn deep_chains_destroy_every_link_and_honour_weak_references() {
+        const LINKS: usize = 10 * MAX_NESTED_DESTRUCTIONS as usize;
+        let seen: Vec<Arc<AtomicI32>> = (0..LINKS).map(|_| Arc::new(AtomicI32::new(0))).collect();
+        let mut next = None;
+        let mut weakly_held = std::ptr::null_mut();
+        for (i, seen) in seen.iter().enumerate().rev() {
+            let link = alloc_object(
+                tindex_object(),
+                Link {
+                    _probe: Probe(seen.clone()),
+                    _next: next.take(),
+                },
+                0,
+            );
+            if i == LINKS - 3 {
+                // A weak reference deep down, where destruction is queued, not nested.
+                weakly_held = link.as_ptr();
+                unsafe {
+                    (*weakly_held)
+                        .combined_ref_count
+                        .fetch_add(WEAK_ONE, Ordering::Relaxed)
+                };
+            }
+            next = Some(link);
+        }
+        drop(next);
+        assert!(seen
+            .iter()
+            .all(|s| s.load(Ordering::SeqCst) == DELETE_STRONG));
+        unsafe {
+            assert_eq!(
+                (*weakly_held).combined_ref_count.load(Ordering::Relaxed),
+                WEAK_ONE,
+                "the weak reference keeps the memory of a queued destruction"
+            );
+            if (*weakly_held)
+                .combined_ref_count
+                .fetch_sub(WEAK_ONE, Ordering::Release)
+                == WEAK_ONE
+            {
+                (*weakly_held).deleter.unwrap()(weakly_held.cast(), DELETE_WEAK);
+            }
+        }
+    }
+
     #[test]
     fn dec_ref_of_null_is_a_no_op() {
         unsafe { dec_ref(std::ptr::null_mut()) };
