@@ -86,6 +86,9 @@ struct PendingDestruction {
 thread_local! {
     /// Destructions running on this thread's stack.
     static DESTRUCTION_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// Whether [`PENDING_DESTRUCTIONS`] may hold objects (spares the common, shallow release a
+    /// look at the queue, whose thread-local needs a destructor and so costs more to reach).
+    static DESTRUCTIONS_QUEUED: Cell<bool> = const { Cell::new(false) };
     /// Objects to destroy once the stack unwinds to the outermost destruction, so that
     /// releasing a value nested a million deep (an Array in an Array in ...) takes a bounded
     /// stack instead of one frame chain per level.
@@ -103,14 +106,15 @@ unsafe fn release_last_strong(obj: *mut TVMFFIObject, sole: bool) {
     if depth >= MAX_NESTED_DESTRUCTIONS {
         let queued = PENDING_DESTRUCTIONS
             .try_with(|queue| queue.borrow_mut().push(PendingDestruction { obj, sole }));
-        if queued.is_err() {
-            destroy(obj, sole);
+        match queued {
+            Ok(()) => DESTRUCTIONS_QUEUED.set(true),
+            Err(_) => destroy(obj, sole),
         }
         return;
     }
     DESTRUCTION_DEPTH.set(depth + 1);
     destroy(obj, sole);
-    if depth == 0 {
+    if depth == 0 && DESTRUCTIONS_QUEUED.replace(false) {
         drain_pending_destructions();
     }
     DESTRUCTION_DEPTH.set(depth);
@@ -125,6 +129,7 @@ unsafe fn drain_pending_destructions() {
     {
         destroy(next.obj, next.sole);
     }
+    DESTRUCTIONS_QUEUED.set(false);
     // A wide, deep value may have grown the queue a lot; do not keep that memory per thread.
     let _ = PENDING_DESTRUCTIONS.try_with(|queue| {
         let mut queue = queue.borrow_mut();
