@@ -83,12 +83,23 @@ struct PendingDestruction {
     sole: bool,
 }
 
-thread_local! {
+/// This thread's destructions in progress.
+struct Destructions {
     /// Destructions running on this thread's stack.
-    static DESTRUCTION_DEPTH: Cell<u32> = const { Cell::new(0) };
+    depth: Cell<u32>,
     /// Whether [`PENDING_DESTRUCTIONS`] may hold objects (spares the common, shallow release a
     /// look at the queue, whose thread-local needs a destructor and so costs more to reach).
-    static DESTRUCTIONS_QUEUED: Cell<bool> = const { Cell::new(false) };
+    queued: Cell<bool>,
+}
+
+thread_local! {
+    // No destructor: always reachable, even while the thread exits.
+    static DESTRUCTIONS: Destructions = const {
+        Destructions {
+            depth: Cell::new(0),
+            queued: Cell::new(false),
+        }
+    };
     /// Objects to destroy once the stack unwinds to the outermost destruction, so that
     /// releasing a value nested a million deep (an Array in an Array in ...) takes a bounded
     /// stack instead of one frame chain per level.
@@ -99,25 +110,36 @@ thread_local! {
 /// destructions are nested, otherwise queued for the outermost one, which drains the queue.
 #[inline(never)]
 unsafe fn release_last_strong(obj: *mut TVMFFIObject, sole: bool) {
-    // While the thread is exiting, its queue may be gone: destroy directly then.
-    let Ok(depth) = DESTRUCTION_DEPTH.try_with(Cell::get) else {
+    // Strings, bytes, shapes and big integers hold no objects: their destruction cannot nest,
+    // so the most common releases skip the bookkeeping.
+    if matches!(
+        (*obj).type_index,
+        crate::tindex::STR | crate::tindex::BYTES | crate::tindex::SHAPE | crate::tindex::BIG_INT
+    ) {
         return destroy(obj, sole);
-    };
+    }
+    // One thread-local lookup for the whole release (each costs a call in a shared library);
+    // the state has no destructor, so it lives as long as the thread.
+    let state: *const Destructions = DESTRUCTIONS.with(|state| state as *const Destructions);
+    let state = &*state;
+    let depth = state.depth.get();
     if depth >= MAX_NESTED_DESTRUCTIONS {
         let queued = PENDING_DESTRUCTIONS
             .try_with(|queue| queue.borrow_mut().push(PendingDestruction { obj, sole }));
         match queued {
-            Ok(()) => DESTRUCTIONS_QUEUED.set(true),
+            Ok(()) => state.queued.set(true),
+            // The thread is exiting and its queue is gone: destroy directly.
             Err(_) => destroy(obj, sole),
         }
         return;
     }
-    DESTRUCTION_DEPTH.set(depth + 1);
+    state.depth.set(depth + 1);
     destroy(obj, sole);
-    if depth == 0 && DESTRUCTIONS_QUEUED.replace(false) {
+    if depth == 0 && state.queued.get() {
         drain_pending_destructions();
+        state.queued.set(false);
     }
-    DESTRUCTION_DEPTH.set(depth);
+    state.depth.set(depth);
 }
 
 /// Destroys queued objects (and whatever their destruction queues) until none is left.
@@ -129,7 +151,6 @@ unsafe fn drain_pending_destructions() {
     {
         destroy(next.obj, next.sole);
     }
-    DESTRUCTIONS_QUEUED.set(false);
     // A wide, deep value may have grown the queue a lot; do not keep that memory per thread.
     let _ = PENDING_DESTRUCTIONS.try_with(|queue| {
         let mut queue = queue.borrow_mut();
