@@ -5,6 +5,7 @@
 //! `combined_ref_count` inline and calls `deleter` itself, so every step here mirrors it exactly.
 
 use crate::abi::{TVMFFIObject, TVMFFITypeIndex};
+use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
@@ -63,25 +64,122 @@ pub unsafe fn dec_ref(obj: *mut TVMFFIObject) {
     let before = (*obj)
         .combined_ref_count
         .fetch_sub(STRONG_ONE, Ordering::Release);
-    if before == FRESH_COUNT {
+    if before & 0xFFFF_FFFF == STRONG_ONE {
         fence(Ordering::Acquire);
+        release_last_strong(obj, before == FRESH_COUNT);
+    }
+}
+
+/// How many destructions may nest on one thread's stack before further ones are queued. Deep
+/// enough that ordinary values are destroyed exactly as they would be recursively, shallow
+/// enough that a few kilobytes of stack suffice.
+const MAX_NESTED_DESTRUCTIONS: u32 = 16;
+
+/// An object whose last strong reference is gone but whose deleter has not run yet.
+struct PendingDestruction {
+    obj: *mut TVMFFIObject,
+    /// The implicit weak reference was the only one left (`DELETE_WEAK` goes with the strong
+    /// flag, as in [`dec_ref`]'s first case).
+    sole: bool,
+}
+
+/// This thread's destructions in progress.
+struct Destructions {
+    /// Destructions running on this thread's stack.
+    depth: Cell<u32>,
+    /// Whether [`PENDING_DESTRUCTIONS`] may hold objects (spares the common, shallow release a
+    /// look at the queue, whose thread-local needs a destructor and so costs more to reach).
+    queued: Cell<bool>,
+}
+
+thread_local! {
+    // No destructor: always reachable, even while the thread exits.
+    static DESTRUCTIONS: Destructions = const {
+        Destructions {
+            depth: Cell::new(0),
+            queued: Cell::new(false),
+        }
+    };
+    /// Objects to destroy once the stack unwinds to the outermost destruction, so that
+    /// releasing a value nested a million deep (an Array in an Array in ...) takes a bounded
+    /// stack instead of one frame chain per level.
+    static PENDING_DESTRUCTIONS: RefCell<Vec<PendingDestruction>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs the deleter of an object whose strong count just reached 0: right away while few
+/// destructions are nested, otherwise queued for the outermost one, which drains the queue.
+#[inline(never)]
+unsafe fn release_last_strong(obj: *mut TVMFFIObject, sole: bool) {
+    // Strings, bytes, shapes and big integers hold no objects: their destruction cannot nest,
+    // so the most common releases skip the bookkeeping.
+    if matches!(
+        (*obj).type_index,
+        crate::tindex::STR | crate::tindex::BYTES | crate::tindex::SHAPE | crate::tindex::BIG_INT
+    ) {
+        return destroy(obj, sole);
+    }
+    // One thread-local lookup for the whole release (each costs a call in a shared library);
+    // the state has no destructor, so it lives as long as the thread.
+    let state: *const Destructions = DESTRUCTIONS.with(|state| state as *const Destructions);
+    let state = &*state;
+    let depth = state.depth.get();
+    if depth >= MAX_NESTED_DESTRUCTIONS {
+        let queued = PENDING_DESTRUCTIONS
+            .try_with(|queue| queue.borrow_mut().push(PendingDestruction { obj, sole }));
+        match queued {
+            Ok(()) => state.queued.set(true),
+            // The thread is exiting and its queue is gone: destroy directly.
+            Err(_) => destroy(obj, sole),
+        }
+        return;
+    }
+    state.depth.set(depth + 1);
+    destroy(obj, sole);
+    if depth == 0 && state.queued.get() {
+        drain_pending_destructions();
+        state.queued.set(false);
+    }
+    state.depth.set(depth);
+}
+
+/// Destroys queued objects (and whatever their destruction queues) until none is left.
+unsafe fn drain_pending_destructions() {
+    while let Some(next) = PENDING_DESTRUCTIONS
+        .try_with(|queue| queue.borrow_mut().pop())
+        .ok()
+        .flatten()
+    {
+        destroy(next.obj, next.sole);
+    }
+    // A wide, deep value may have grown the queue a lot; do not keep that memory per thread.
+    let _ = PENDING_DESTRUCTIONS.try_with(|queue| {
+        let mut queue = queue.borrow_mut();
+        if queue.capacity() > 1024 {
+            *queue = Vec::new();
+        }
+    });
+}
+
+/// The protocol's steps once the strong count is 0: destroy the contents, then drop the
+/// implicit weak reference and free the memory if no weak reference is left.
+unsafe fn destroy(obj: *mut TVMFFIObject, sole: bool) {
+    if sole {
         if let Some(deleter) = (*obj).deleter {
             deleter(obj.cast(), DELETE_STRONG | DELETE_WEAK);
         }
-    } else if before & 0xFFFF_FFFF == STRONG_ONE {
+        return;
+    }
+    if let Some(deleter) = (*obj).deleter {
+        deleter(obj.cast(), DELETE_STRONG);
+    }
+    if (*obj)
+        .combined_ref_count
+        .fetch_sub(WEAK_ONE, Ordering::Release)
+        == WEAK_ONE
+    {
         fence(Ordering::Acquire);
         if let Some(deleter) = (*obj).deleter {
-            deleter(obj.cast(), DELETE_STRONG);
-        }
-        if (*obj)
-            .combined_ref_count
-            .fetch_sub(WEAK_ONE, Ordering::Release)
-            == WEAK_ONE
-        {
-            fence(Ordering::Acquire);
-            if let Some(deleter) = (*obj).deleter {
-                deleter(obj.cast(), DELETE_WEAK);
-            }
+            deleter(obj.cast(), DELETE_WEAK);
         }
     }
 }
@@ -367,6 +465,58 @@ mod tests {
                 == WEAK_ONE
             {
                 (*raw).deleter.unwrap()(raw.cast(), DELETE_WEAK);
+            }
+        }
+    }
+
+    /// A link of a chain: records its destruction, then releases the next link.
+    struct Link {
+        _probe: Probe,
+        _next: Option<ObjectRef>,
+    }
+
+    #[test]
+    fn deep_chains_destroy_every_link_and_honour_weak_references() {
+        const LINKS: usize = 10 * MAX_NESTED_DESTRUCTIONS as usize;
+        let seen: Vec<Arc<AtomicI32>> = (0..LINKS).map(|_| Arc::new(AtomicI32::new(0))).collect();
+        let mut next = None;
+        let mut weakly_held = std::ptr::null_mut();
+        for (i, seen) in seen.iter().enumerate().rev() {
+            let link = alloc_object(
+                tindex_object(),
+                Link {
+                    _probe: Probe(seen.clone()),
+                    _next: next.take(),
+                },
+                0,
+            );
+            if i == LINKS - 3 {
+                // A weak reference deep down, where destruction is queued, not nested.
+                weakly_held = link.as_ptr();
+                unsafe {
+                    (*weakly_held)
+                        .combined_ref_count
+                        .fetch_add(WEAK_ONE, Ordering::Relaxed)
+                };
+            }
+            next = Some(link);
+        }
+        drop(next);
+        assert!(seen
+            .iter()
+            .all(|s| s.load(Ordering::SeqCst) == DELETE_STRONG));
+        unsafe {
+            assert_eq!(
+                (*weakly_held).combined_ref_count.load(Ordering::Relaxed),
+                WEAK_ONE,
+                "the weak reference keeps the memory of a queued destruction"
+            );
+            if (*weakly_held)
+                .combined_ref_count
+                .fetch_sub(WEAK_ONE, Ordering::Release)
+                == WEAK_ONE
+            {
+                (*weakly_held).deleter.unwrap()(weakly_held.cast(), DELETE_WEAK);
             }
         }
     }

@@ -12,32 +12,97 @@ use crate::object::{is_object_index, ObjectRef};
 use crate::tindex;
 use std::collections::HashMap;
 use std::fmt::Write;
+use std::ops::Range;
 
-/// Nesting deeper than this is refused rather than risking the stack (the printer recurses).
-const MAX_DEPTH: usize = 512;
+/// Nesting through `__ffi_repr__` hooks deeper than this is refused: each hook prints with a
+/// printer of its own on the native stack. Containers and fields nest without limit (the printer
+/// keeps them on a heap stack).
+const MAX_HOOK_DEPTH: usize = 512;
 
 /// The repr of `value`.
 pub fn repr(value: &TVMFFIAny) -> Result<String, Error> {
     repr_at_depth(value, 0)
 }
 
-fn repr_at_depth(value: &TVMFFIAny, depth: usize) -> Result<String, Error> {
-    let show_addr = std::env::var("TVM_FFI_REPR_WITH_ADDR").is_ok_and(|v| v == "1");
-    Printer {
-        show_addr,
-        state: HashMap::new(),
+fn repr_at_depth(value: &TVMFFIAny, hook_depth: usize) -> Result<String, Error> {
+    if hook_depth > MAX_HOOK_DEPTH {
+        return Err(Error::new(
+            "ValueError",
+            format!("ReprPrint: nesting through __ffi_repr__ hooks deeper than {MAX_HOOK_DEPTH}"),
+        ));
     }
-    .repr(value, depth)
+    let mut printer = Printer {
+        show_addr: std::env::var("TVM_FFI_REPR_WITH_ADDR").is_ok_and(|v| v == "1"),
+        state: HashMap::new(),
+        out: String::new(),
+        hook_depth,
+    };
+    printer.print(value)?;
+    Ok(printer.out)
 }
 
 enum State {
     InProgress,
-    Done(String),
+    /// Where the object's text sits in the output (printed again when the object recurs).
+    Done(Range<usize>),
 }
 
 struct Printer {
     show_addr: bool,
     state: HashMap<usize, State>,
+    out: String,
+    hook_depth: usize,
+}
+
+/// An object whose children are being printed.
+struct Open {
+    obj: *mut TVMFFIObject,
+    /// Where its text starts in the output.
+    start: usize,
+    body: Body,
+    /// The next child to print.
+    next: usize,
+}
+
+/// The children of an open object, owned: a repr hook may mutate a container while we print it.
+enum Body {
+    Seq {
+        items: Vec<Any>,
+        list: bool,
+    },
+    /// Keys and values alternate as children.
+    Map(Vec<(Any, Any)>),
+    Fields(Vec<(String, Any)>),
+}
+
+impl Open {
+    fn child_count(&self) -> usize {
+        match &self.body {
+            Body::Seq { items, .. } => items.len(),
+            Body::Map(entries) => 2 * entries.len(),
+            Body::Fields(fields) => fields.len(),
+        }
+    }
+
+    /// Writes the text that precedes child `i`, and returns that child.
+    fn child(&self, i: usize, out: &mut String) -> TVMFFIAny {
+        if i > 0 && (i.is_multiple_of(2) || !matches!(self.body, Body::Map(_))) {
+            out.push_str(", ");
+        }
+        match &self.body {
+            Body::Seq { items, .. } => *items[i].as_raw(),
+            Body::Map(entries) if i.is_multiple_of(2) => *entries[i / 2].0.as_raw(),
+            Body::Map(entries) => {
+                out.push_str(": ");
+                *entries[i / 2].1.as_raw()
+            }
+            Body::Fields(fields) => {
+                out.push_str(&fields[i].0);
+                out.push('=');
+                *fields[i].1.as_raw()
+            }
+        }
+    }
 }
 
 /// Short names of device types.
@@ -211,112 +276,173 @@ impl Printer {
         }
     }
 
-    fn repr(&mut self, value: &TVMFFIAny, depth: usize) -> Result<String, Error> {
-        if depth > MAX_DEPTH {
-            return Err(Error::new(
-                "ValueError",
-                format!("ReprPrint: maximum nesting depth ({MAX_DEPTH}) exceeded"),
-            ));
+    /// Prints `value` into `out`, keeping the objects being printed on a heap stack.
+    fn print(&mut self, value: &TVMFFIAny) -> Result<(), Error> {
+        let mut stack: Vec<Open> = Vec::new();
+        stack.extend(self.begin(value)?);
+        while let Some(top) = stack.last_mut() {
+            if top.next < top.child_count() {
+                let child = top.child(top.next, &mut self.out);
+                top.next += 1;
+                // `child` stays alive: the frame on the stack owns it.
+                stack.extend(self.begin(&child)?);
+            } else {
+                let open = stack.pop().expect("non-empty stack");
+                self.finish(open);
+            }
         }
+        Ok(())
+    }
+
+    /// Prints a value without children, or the opening of an object with children (returned).
+    fn begin(&mut self, value: &TVMFFIAny) -> Result<Option<Open>, Error> {
         // SAFETY: `value` is a valid value; each arm reads the payload its tag announces.
         unsafe {
-            match value.type_index {
-                tindex::NONE => return Ok("None".into()),
-                tindex::BOOL => {
-                    return Ok(if value.value.v_int64 != 0 {
-                        "True"
-                    } else {
-                        "False"
-                    }
-                    .into())
-                }
-                tindex::INT => return Ok(value.value.v_int64.to_string()),
-                tindex::FLOAT => return Ok(format_float(value.value.v_float64)),
-                tindex::DATA_TYPE => return Ok(crate::dtype::format_dtype(value.value.v_dtype)),
-                tindex::DEVICE => return Ok(device_text(value.value.v_device)),
+            let text = match value.type_index {
+                tindex::NONE => "None".into(),
+                tindex::BOOL if value.value.v_int64 != 0 => "True".into(),
+                tindex::BOOL => "False".into(),
+                tindex::INT => value.value.v_int64.to_string(),
+                tindex::FLOAT => format_float(value.value.v_float64),
+                tindex::DATA_TYPE => crate::dtype::format_dtype(value.value.v_dtype),
+                tindex::DEVICE => device_text(value.value.v_device),
                 tindex::SMALL_STR | tindex::STR | tindex::RAW_STR => {
-                    return Ok(escape_str(
-                        crate::string::str_bytes(value).unwrap_or_default(),
-                    ))
+                    escape_str(crate::string::str_bytes(value).unwrap_or_default())
                 }
                 tindex::SMALL_BYTES | tindex::BYTES | tindex::BYTE_ARRAY_PTR => {
-                    return Ok(escape_bytes(
-                        crate::string::bytes_bytes(value).unwrap_or_default(),
-                    ))
+                    escape_bytes(crate::string::bytes_bytes(value).unwrap_or_default())
                 }
-                t if !is_object_index(t) => return Ok(type_key(t)),
-                _ => {}
-            }
-            let obj = value.value.v_obj;
-            if obj.is_null() {
-                return Ok("None".into());
-            }
-            match self.state.get(&(obj as usize)) {
-                Some(State::Done(text)) => return Ok(text.clone()),
-                Some(State::InProgress) => return Ok(format!("...{}", self.addr_suffix(obj))),
-                None => {}
-            }
-            if let Some(name) = sentinel_name(obj) {
-                return Ok(name.into());
-            }
-            let ti = value.type_index;
-            self.state.insert(obj as usize, State::InProgress);
-            let text = self.object_repr(value, obj, ti, depth)?;
-            self.state.insert(obj as usize, State::Done(text.clone()));
-            Ok(text)
+                t if !is_object_index(t) => type_key(t),
+                _ if value.value.v_obj.is_null() => "None".into(),
+                _ => return self.begin_object(value),
+            };
+            self.out.push_str(&text);
+            Ok(None)
         }
     }
 
-    /// The repr of an object not yet printed.
+    /// # Safety
+    /// `value` holds a live object.
+    unsafe fn begin_object(&mut self, value: &TVMFFIAny) -> Result<Option<Open>, Error> {
+        let obj = value.value.v_obj;
+        match self.state.get(&(obj as usize)) {
+            Some(State::Done(range)) => {
+                let range = range.clone();
+                self.out.extend_from_within(range);
+                return Ok(None);
+            }
+            Some(State::InProgress) => {
+                let text = format!("...{}", self.addr_suffix(obj));
+                self.out.push_str(&text);
+                return Ok(None);
+            }
+            None => {}
+        }
+        if let Some(name) = sentinel_name(obj) {
+            self.out.push_str(name);
+            return Ok(None);
+        }
+        let start = self.out.len();
+        self.state.insert(obj as usize, State::InProgress);
+        Ok(match self.open_object(value, obj, value.type_index)? {
+            Some(body) => Some(Open {
+                obj,
+                start,
+                body,
+                next: 0,
+            }),
+            None => {
+                self.state
+                    .insert(obj as usize, State::Done(start..self.out.len()));
+                None
+            }
+        })
+    }
+
+    /// Writes the closing of an object whose children are printed.
+    fn finish(&mut self, open: Open) {
+        match &open.body {
+            Body::Seq { items, list: false } => {
+                self.out.push_str(if items.len() == 1 { ",)" } else { ")" });
+            }
+            Body::Seq { list: true, .. } => self.out.push(']'),
+            Body::Map(_) => self.out.push('}'),
+            Body::Fields(_) => self.out.push(')'),
+        }
+        if !matches!(open.body, Body::Fields(_)) {
+            let suffix = self.addr_suffix(open.obj);
+            self.out.push_str(&suffix);
+        }
+        self.state
+            .insert(open.obj as usize, State::Done(open.start..self.out.len()));
+    }
+
+    /// Writes the text of an object not yet printed, or the opening of one with children
+    /// (returned).
     ///
     /// # Safety
     /// `obj` is the live object held by `value`, of type `ti`.
-    unsafe fn object_repr(
+    unsafe fn open_object(
         &mut self,
         value: &TVMFFIAny,
         obj: *mut TVMFFIObject,
         ti: i32,
-        depth: usize,
-    ) -> Result<String, Error> {
+    ) -> Result<Option<Body>, Error> {
         let cell = obj.cast::<u8>().add(24);
-        match ti {
-            tindex::BIG_INT => return Ok(bigint_decimal(value)),
+        let text = match ti {
+            tindex::BIG_INT => bigint_decimal(value),
             tindex::TENSOR => {
                 let t = &*cell.cast::<DLTensor>();
                 let shape: Vec<String> = (0..t.ndim.max(0) as usize)
                     .map(|i| (*t.shape.add(i)).to_string())
                     .collect();
-                return Ok(format!(
+                format!(
                     "{}[{}]@{}{}",
                     crate::dtype::format_dtype(t.dtype),
                     shape.join(", "),
                     device_text(t.device),
                     self.addr_suffix(obj)
-                ));
+                )
             }
             tindex::SHAPE => {
                 let s = &*cell.cast::<TVMFFIShapeCell>();
                 let dims: Vec<String> = (0..s.size).map(|i| (*s.data.add(i)).to_string()).collect();
-                return Ok(format!("Shape({})", dims.join(", ")));
+                format!("Shape({})", dims.join(", "))
             }
-            _ => {}
-        }
-        if let Some(hook) = crate::types::attr_value(b"__ffi_repr__", ti) {
-            return self.hook_repr(&hook, obj, ti, depth);
-        }
-        if crate::types::is_instance(ti, crate::builtins::ENUM_TYPE_INDEX) {
-            // `<type_key>.<_str_index>`.
-            let name = crate::reflection::Accessor::Any.read(obj.cast::<u8>().add(32));
-            let name = crate::string::str_bytes(name.as_raw())
-                .map(|b| String::from_utf8_lossy(b).into_owned());
-            return Ok(format!(
-                "{}.{}{}",
-                type_key(ti),
-                name.unwrap_or_default(),
-                self.addr_suffix(obj)
-            ));
-        }
-        let container_suffix = |p: &Printer| p.addr_suffix(obj);
+            _ => {
+                if let Some(hook) = crate::types::attr_value(b"__ffi_repr__", ti) {
+                    self.hook_repr(&hook, obj, ti)?
+                } else if crate::types::is_instance(ti, crate::builtins::ENUM_TYPE_INDEX) {
+                    // `<type_key>.<_str_index>`.
+                    let name = crate::reflection::Accessor::Any.read(obj.cast::<u8>().add(32));
+                    let name = crate::string::str_bytes(name.as_raw())
+                        .map(|b| String::from_utf8_lossy(b).into_owned());
+                    format!(
+                        "{}.{}{}",
+                        type_key(ti),
+                        name.unwrap_or_default(),
+                        self.addr_suffix(obj)
+                    )
+                } else {
+                    return self.open_container(value, obj, ti, cell);
+                }
+            }
+        };
+        self.out.push_str(&text);
+        Ok(None)
+    }
+
+    /// Opens an Array, List, Map, Dict or reflected object (or prints a field-less one).
+    ///
+    /// # Safety
+    /// As for [`Printer::open_object`]; `cell` is the cell after the header.
+    unsafe fn open_container(
+        &mut self,
+        value: &TVMFFIAny,
+        obj: *mut TVMFFIObject,
+        ti: i32,
+        cell: *mut u8,
+    ) -> Result<Option<Body>, Error> {
         match ti {
             tindex::ARRAY | tindex::LIST => {
                 let seq = &*cell.cast::<TVMFFISeqCell>();
@@ -324,39 +450,30 @@ impl Printer {
                     seq.data.cast::<TVMFFIAny>(),
                     seq.size.max(0) as usize,
                 );
-                // Owned copies: a repr hook may mutate the container while we print it.
                 let items = items
                     .iter()
                     .map(|item| crate::any::view_to_owned(item))
                     .collect::<Result<Vec<_>, _>>()?;
-                let mut parts = Vec::with_capacity(items.len());
-                for item in &items {
-                    parts.push(self.repr(item.as_raw(), depth + 1)?);
-                }
-                let body = parts.join(", ");
-                Ok(if ti == tindex::ARRAY {
-                    let comma = if parts.len() == 1 { "," } else { "" };
-                    format!("({body}{comma}){}", container_suffix(self))
-                } else {
-                    format!("[{body}]{}", container_suffix(self))
-                })
+                let list = ti == tindex::LIST;
+                self.out.push(if list { '[' } else { '(' });
+                Ok(Some(Body::Seq { items, list }))
             }
             tindex::MAP | tindex::DICT => {
-                let mut parts = Vec::new();
-                for (k, v) in map_entries(value)? {
-                    parts.push(format!(
-                        "{}: {}",
-                        self.repr(k.as_raw(), depth + 1)?,
-                        self.repr(v.as_raw(), depth + 1)?
-                    ));
-                }
-                Ok(format!(
-                    "{{{}}}{}",
-                    parts.join(", "),
-                    container_suffix(self)
-                ))
+                let entries = map_entries(value)?;
+                self.out.push('{');
+                Ok(Some(Body::Map(entries)))
             }
-            _ => self.reflected_repr(obj, ti, depth),
+            _ => {
+                let fields = reflected_fields(ti, obj)?;
+                let header = format!("{}{}", type_key(ti), self.addr_suffix(obj));
+                self.out.push_str(&header);
+                Ok(if fields.is_empty() {
+                    None
+                } else {
+                    self.out.push('(');
+                    Some(Body::Fields(fields))
+                })
+            }
         }
     }
 
@@ -365,18 +482,18 @@ impl Printer {
         hook: &Any,
         obj: *mut TVMFFIObject,
         ti: i32,
-        depth: usize,
     ) -> Result<String, Error> {
         let hook = hook
             .as_object()
             .ok_or_else(|| Error::new("TypeError", "__ffi_repr__ must be a Function"))?;
-        // The callback may outlive this call, so it prints with a printer of its own; the depth
-        // carries over, which bounds recursion through hooks.
+        // The callback may outlive this call, so it prints with a printer of its own; the hook
+        // depth carries over, which bounds recursion through hooks.
+        let hook_depth = self.hook_depth;
         let fn_repr = crate::function::from_closure(move |args| {
             let arg = args
                 .first()
                 .ok_or_else(|| Error::new("TypeError", "repr callback takes one argument"))?;
-            Ok(Any::string(repr_at_depth(arg, depth + 1)?))
+            Ok(Any::string(repr_at_depth(arg, hook_depth + 1)?))
         });
         let self_arg = Any::object(ObjectRef::from_borrowed(obj));
         let result = crate::function::call(
@@ -398,36 +515,29 @@ impl Printer {
         }
         Ok(text)
     }
+}
 
-    unsafe fn reflected_repr(
-        &mut self,
-        obj: *mut TVMFFIObject,
-        ti: i32,
-        depth: usize,
-    ) -> Result<String, Error> {
-        let header = format!("{}{}", type_key(ti), self.addr_suffix(obj));
-        let Some(info) = crate::types::type_info(ti) else {
-            return Ok(header);
-        };
-        let mut parts = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for field in crate::reflection::all_fields(info) {
-            if field.flags & Flag::kTVMFFIFieldFlagBitMaskReprOff as i64 != 0 {
-                continue;
-            }
-            let value = crate::reflection::get_field(field, obj)?;
-            let text = self.repr(value.as_raw(), depth + 1)?;
-            let name = String::from_utf8_lossy(byte_array_slice(&field.name)).into_owned();
-            if seen.insert(name.clone()) {
-                parts.push(format!("{name}={text}"));
-            }
+/// The printed fields of a reflected object: name and value, without `ReprOff` fields and
+/// without later fields of a name already seen.
+///
+/// # Safety
+/// `obj` is a live object of type `ti`.
+unsafe fn reflected_fields(ti: i32, obj: *mut TVMFFIObject) -> Result<Vec<(String, Any)>, Error> {
+    let Some(info) = crate::types::type_info(ti) else {
+        return Ok(Vec::new());
+    };
+    let mut fields: Vec<(String, Any)> = Vec::new();
+    for field in crate::reflection::all_fields(info) {
+        if field.flags & Flag::kTVMFFIFieldFlagBitMaskReprOff as i64 != 0 {
+            continue;
         }
-        Ok(if parts.is_empty() {
-            header
-        } else {
-            format!("{header}({})", parts.join(", "))
-        })
+        let value = crate::reflection::get_field(field, obj)?;
+        let name = String::from_utf8_lossy(byte_array_slice(&field.name)).into_owned();
+        if !fields.iter().any(|(seen, _)| *seen == name) {
+            fields.push((name, value));
+        }
     }
+    Ok(fields)
 }
 
 /// The entries of a Map or Dict (ours or foreign), in iteration order.
@@ -621,5 +731,68 @@ mod tests {
             repr(Any::object(crate::builtins::missing_object()).as_raw()).unwrap(),
             "<MISSING>"
         );
+    }
+
+    /// Wraps an integer in `depth` alternating Arrays and Lists, with a string beside each.
+    fn nested(depth: usize) -> Any {
+        let mut value = Any::int(0);
+        for level in 0..depth {
+            value = if level % 2 == 0 {
+                crate::containers::seq::Array::from_vec(vec![value]).into_any()
+            } else {
+                crate::containers::seq::List::from(vec![value, Any::string("s")]).into_any()
+            };
+        }
+        value
+    }
+
+    #[test]
+    fn shallow_containers_print_as_before() {
+        assert_eq!(
+            repr(nested(4).as_raw()).unwrap(),
+            r#"[([(0,), "s"],), "s"]"#
+        );
+        let shared = nested(1);
+        let map = crate::containers::map::Map::from_pairs([
+            (Any::string("a"), shared.clone()),
+            (Any::int(2), shared),
+        ])
+        .unwrap()
+        .into_any();
+        let text = repr(map.as_raw()).unwrap();
+        assert!(
+            text == r#"{"a": (0,), 2: (0,)}"# || text == r#"{2: (0,), "a": (0,)}"#,
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn nesting_100_000_deep_prints_on_a_small_stack() {
+        const DEPTH: usize = 100_000;
+        let text = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(|| repr(nested(DEPTH).as_raw()).map_err(|e| e.to_string()))
+            .unwrap()
+            .join()
+            .expect("printing does not overflow the stack")
+            .expect("printing deep values succeeds");
+        let mut expected = String::from("0");
+        for level in 0..DEPTH {
+            expected = if level % 2 == 0 {
+                format!("({expected},)")
+            } else {
+                format!("[{expected}, \"s\"]")
+            };
+            if level == 10 {
+                break;
+            }
+        }
+        assert!(
+            text.contains(&expected),
+            "inner levels print as shallow ones"
+        );
+        assert_eq!(text.matches('(').count(), DEPTH / 2);
+        assert_eq!(text.matches('[').count(), DEPTH / 2);
+        assert!(text.starts_with("[(["), "{}", &text[..20]);
     }
 }

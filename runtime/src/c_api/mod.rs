@@ -50,6 +50,28 @@ fn non_null<'a, T>(ptr: *const T, what: &str) -> Result<&'a T, Error> {
         .ok_or_else(|| Error::new("ValueError", format!("{what} must not be NULL")))
 }
 
+/// The bytes of a required byte-array argument, or a ValueError naming it: the array itself
+/// must not be NULL, and neither may its data unless the size is 0 (a NULL pointer with a
+/// length is a caller bug, not an empty string).
+#[inline]
+fn byte_array_arg<'a>(
+    array: *const crate::abi::TVMFFIByteArray,
+    what: &str,
+) -> Result<&'a [u8], Error> {
+    let array = non_null(array, what)?;
+    if array.data.is_null() && array.size != 0 {
+        return Err(Error::new(
+            "ValueError",
+            format!(
+                "{what}.data must not be NULL when {what}.size is {}",
+                array.size
+            ),
+        ));
+    }
+    // SAFETY: a non-NULL `data` handed to the C API points at `size` readable bytes.
+    Ok(unsafe { crate::any::byte_array_slice(array) })
+}
+
 /// A required output pointer, or a ValueError naming it.
 #[inline]
 fn out_ptr<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, Error> {

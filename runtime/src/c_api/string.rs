@@ -1,8 +1,8 @@
 //! Strings, bytes, big integers and data types.
 
-use super::{non_null, out_ptr, safe_call};
+use super::{byte_array_arg, non_null, out_ptr, safe_call};
 use crate::abi::{TVMFFIAny, TVMFFIByteArray};
-use crate::any::{byte_array_slice, Any, RAW_NONE};
+use crate::any::{Any, RAW_NONE};
 use crate::dlpack::DLDataType;
 use crate::error::Error;
 use crate::tindex;
@@ -16,7 +16,7 @@ pub unsafe extern "C" fn TVMFFIStringFromByteArray(
     safe_call(|| {
         let out = out_ptr(out, "out")?;
         *out = RAW_NONE;
-        *out = crate::string::string_any(byte_array_slice(non_null(input, "input")?)).into_raw();
+        *out = crate::string::string_any(byte_array_arg(input, "input")?).into_raw();
         Ok(())
     })
 }
@@ -30,7 +30,7 @@ pub unsafe extern "C" fn TVMFFIBytesFromByteArray(
     safe_call(|| {
         let out = out_ptr(out, "out")?;
         *out = RAW_NONE;
-        *out = crate::string::bytes_any(byte_array_slice(non_null(input, "input")?)).into_raw();
+        *out = crate::string::bytes_any(byte_array_arg(input, "input")?).into_raw();
         Ok(())
     })
 }
@@ -45,7 +45,7 @@ pub unsafe extern "C" fn TVMFFIBigIntFromByteArray(
     safe_call(|| {
         let out = out_ptr(out, "out")?;
         *out = RAW_NONE;
-        let bytes = byte_array_slice(non_null(input, "input")?);
+        let bytes = byte_array_arg(input, "input")?;
         if bytes.len() % 8 != 0 {
             return Err(Error::new(
                 "ValueError",
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn TVMFFIDataTypeFromString(
     out: *mut DLDataType,
 ) -> i32 {
     safe_call(|| {
-        let text = byte_array_slice(non_null(str, "str")?);
+        let text = byte_array_arg(str, "str")?;
         let out = out_ptr(out, "out")?;
         *out = crate::dtype::parse_dtype_with(text, |name| {
             let code = call_global(crate::dtype::GET_CUSTOM_TYPE_CODE_FUNC, &Any::string(name))?;

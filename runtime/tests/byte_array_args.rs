@@ -1,0 +1,62 @@
+//! Byte-array arguments of the C surface: a NULL data pointer is only the empty string when the
+//! size is 0; with a size it is a ValueError, never a silently empty value.
+
+use tvm_ffi::abi::{TVMFFIAny, TVMFFIByteArray};
+use tvm_ffi::any::{Any, RAW_NONE};
+use tvm_ffi::error::take_raised_or_unknown;
+
+extern "C" {
+    fn TVMFFIStringFromByteArray(input: *const TVMFFIByteArray, out: *mut TVMFFIAny) -> i32;
+    fn TVMFFIBytesFromByteArray(input: *const TVMFFIByteArray, out: *mut TVMFFIAny) -> i32;
+}
+
+type FromByteArray = unsafe extern "C" fn(*const TVMFFIByteArray, *mut TVMFFIAny) -> i32;
+
+fn convert(make: FromByteArray, data: *const u8, size: usize) -> Result<Any, (String, String)> {
+    let input = TVMFFIByteArray {
+        data: data.cast(),
+        size,
+    };
+    let mut out = RAW_NONE;
+    // SAFETY: valid pointers; `data` is either NULL or points at `size` bytes.
+    match unsafe { make(&input, &mut out) } {
+        // SAFETY: on success `out` holds an owned value.
+        0 => Ok(unsafe { Any::from_raw(out) }),
+        code => {
+            let error = take_raised_or_unknown(code);
+            Err((
+                String::from_utf8_lossy(error.kind()).into_owned(),
+                String::from_utf8_lossy(error.message()).into_owned(),
+            ))
+        }
+    }
+}
+
+/// Reads the bytes of a String or Bytes value.
+type ReadBytes = unsafe fn(&TVMFFIAny) -> Option<&[u8]>;
+
+#[test]
+fn null_data_with_a_size_is_a_value_error() {
+    for (make, read) in [
+        (
+            TVMFFIStringFromByteArray as FromByteArray,
+            tvm_ffi::string::str_bytes as ReadBytes,
+        ),
+        (
+            TVMFFIBytesFromByteArray as FromByteArray,
+            tvm_ffi::string::bytes_bytes as ReadBytes,
+        ),
+    ] {
+        let (kind, message) = convert(make, std::ptr::null(), 5).expect_err("NULL with size 5");
+        assert_eq!(kind, "ValueError");
+        assert_eq!(message, "input.data must not be NULL when input.size is 5");
+
+        let empty = convert(make, std::ptr::null(), 0).expect("NULL with size 0 is empty");
+        // SAFETY: the value lives while we read it.
+        assert_eq!(unsafe { read(empty.as_raw()) }, Some(&b""[..]));
+        let text = b"hello, a string long enough for the heap";
+        let value = convert(make, text.as_ptr(), text.len()).expect("real bytes convert");
+        // SAFETY: as above.
+        assert_eq!(unsafe { read(value.as_raw()) }, Some(&text[..]));
+    }
+}
