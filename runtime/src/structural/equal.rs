@@ -2,7 +2,7 @@
 
 use super::{
     enter_region, field_region, for_each_field, is_ignored, kind, region, AddressMap, Column,
-    StackGuard,
+    HookCallback, HookCallbackSpec, StackGuard,
 };
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
 use crate::any::Any;
@@ -13,8 +13,6 @@ use crate::error::Error;
 use crate::object::ObjectRef;
 use crate::tindex;
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::Arc;
 
 /// Options of a structural comparison.
 #[derive(Clone, Copy, Debug, Default)]
@@ -65,18 +63,9 @@ struct Comparer {
     lhs_to_rhs: RefCell<AddressMap<(ObjectRef, ObjectRef)>>,
     rhs_to_lhs: RefCell<AddressMap<(ObjectRef, ObjectRef)>>,
     hook_column: Column,
-    /// The callback handed to `__s_equal__` hooks, made on first use.
-    callback: RefCell<Option<(ObjectRef, Arc<AtomicPtr<Comparer>>)>>,
+    /// The callback handed to `__s_equal__` hooks.
+    callback: HookCallback<Comparer>,
     guard: StackGuard,
-}
-
-impl Drop for Comparer {
-    fn drop(&mut self) {
-        // A hook may have kept the callback: it must not reach this comparison any more.
-        if let Some((_, target)) = self.callback.get_mut() {
-            target.store(std::ptr::null_mut(), Ordering::Release);
-        }
-    }
 }
 
 impl Comparer {
@@ -92,7 +81,7 @@ impl Comparer {
             lhs_to_rhs: RefCell::new(AddressMap::default()),
             rhs_to_lhs: RefCell::new(AddressMap::default()),
             hook_column: Column::new(b"__s_equal__"),
-            callback: RefCell::new(None),
+            callback: HookCallback::new(),
             guard: StackGuard::new(),
         }
     }
@@ -301,40 +290,12 @@ impl Comparer {
 
     /// The `(lhs, rhs, def_region_kind, field_name) -> bool` callback of `__s_equal__` hooks.
     fn callback_function(&self) -> ObjectRef {
-        let mut slot = self.callback.borrow_mut();
-        if let Some((function, _)) = &*slot {
-            return function.clone();
-        }
-        let target = Arc::new(AtomicPtr::new(self as *const Comparer as *mut Comparer));
-        let weak_target = target.clone();
-        let owner = std::thread::current().id();
-        let function = crate::function::from_closure(move |args| {
-            // The traversal's state is not shared between threads.
-            if std::thread::current().id() != owner {
-                return Err(Error::new(
-                    "RuntimeError",
-                    "a structural hook callback must be called on the thread running the traversal",
-                ));
-            }
-            if args.len() != 4 {
-                return Err(Error::new(
-                    "TypeError",
-                    format!(
-                        "the __s_equal__ callback takes 4 arguments, got {}",
-                        args.len()
-                    ),
-                ));
-            }
-            let this = weak_target.load(Ordering::Acquire);
-            if this.is_null() {
-                return Err(Error::new(
-                    "RuntimeError",
-                    "the __s_equal__ callback was called after its comparison ended",
-                ));
-            }
-            // SAFETY: the pointer is cleared before the comparison is dropped, and comparisons
-            // run on one thread, the one calling this hook.
-            let this = unsafe { &*this };
+        let spec = HookCallbackSpec {
+            hook: "__s_equal__",
+            traversal: "comparison",
+            arity: 4,
+        };
+        self.callback.get(self, spec, |this, args| {
             // SAFETY: arguments are valid views for the call.
             let (l, r) = unsafe {
                 (
@@ -361,9 +322,7 @@ impl Comparer {
                 this.record((step::ATTR, name.clone()), (step::ATTR, name));
             }
             Ok(Any::bool(equal))
-        });
-        *slot = Some((function.clone(), target));
-        function
+        })
     }
 
     fn compare_seq(&self, lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {

@@ -4,7 +4,7 @@
 use super::equal::{dims, dl_tensor, object_bytes, tensor_bytes, type_info_of};
 use super::{
     enter_region, field_region, for_each_field, is_ignored, kind, region, AddressMap, Column,
-    SpareMap, StackGuard,
+    HookCallback, HookCallbackSpec, SpareMap, StackGuard,
 };
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
 use crate::any::Any;
@@ -14,8 +14,6 @@ use crate::hash::{stable_hash_bytes, stable_hash_combine as combine};
 use crate::object::ObjectRef;
 use crate::tindex;
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::Arc;
 
 pub use super::equal::Options;
 
@@ -34,7 +32,8 @@ struct Hasher {
     /// Hashes of the objects seen so far, keyed by address (the reference keeps it unique).
     memo: RefCell<AddressMap<(ObjectRef, u64)>>,
     hook_column: Column,
-    callback: RefCell<Option<(ObjectRef, Arc<AtomicPtr<Hasher>>)>>,
+    /// The callback handed to `__s_hash__` hooks.
+    callback: HookCallback<Hasher>,
     guard: StackGuard,
 }
 
@@ -45,9 +44,6 @@ static SPARE_MEMO: SpareMap<(ObjectRef, u64)> = SpareMap::new(&SPARE);
 
 impl Drop for Hasher {
     fn drop(&mut self) {
-        if let Some((_, target)) = self.callback.get_mut() {
-            target.store(std::ptr::null_mut(), Ordering::Release);
-        }
         SPARE_MEMO.give_back(std::mem::take(self.memo.get_mut()));
     }
 }
@@ -89,7 +85,7 @@ impl Hasher {
             graph_node_counter: Cell::new(0),
             memo: RefCell::new(SPARE_MEMO.take()),
             hook_column: Column::new(b"__s_hash__"),
-            callback: RefCell::new(None),
+            callback: HookCallback::new(),
             guard: StackGuard::new(),
         }
     }
@@ -240,40 +236,12 @@ impl Hasher {
 
     /// The `(value, init_hash, def_region_kind) -> int` callback of `__s_hash__` hooks.
     fn callback_function(&self) -> ObjectRef {
-        let mut slot = self.callback.borrow_mut();
-        if let Some((function, _)) = &*slot {
-            return function.clone();
-        }
-        let target = Arc::new(AtomicPtr::new(self as *const Hasher as *mut Hasher));
-        let weak_target = target.clone();
-        let owner = std::thread::current().id();
-        let function = crate::function::from_closure(move |args| {
-            // The traversal's state is not shared between threads.
-            if std::thread::current().id() != owner {
-                return Err(Error::new(
-                    "RuntimeError",
-                    "a structural hook callback must be called on the thread running the traversal",
-                ));
-            }
-            if args.len() != 3 {
-                return Err(Error::new(
-                    "TypeError",
-                    format!(
-                        "the __s_hash__ callback takes 3 arguments, got {}",
-                        args.len()
-                    ),
-                ));
-            }
-            let this = weak_target.load(Ordering::Acquire);
-            if this.is_null() {
-                return Err(Error::new(
-                    "RuntimeError",
-                    "the __s_hash__ callback was called after its hash computation ended",
-                ));
-            }
-            // SAFETY: the pointer is cleared before the hasher is dropped; hashing runs on the
-            // thread calling this hook.
-            let this = unsafe { &*this };
+        let spec = HookCallbackSpec {
+            hook: "__s_hash__",
+            traversal: "hash computation",
+            arity: 3,
+        };
+        self.callback.get(self, spec, |this, args| {
             // SAFETY: arguments are valid views for the call.
             let value = unsafe { crate::any::view_to_owned(&args[0])? };
             let int_arg = |i: usize, what: &str| match args[i].type_index {
@@ -290,9 +258,7 @@ impl Hasher {
             };
             let hash = this.with_region(entered, || this.hash_any(value.as_raw()))?;
             Ok(Any::int(combine(init, hash) as i64))
-        });
-        *slot = Some((function.clone(), target));
-        function
+        })
     }
 
     fn hash_seq(&self, value: &TVMFFIAny) -> Result<u64, Error> {

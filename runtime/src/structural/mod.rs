@@ -13,8 +13,12 @@ pub mod mutate;
 pub mod visit;
 
 use crate::abi::{TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIFieldInfo, TVMFFITypeInfo};
+use crate::any::Any;
 use crate::error::Error;
-use std::cell::Cell;
+use crate::object::ObjectRef;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::Arc;
 
 /// `TVMFFISEqHashKind`: how a type takes part in structural equality and hashing.
 pub mod kind {
@@ -299,4 +303,88 @@ fn thread_stack_bounds() -> Option<(usize, usize)> {
 #[cfg(not(target_os = "linux"))]
 fn thread_stack_bounds() -> Option<(usize, usize)> {
     None
+}
+
+/// The callback a traversal hands to a type's structural hook (`__s_equal__`, `__s_hash__`), made
+/// on first use. It reaches back into the traversal only on the traversal's thread and only while
+/// the traversal lives: dropping this detaches it, so a callback that a hook kept raises an error
+/// instead of touching freed state.
+pub(crate) struct HookCallback<T> {
+    made: RefCell<Option<(ObjectRef, Arc<AtomicPtr<T>>)>>,
+}
+
+/// What a hook callback is: the hook's name, what "the traversal" is called in errors, and how
+/// many arguments the callback takes.
+pub(crate) struct HookCallbackSpec {
+    pub hook: &'static str,
+    pub traversal: &'static str,
+    pub arity: usize,
+}
+
+impl<T: 'static> HookCallback<T> {
+    pub(crate) fn new() -> Self {
+        HookCallback {
+            made: RefCell::new(None),
+        }
+    }
+
+    /// The callback reaching `state`; `body` runs with the traversal when a hook calls it.
+    pub(crate) fn get(
+        &self,
+        state: &T,
+        spec: HookCallbackSpec,
+        body: impl Fn(&T, &[TVMFFIAny]) -> Result<Any, Error> + Send + Sync + 'static,
+    ) -> ObjectRef {
+        let mut slot = self.made.borrow_mut();
+        if let Some((function, _)) = &*slot {
+            return function.clone();
+        }
+        let target = Arc::new(AtomicPtr::new(state as *const T as *mut T));
+        let weak_target = target.clone();
+        let owner = std::thread::current().id();
+        let function = crate::function::from_closure(move |args| {
+            // The traversal's state is not shared between threads.
+            if std::thread::current().id() != owner {
+                return Err(Error::new(
+                    "RuntimeError",
+                    "a structural hook callback must be called on the thread running the traversal",
+                ));
+            }
+            if args.len() != spec.arity {
+                return Err(Error::new(
+                    "TypeError",
+                    format!(
+                        "the {} callback takes {} arguments, got {}",
+                        spec.hook,
+                        spec.arity,
+                        args.len()
+                    ),
+                ));
+            }
+            let this = weak_target.load(Ordering::Acquire);
+            if this.is_null() {
+                return Err(Error::new(
+                    "RuntimeError",
+                    format!(
+                        "the {} callback was called after its {} ended",
+                        spec.hook, spec.traversal
+                    ),
+                ));
+            }
+            // SAFETY: the pointer is cleared before the traversal is dropped, and the traversal
+            // runs on this thread, the one calling the hook.
+            body(unsafe { &*this }, args)
+        });
+        *slot = Some((function.clone(), target));
+        function
+    }
+}
+
+impl<T> Drop for HookCallback<T> {
+    fn drop(&mut self) {
+        // A hook may have kept the callback: it must not reach the traversal any more.
+        if let Some((_, target)) = self.made.get_mut() {
+            target.store(std::ptr::null_mut(), Ordering::Release);
+        }
+    }
 }
