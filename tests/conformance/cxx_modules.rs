@@ -112,11 +112,13 @@ fn cxx_globals_transcripts_match() {
 }
 
 #[test]
-fn valgrind_cxx_modules_on_ffihub() {
-    let cmd = valgrind::command_on(&ffihub_runtime(), &programs().host, &[]);
-    valgrind::assert_checks_clean(
-        "the C++ host (modules) on ffihub's runtime",
-        host_command(cmd, "modules"),
-        valgrind::TIMEOUT,
-    );
+fn valgrind_cxx_host_on_ffihub() {
+    for part in ["modules", "globals"] {
+        let cmd = valgrind::command_on(&ffihub_runtime(), &programs().host, &[]);
+        valgrind::assert_checks_clean(
+            &format!("the C++ host ({part}) on ffihub's runtime"),
+            host_command(cmd, part),
+            valgrind::TIMEOUT,
+        );
+    }
 }
