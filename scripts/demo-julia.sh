@@ -6,7 +6,7 @@
 # `julia-example` marker in README.md) as
 # target/generated/julia/example.jl.
 #   --apache   run the example on Apache's runtime too (installs the wheel into .deps/)
-# Julia comes from scripts/setup-julia.sh (run it once, as root), through the scripts/julia wrapper.
+# Julia comes from scripts/setup-julia.sh (scripts/demo.sh runs it), through the scripts/julia wrapper.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"

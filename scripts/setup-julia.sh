@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Provides the Julia toolchain of the Julia bindings (see shared DESIGN.md, "Toolchain facts"):
+# Provides the Julia toolchain of the Julia bindings (see docs/julia.md):
 #
 #   1. Julia itself. The only Julia obtainable on Debian bookworm is 1.5.3 from Debian bullseye:
 #      the bullseye suite is added to the apt sources with a low pin priority (100, so nothing

@@ -180,10 +180,11 @@ fn syntax_check(dir: &Path) {
             }
             "jl" if tool("julia") => {
                 let mut c = Command::new("julia");
+                // In a block: a file may hold several top-level expressions.
                 c.args([
                     "--startup-file=no",
                     "-e",
-                    "Meta.parse(read(ARGS[1], String))",
+                    "Meta.parse(\"begin\\n\" * read(ARGS[1], String) * \"\\nend\")",
                 ])
                 .arg(&entry);
                 run(c);

@@ -2085,7 +2085,7 @@ typedef struct {
   int num_methods;
 } TypeExpect;
 
-/* From Apache's reflection of the wheel (reference/types_testing.md). */
+/* From Apache's reflection of the wheel's libtvm_ffi_testing.so (`ffihub dump` on Apache's runtime). */
 static const TypeExpect g_types[] = {
     {"testing.TestIntPair", "ffi.Object", 40, 2, 2},
     {"testing.TestObjectBase", "ffi.Object", 56, 3, 1},

@@ -1,4 +1,4 @@
-// Any and AnyView: conversions for every kind of DESIGN.md's type table, ownership (copy = IncRef,
+// Any and AnyView: conversions for every kind of the type table in docs/architecture.md, ownership (copy = IncRef,
 // move = steal), checked conversions. Needs only the runtime.
 #include <map>
 #include <tuple>

@@ -11,6 +11,8 @@
 //!   (`Project.toml` + `Manifest.toml` with `path` entries for both packages and the local
 //!   TVMFFI: no registry, no network). The packages find their libraries through
 //!   `DEMO_LIB_DIR` and `TESTING_LIB_LIB_DIR`.
+//! - `Pkg.test` of the generated Demo package (its own `test/runtests.jl`), generated into a fresh
+//!   folder outside the checkout and developed into a fresh environment, as a user would.
 //!
 //! The runtime is selected with `TVM_FFI_LIB` (the package) and `LD_LIBRARY_PATH` (for libraries
 //! that carry `DT_NEEDED libtvm_ffi.so`, see ADR 0001). All runs are serialized: they
@@ -201,6 +203,59 @@ fn run_generated(runtime: &Runtime) {
             ("TESTING_LIB_LIB_DIR", g.testing_lib_dir.clone()),
         ],
     );
+}
+
+/// `Pkg.test` of the generated Demo package, generated into a fresh folder outside the checkout
+/// and added to a fresh Julia environment with `Pkg.develop` (with TVMFFI): runs the package's
+/// own `test/runtests.jl` the way a user would. `Test` resolves through the placeholder registry
+/// that scripts/setup-julia.sh provides.
+fn run_pkg_test(runtime: &Runtime) {
+    generated();
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let target = target_dir();
+    let folder = std::env::temp_dir().join(format!("ffihub-julia-pkg-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    let demo = folder.join("Demo");
+    let mut generate = Command::new(target.join("debug/ffihub"));
+    generate
+        .args(["generate", "--lang", "julia", "--runtime"])
+        .arg(runtime.lib_dir.join("libtvm_ffi.so"))
+        .arg("--lib")
+        .arg(target.join("debug/libffihub_demo.so"))
+        .args(["--name", "demo", "--out"])
+        .arg(&demo);
+    run_ok(generate);
+    let mut cmd = Command::new(julia());
+    cmd.current_dir(&folder)
+        .args([
+            "--startup-file=no",
+            "-e",
+            "using Pkg; Pkg.activate(mktempdir()); \
+             Pkg.develop([PackageSpec(path = ARGS[1]), PackageSpec(path = ARGS[2])]); \
+             Pkg.test(\"Demo\")",
+        ])
+        .arg(workspace_root().join("bindings/julia/TVMFFI"))
+        .arg(&demo)
+        .env("TVM_FFI_LIB", runtime.lib_dir.join("libtvm_ffi.so"))
+        .env("LD_LIBRARY_PATH", &runtime.lib_dir)
+        .env("DEMO_LIB_DIR", target.join("debug"))
+        .env_remove("TVM_FFI_LIB_DIR");
+    let out = run_with_timeout(cmd, SUITE_TIMEOUT);
+    let _ = std::fs::remove_dir_all(&folder);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stderr.contains("Demo tests passed"),
+        "Pkg.test of the generated Demo package failed on {}'s runtime ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        runtime.name,
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        stderr
+    );
+}
+
+#[test]
+fn julia_generated_demo_pkg_test_on_ffihub_runtime() {
+    run_pkg_test(&ffihub_runtime_checked());
 }
 
 #[test]

@@ -1,4 +1,4 @@
-# Values crossing the ABI both ways: every kind of DESIGN.md's type table that is not a container,
+# Values crossing the ABI both ways: every kind of the type table in docs/architecture.md that is not a container,
 # tensor, function or object (those have their own files). Round trips go through C
 # (`testing.echo`, `testing.schema_id_*` from Apache's testing library) and through a Julia
 # callback (C -> Julia -> C).

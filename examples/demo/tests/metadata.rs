@@ -1,6 +1,6 @@
 //! The reflection metadata the demo registers has Apache's form: each function's `type_schema`
 //! is the string Apache's C++ registration produces for the same signature (expectations below,
-//! written from `reference/metadata_examples.txt` and cross-checked against the functions of
+//! written from the `type_schema` strings of Apache's own C++ registrations and cross-checked against the functions of
 //! Apache's `libtvm_ffi_testing.so` with equivalent signatures), and the types' fields and
 //! methods are recorded as Apache's `ObjectDef` records them. Checked on both runtimes.
 

@@ -1,4 +1,4 @@
-//! The Julia backend: a package (`Project.toml`, `src/<Module>.jl`) on top of the hand-written
+//! The Julia backend: a package (`Project.toml`, `src/<Module>.jl`, `test/runtests.jl`) on top of the hand-written
 //! support package `TVMFFI` (bindings/julia/TVMFFI). Conventions: templates/julia/README.md.
 
 pub mod base_names;
@@ -188,6 +188,33 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         .iter()
         .map(|l| format!(" --lib path/to/{l}"))
         .collect();
+    // Names as the test file sees them: `def_name` is relative to the package root unless it
+    // is in a namespace, where it already starts with the module.
+    let qualified = |def_name: &str| {
+        if def_name.starts_with(&format!("{module}.")) {
+            def_name.to_string()
+        } else {
+            format!("{module}.{def_name}")
+        }
+    };
+    let smoke = model::Smoke {
+        banner: banner.clone(),
+        module: module.clone(),
+        functions: functions
+            .iter()
+            .map(|f| (qualified(&f.def_name), f.ffi_name.clone()))
+            .collect(),
+        types: objects
+            .iter()
+            .map(|o| {
+                let prefix = o.def_name.strip_suffix(&o.ident).unwrap_or_default();
+                (
+                    qualified(&o.def_name),
+                    qualified(&format!("{prefix}{}", o.abstract_ident)),
+                )
+            })
+            .collect(),
+    };
     let package = model::Package {
         banner: banner.clone(),
         module_literal: model::literal(&module),
@@ -242,6 +269,10 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     files.insert(
         PathBuf::from(format!("src/{module}.jl")),
         render(&package, LANG, &cfg.name, &mut diags),
+    );
+    files.insert(
+        PathBuf::from("test/runtests.jl"),
+        render(&smoke, LANG, &cfg.name, &mut diags),
     );
     let fatal = diags.fatal(&cfg.allow_unsupported);
     if fatal.is_empty() {

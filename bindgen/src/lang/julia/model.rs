@@ -32,6 +32,22 @@ pub struct Project {
     pub tvmffi_uuid: &'static str,
 }
 
+/// `test/runtests.jl`: a smoke test of the package (`Pkg.test`): it loads, its functions have
+/// methods and are registered in the runtime, its types are object types.
+#[derive(Template)]
+#[template(path = "julia/runtests.jl", escape = "none")]
+pub struct Smoke {
+    /// Banner (one comment line).
+    pub banner: String,
+    /// Module name.
+    pub module: String,
+    /// Per function: its Julia name qualified from the test file (`Demo.add_one`), and its
+    /// registered name as a Julia string literal.
+    pub functions: Vec<(String, String)>,
+    /// Per type: its concrete and abstract Julia names qualified from the test file.
+    pub types: Vec<(String, String)>,
+}
+
 /// `src/<Module>.jl`: the module with every type and function.
 #[derive(Template)]
 #[template(path = "julia/Package.jl", escape = "none")]

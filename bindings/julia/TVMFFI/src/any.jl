@@ -1,4 +1,4 @@
-# Conversions between Julia values and `TVMFFIAny` (DESIGN.md "Type mapping").
+# Conversions between Julia values and `TVMFFIAny` (docs/architecture.md, "Values").
 #
 # Julia -> Any, for arguments: `_arg(x)` returns `(any, owned)`. The Any is a *view* of `x` for one
 # call; when `owned` is true it holds a reference created for the call (a string or container

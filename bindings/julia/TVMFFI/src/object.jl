@@ -1,6 +1,6 @@
 # Object handles: one mutable Julia wrapper per reference, a finalizer that releases it, `close`.
 #
-# Ownership rules (DESIGN.md, "Language bindings"):
+# Ownership rules (docs/architecture.md, "Ownership"):
 # - values returned by C (call results, field getters, errors) are *owned*: the wrapper takes the
 #   reference the C side handed out (no IncRef) and its finalizer DecRefs it once;
 # - arguments are *borrowed* for the duration of a call: the wrapper's handle is put in the argument
