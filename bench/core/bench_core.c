@@ -85,7 +85,7 @@ static int32_t noop_safe_call(void* self, const TVMFFIAny* args, int32_t n, TVMF
 
 // ---- the operations: each runs `n` times --------------------------------------------------------
 
-static TVMFFIObjectHandle f_array, f_array_size, f_array_get, f_map, f_map_get, f_noop;
+static TVMFFIObjectHandle f_array, f_array_size, f_array_get, f_map, f_map_get, f_noop, f_callback;
 static TVMFFIAny g_array, g_int_map, g_str_map;
 static char g_string32[33] = "0123456789abcdef0123456789abcdef";
 
@@ -95,6 +95,17 @@ static void op_plain_call(int64_t n) {
     g_sink += r.type_index;
   }
 }
+
+// A callback as the bindings make them: a `self` with a deleter (the runtime's re-entry guard
+// runs before each call).
+static void op_callback_call(int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    TVMFFIAny r = call(f_callback, NULL, 0);
+    g_sink += r.type_index;
+  }
+}
+
+static void noop_deleter(void* self) { (void)self; }
 
 static void op_refcount(int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
@@ -202,6 +213,7 @@ struct op {
 
 static const struct op OPS[] = {
     {"plain_call", op_plain_call, 200000},
+    {"callback_call", op_callback_call, 200000},
     {"refcount", op_refcount, 1000000},
     {"global_lookup", op_global_lookup, 200000},
     {"type_key_lookup", op_type_key_lookup, 200000},
@@ -227,6 +239,7 @@ static void setup(void) {
   f_map = global("ffi.Map");
   f_map_get = global("ffi.MapGetItem");
   if (TVMFFIFunctionCreate(NULL, noop_safe_call, NULL, &f_noop) != 0) die("create");
+  if (TVMFFIFunctionCreate(g_string32, noop_safe_call, noop_deleter, &f_callback) != 0) die("create");
   for (int i = 0; i < 1000; ++i) g_ints[i] = any_int(i);
   g_array = call(f_array, g_ints, 16);
   static char keys[16][8];

@@ -75,6 +75,7 @@ def row(label, ours, ref, target, fmt=time):
 
 ROWS = [
     ("plain_call", "runtime: call a C function, 0 args"),
+    ("callback_call", "runtime: call a callback (self + deleter), 0 args"),
     ("refcount", "runtime: IncRef + DecRef"),
     ("global_lookup", "runtime: TVMFFIFunctionGetGlobal + release"),
     ("type_key_lookup", "runtime: TVMFFITypeKeyToIndex"),

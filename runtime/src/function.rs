@@ -37,8 +37,21 @@ unsafe extern "C" fn call_extern_c(
     n: i32,
     rv: *mut TVMFFIAny,
 ) -> i32 {
+    // Foreign callbacks are where host -> native -> host re-entry recurses; refuse to enter one
+    // when the native stack is nearly used up rather than let the host overflow it.
+    // The refusal is out of line, so that the call below stays a tail call (no trampoline frame
+    // in the callee's backtrace).
+    if crate::structural::callback_stack_exhausted() {
+        return refuse_reentry();
+    }
     let p = payload::<ExternCPayload>(handle.cast());
     (p.call)(p.self_, args, n, rv)
+}
+
+#[cold]
+#[inline(never)]
+fn refuse_reentry() -> i32 {
+    raise(crate::structural::callback_stack_error())
 }
 
 /// A Function over a C safe-call function, with Apache's rule: when both `self_` and `deleter`

@@ -162,4 +162,29 @@ TEST_CASE(no_leaks) {
       [] { return demo::live_object_count(); });
 }
 
+TEST_CASE(deep_reentry_raises_instead_of_crashing) {
+  // A callback that calls itself through the runtime: C++ -> native -> C++ -> ... n levels.
+  std::optional<ffihub::Function> self;
+  self.emplace([&self](int64_t n) -> int64_t { return n == 0 ? 0 : 1 + self->call<int64_t>(n - 1); });
+  CHECK_EQ(self->call<int64_t>(1000), 1000);
+  // Apache's runtime has no stack guard: 10,000 levels and more overflow the native stack there
+  // and the process crashes, so the deep cases run on ffihub's runtime only.
+  if (ffihub::live_object_count()) {
+    // 10,000 levels fit in an 8 MB stack in some builds and not in others (AddressSanitizer's
+    // frames are larger): either the result or the error, never a crash.
+    try {
+      CHECK_EQ(self->call<int64_t>(10000), 10000);
+    } catch (const ffihub::Error& e) {
+      CHECK(std::string(e.what()).find("call nesting too deep") != std::string::npos);
+    }
+    CHECK_NO_LEAKS(
+        [&] {
+          CHECK_THROWS(ffihub::Error, self->call<int64_t>(1000000),
+                       "RecursionError: call nesting too deep: the native stack is nearly exhausted");
+        },
+        {}, 3);
+    CHECK_EQ(self->call<int64_t>(1000), 1000);  // the thread is usable afterwards
+  }
+}
+
 TEST_MAIN(test::load_demo())

@@ -116,6 +116,28 @@ end
     @test depth(20) == 20
 end
 
+# Apache's runtime has no stack guard: there 10,000 levels overflow the native stack and the
+# process crashes, so the deep case runs on ffihub's runtime only.
+if is_ffihub()
+    @testset "re-entry 10,000 deep raises instead of crashing" begin
+        depth(n) = n == 0 ? 0 : 1 + apply(depth, n - 1)
+        @test depth(1000) == 1000
+        err = try
+            depth(10_000)
+            nothing
+        catch e
+            e
+        end
+        @test err isa FFIError
+        @test err.kind == "RecursionError"
+        @test occursin("call nesting too deep: the native stack is nearly exhausted", err.message)
+        @test depth(1000) == 1000  # the thread is usable afterwards
+        check_no_leaks(label = "deep re-entry") do
+            @test_throws FFIError depth(10_000)
+        end
+    end
+end
+
 check_no_leaks(label = "callbacks") do
     for i in 1:300
         apply(x -> x + i, i)

@@ -232,22 +232,97 @@ const STACK_HEADROOM: usize = 256 * 1024;
 /// task stack of a language runtime), whose bounds are unknown.
 const FOREIGN_STACK_BUDGET: usize = 1024 * 1024;
 
-#[inline]
+/// The current stack address. Read from the register where possible: taking a local's address
+/// would force the caller to keep a frame (and lose its tail calls).
+#[inline(always)]
 fn stack_pointer() -> usize {
-    let marker = 0u8;
-    std::ptr::addr_of!(marker) as usize
+    #[cfg(target_arch = "x86_64")]
+    {
+        let sp: usize;
+        // SAFETY: reads the stack pointer register; no memory access.
+        unsafe {
+            std::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags))
+        };
+        sp
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let sp: usize;
+        // SAFETY: reads the stack pointer register; no memory access.
+        unsafe {
+            std::arch::asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags))
+        };
+        sp
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        let marker = 0u8;
+        std::ptr::addr_of!(marker) as usize
+    }
+}
+
+/// This thread's `(low, high)` stack addresses, `(0, 0)` when unknown.
+fn thread_stack() -> (usize, usize) {
+    THREAD_STACK.with(|cell| match cell.get() {
+        Some(bounds) => bounds,
+        None => {
+            let bounds = thread_stack_bounds().unwrap_or((0, 0));
+            cell.set(Some(bounds));
+            bounds
+        }
+    })
+}
+
+/// Headroom a foreign callback must find free before it is entered: the host language's own
+/// frames, its error handling and the unwinding back out all run below the last check.
+const CALLBACK_HEADROOM: usize = 512 * 1024;
+
+thread_local! {
+    /// `(low, limit)`: this thread's stack bottom and the lowest address at which a foreign
+    /// callback may still be entered; `None` until computed, `(0, 0)` when the bounds are unknown
+    /// (which disables the check).
+    static CALLBACK_STACK_RANGE: Cell<Option<(usize, usize)>> = const { Cell::new(None) };
+}
+
+/// Is the thread's native stack nearly exhausted? Checked before entering a foreign callback, so
+/// that unbounded re-entry (host -> native -> host -> ...) surfaces as the host's exception
+/// instead of a crash. Calls running on a stack other than the thread's own (a language runtime's
+/// task stack, whose bounds are unknown) are not checked.
+#[inline]
+pub(crate) fn callback_stack_exhausted() -> bool {
+    let (low, limit) = CALLBACK_STACK_RANGE.with(|cell| {
+        cell.get()
+            .unwrap_or_else(|| init_callback_stack_range(cell))
+    });
+    (low..limit).contains(&stack_pointer())
+}
+
+#[cold]
+#[inline(never)]
+fn init_callback_stack_range(cell: &Cell<Option<(usize, usize)>>) -> (usize, usize) {
+    let (low, high) = thread_stack();
+    let range = if low < high {
+        (low, low + CALLBACK_HEADROOM.min((high - low) / 4))
+    } else {
+        (0, 0)
+    };
+    cell.set(Some(range));
+    range
+}
+
+/// The error for a callback refused by [`callback_stack_exhausted`].
+#[cold]
+#[inline(never)]
+pub(crate) fn callback_stack_error() -> Error {
+    Error::new(
+        "RecursionError",
+        "call nesting too deep: the native stack is nearly exhausted",
+    )
 }
 
 impl StackGuard {
     pub(crate) fn new() -> StackGuard {
-        let (low, high) = THREAD_STACK.with(|cell| match cell.get() {
-            Some(bounds) => bounds,
-            None => {
-                let bounds = thread_stack_bounds().unwrap_or((0, 0));
-                cell.set(Some(bounds));
-                bounds
-            }
-        });
+        let (low, high) = thread_stack();
         let here = stack_pointer();
         let lowest = if low < here && here <= high {
             low + STACK_HEADROOM.min((high - low) / 4)
