@@ -1,6 +1,8 @@
 //! The properties of the `type_schema` and `dump` fuzz targets (the schema crate reads both from
 //! libraries and files it does not trust), shared with the corpus replay test
 //! (`schema/tests/fuzz_corpus.rs`).
+// Each fuzz target uses only one of the checks.
+#![allow(dead_code)]
 
 use ffihub_schema::{Reflection, TypeSchema};
 
