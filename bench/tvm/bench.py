@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""One run of the Apache TVM benchmark (bench/tvm/run.sh runs it in both venvs, alternated).
+"""One run of the Apache TVM benchmark (bench/tvm/rows.sh runs it in both venvs, alternated).
 
 Prints `<operation>\t<seconds>` lines: `import tvm` in a fresh interpreter, the first TE compile
 (cold: TVM's lazy initialisation included), the best of several further TE compiles (warm), and

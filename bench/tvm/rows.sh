@@ -4,7 +4,7 @@
 # (bench/tvm/bench.py), the two venvs alternated over several runs (a fresh interpreter each);
 # the table shows the median per runtime. Target: at most 1.0x Apache's time. The machine is
 # shared and noisy: compare the ratios, not the absolute numbers.
-#   bench/tvm/run.sh [runs] [compiles-per-run]
+#   bench/tvm/rows.sh [runs] [compiles-per-run]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
