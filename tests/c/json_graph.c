@@ -342,6 +342,11 @@ static void mode_json(void) {
     printf("\n");
     release(&value);
   }
+  /* A raw C string argument is a string. */
+  TVMFFIAny raw_args[2] = {cstr_any("raw \"C\" string"), none_any()};
+  TVMFFIAny raw_text = must_call("ffi.json.Stringify", raw_args, 2);
+  print_line("raw C string:", &raw_text);
+  release(&raw_text);
   /* Values Stringify refuses. */
   TVMFFIAny dict = must_call("ffi.Dict", NULL, 0);
   TVMFFIAny bad_key_args[2] = {int_any(1), int_any(2)};
