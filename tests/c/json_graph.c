@@ -6,7 +6,8 @@
  *                                            scalars, shared nodes, testing.* objects, BigInt)
  *   json_graph <testing-lib> read <file>    read a graph, print it written again
  *   json_graph <testing-lib> json           ffi.json.Parse / ffi.json.Stringify on documents,
- *                                            valid and invalid: print each outcome
+ *                                            valid and invalid: print each outcome (and the
+ *                                            ffi.BigInt type attributes these globals use)
  *   json_graph <testing-lib> bad            hostile input (truncated, invalid, 100,000 levels
  *                                            deep, cyclic) to ffi.json.Parse and
  *                                            ffi.FromJSONGraph(String): each must raise
@@ -349,7 +350,24 @@ static const char* kDocs[] = {
     "[1]]", "-", "--1", "1.2.3", "1e", ".5", "Inf", "-Inf", "NaNa", "[\n1,\n2\n,]",
 };
 
+/* The type attributes of ffi.BigInt that JSON graphs and recursive comparison use. */
+static void print_bigint_attrs(void) {
+  const char* columns[] = {"__data_to_json__", "__data_from_json__", "__ffi_hash__",
+                           "__ffi_eq__", "__ffi_compare__"};
+  for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); ++i) {
+    TVMFFIByteArray name = {columns[i], strlen(columns[i])};
+    const TVMFFITypeAttrColumn* column = TVMFFIGetTypeAttrColumn(&name);
+    int32_t entry = -1;
+    if (column != NULL && kTVMFFIBigInt >= column->begin_index &&
+        kTVMFFIBigInt - column->begin_index < (int32_t)column->size) {
+      entry = column->data[kTVMFFIBigInt - column->begin_index].type_index;
+    }
+    printf("ffi.BigInt %s: entry of type index %d\n", columns[i], (int)entry);
+  }
+}
+
 static void mode_json(void) {
+  print_bigint_attrs();
   for (size_t i = 0; i < sizeof(kDocs) / sizeof(kDocs[0]); ++i) {
     TVMFFIAny args[1] = {cstr_any(kDocs[i])};
     TVMFFIAny value;
@@ -375,6 +393,11 @@ static void mode_json(void) {
     printf("\n");
     release(&value);
   }
+  /* A raw C string argument is a string. */
+  TVMFFIAny raw_args[2] = {cstr_any("raw \"C\" string"), none_any()};
+  TVMFFIAny raw_text = must_call("ffi.json.Stringify", raw_args, 2);
+  print_line("raw C string:", &raw_text);
+  release(&raw_text);
   /* Values Stringify refuses. */
   TVMFFIAny dict = must_call("ffi.Dict", NULL, 0);
   TVMFFIAny bad_key_args[2] = {int_any(1), int_any(2)};

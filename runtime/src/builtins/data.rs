@@ -31,8 +31,9 @@ pub(super) fn register(globals: &mut Globals) {
                 _ => i32::try_from(call.int(1)?)
                     .map_err(|_| Error::new("OverflowError", "indent does not fit in an int"))?,
             };
-            // SAFETY: the argument is a valid view.
-            let text = unsafe { crate::json::stringify(call.any(0), indent)? };
+            let value = owned(call, 0)?;
+            // SAFETY: an owned value is valid.
+            let text = unsafe { crate::json::stringify(value.as_raw(), indent)? };
             Ok(Any::string(text))
         },
     );
