@@ -16,8 +16,12 @@ pub struct PackageJson {
     pub banner: String,
     /// npm package name, as a JSON string literal.
     pub name: String,
+    /// One line on what the package binds, as a JSON string literal.
+    pub description: String,
     /// The support package's name, as a JSON string literal.
     pub support: String,
+    /// The versions of the support package it works with (a semver range), as a JSON string literal.
+    pub support_range: String,
 }
 
 /// `index.js` (CommonJS).
