@@ -4,7 +4,8 @@
 //! system's temporary folder, then
 //! - a script using the demo package runs with no `FFIHUB_*`, `TVM_FFI_*` or `LD_LIBRARY_PATH`
 //!   variables, on the bundled runtime and library;
-//! - `TVM_FFI_LIB` swaps in Apache's runtime, and a wrong one fails naming it;
+//! - `TVM_FFI_LIB` swaps in Apache's runtime, a wrong one fails naming it, and without the
+//!   bundled runtime the error names every place tried;
 //! - `tsc` (the pinned TypeScript of tests/node) accepts a CommonJS and an ES module consumer under
 //!   a default modern tsconfig (strict, es2022, no extra lib).
 
@@ -159,6 +160,28 @@ fn packed_packages_install_and_run_outside_the_checkout() {
                 missing.display()
             )),
         "a missing TVM_FFI_LIB should fail naming it:\n{stderr}"
+    );
+
+    // Without the bundled runtime (and nothing on the loader's path), the error lists each place.
+    let support_dir = app.join("node_modules/@ffihub/tvm-ffi");
+    std::fs::rename(
+        support_dir.join("libtvm_ffi.so"),
+        tmp.0.join("libtvm_ffi.so"),
+    )
+    .unwrap();
+    let out = node_clean(&app, &["main.js"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let expected = format!(
+        "ffihub: cannot load the TVM-FFI runtime (libtvm_ffi.so) for {addon}: tried TVM_FFI_LIB (unset), \
+         a runtime loaded in the process (none), {bundled} (no such file), the system loader (",
+        addon = support_dir.join("ffihub_node.node").display(),
+        bundled = support_dir.join("libtvm_ffi.so").display(),
+    );
+    assert!(
+        !out.status.success()
+            && stderr.contains(&expected)
+            && stderr.contains("set TVM_FFI_LIB to a libtvm_ffi.so or its folder"),
+        "expected `{expected}` in:\n{stderr}"
     );
 
     std::fs::write(
