@@ -32,13 +32,13 @@ awk '/julia-example/ { armed = 1; next }
 [[ -s "$OUT/example.jl" ]] || { echo "demo-julia.sh: no julia-example block in $doc" >&2; exit 1; }
 
 echo "==> $OUT/example.jl on ffihub's runtime (from $doc)"
-TVM_FFI_LIB="$TARGET/release/libtvm_ffi.so" DEMO_LIB_DIR="$TARGET/debug" \
+TVM_FFI_LIB="$TARGET/release/libtvm_ffi.so" FFIHUB_LIBRARY_PATH="$TARGET/debug" \
     scripts/julia --startup-file=no --project="$OUT/env" "$OUT/example.jl"
 
 if [[ "${1:-}" == "--apache" ]]; then
     scripts/setup-apache.sh >/dev/null
     APACHE="${APACHE_TVM_FFI_DIR:-$ROOT/.deps/apache-tvm-ffi/tvm_ffi}"
     echo "==> $OUT/example.jl on Apache's runtime"
-    TVM_FFI_LIB="$APACHE/lib/libtvm_ffi.so" LD_LIBRARY_PATH="$APACHE/lib" DEMO_LIB_DIR="$TARGET/debug" \
+    TVM_FFI_LIB="$APACHE/lib/libtvm_ffi.so" LD_LIBRARY_PATH="$APACHE/lib" FFIHUB_LIBRARY_PATH="$TARGET/debug" \
         scripts/julia --startup-file=no --project="$OUT/env" "$OUT/example.jl"
 fi

@@ -28,11 +28,11 @@ awk '/node-example/ { armed = 1; next }
 [[ -s "$OUT/example.mjs" ]] || { echo "demo-node.sh: no node-example block in $doc" >&2; exit 1; }
 
 echo "==> $OUT/example.mjs on ffihub's runtime (from $doc)"
-LD_LIBRARY_PATH="$TARGET/release" FFIHUB_LIBRARY_PATH="$TARGET/debug" node "$OUT/example.mjs"
+TVM_FFI_LIB="$TARGET/release" FFIHUB_LIBRARY_PATH="$TARGET/debug" node "$OUT/example.mjs"
 
 if [[ "${1:-}" == "--apache" ]]; then
     scripts/setup-apache.sh >/dev/null
     APACHE="${APACHE_TVM_FFI_DIR:-$ROOT/.deps/apache-tvm-ffi/tvm_ffi}"
     echo "==> $OUT/example.mjs on Apache's runtime"
-    LD_LIBRARY_PATH="$APACHE/lib" FFIHUB_LIBRARY_PATH="$TARGET/debug" node "$OUT/example.mjs"
+    TVM_FFI_LIB="$APACHE/lib" FFIHUB_LIBRARY_PATH="$TARGET/debug" node "$OUT/example.mjs"
 fi

@@ -46,8 +46,8 @@ if [[ "${1:-}" == "--build" ]]; then
     mkdir -p "$OUT/node_modules/@ffihub"
     ln -sfn "$ROOT/bindings/node" "$OUT/node_modules/@ffihub/tvm-ffi"
     cat <<MSG
-Ready. Run the suites by hand on ffihub's runtime (Apache's: LD_LIBRARY_PATH=$APACHE/lib):
-  cd tests/node && LD_LIBRARY_PATH=$TARGET/release FFIHUB_LIBRARY_PATH=$TARGET/debug:$APACHE/lib \\
+Ready. Run the suites by hand on ffihub's runtime (Apache's: TVM_FFI_LIB=$APACHE/lib):
+  cd tests/node && TVM_FFI_LIB=$TARGET/release FFIHUB_LIBRARY_PATH=$TARGET/debug:$APACHE/lib \\
     FFIHUB_NODE_PACKAGES=$OUT node --test --expose-gc
 MSG
 fi

@@ -52,7 +52,7 @@ mkdir -p "$OUT/julia-env"
 printf '[deps]\nTvm = "%s"\nTVMFFI = "%s"\n' "$(uuid "$OUT/all/julia")" "$(uuid "$TVMFFI")" >"$OUT/julia-env/Project.toml"
 printf '[[Tvm]]\ndeps = ["TVMFFI"]\npath = "%s"\nuuid = "%s"\nversion = "0.1.0"\n\n[[TVMFFI]]\ndeps = ["Libdl"]\npath = "%s"\nuuid = "%s"\nversion = "0.1.0"\n\n[[Libdl]]\nuuid = "8f399da3-3557-5675-b5ff-fb832c97cbdb"\n' \
     "$OUT/all/julia" "$(uuid "$OUT/all/julia")" "$TVMFFI" "$(uuid "$TVMFFI")" >"$OUT/julia-env/Manifest.toml"
-export JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$APACHE/libtvm_ffi.so" TVM_LIB_DIR="$TVM" LD_LIBRARY_PATH="$APACHE:$TVM"
+export JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$APACHE/libtvm_ffi.so" FFIHUB_LIBRARY_PATH="$TVM" LD_LIBRARY_PATH="$APACHE:$TVM"
 jl() { scripts/julia --startup-file=no --project="$OUT/julia-env" "$@"; }
 jl -e 'import TVMFFI'  # the support package's own precompilation is not counted
 pre=$(jl -e 't = @elapsed Base.compilecache(Base.PkgId(Base.UUID("'"$(uuid "$OUT/all/julia")"'"), "Tvm")); println(t)' 2>/dev/null | tail -1)

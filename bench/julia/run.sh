@@ -33,7 +33,7 @@ scripts/julia --startup-file=no --project="$OUT/env" -e "using Pkg; Pkg.develop(
 
 run_bench() { # runtime_dir
     TVM_FFI_LIB="$1/libtvm_ffi.so" LD_LIBRARY_PATH="$1" \
-    DEMO_LIB_DIR="$TARGET/release" TESTING_LIB_LIB_DIR="$APACHE/lib" \
+    FFIHUB_LIBRARY_PATH="$TARGET/release:$APACHE/lib" \
         scripts/julia --startup-file=no --project="$OUT/env" bench/julia/bench.jl
 }
 if [[ "${1:-}" == "rows" ]]; then

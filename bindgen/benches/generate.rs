@@ -100,6 +100,7 @@ fn main() {
     let cfg = lang::Config {
         name: "bench".into(),
         allow_unsupported: vec![],
+        ..Default::default()
     };
     let files = match generate(&lib, &backends, &cfg) {
         Ok(files) => files,

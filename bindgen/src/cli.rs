@@ -57,7 +57,8 @@ struct GenerateArgs {
     #[arg(long = "allow-unsupported", value_name = "ITEM")]
     allow_unsupported: Vec<String>,
     /// A YAML file of generation settings: `rename:` maps registered names (functions or type
-    /// keys) to the dotted names to bind them under (the way out of a name collision).
+    /// keys) to the dotted names to bind them under (the way out of a name collision);
+    /// `package:` sets the generated package's `version` and `license`.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
@@ -69,6 +70,9 @@ struct ConfigFile {
     /// Registered name -> dotted name to bind it under.
     #[serde(default)]
     rename: std::collections::BTreeMap<String, String>,
+    /// The generated package's own version and license.
+    #[serde(default)]
+    package: lang::PackageInfo,
 }
 
 fn read_config(path: Option<&std::path::Path>) -> Result<ConfigFile, String> {
@@ -89,6 +93,9 @@ fn read_config(path: Option<&std::path::Path>) -> Result<ConfigFile, String> {
             path.display()
         ));
     }
+    cfg.package
+        .validate()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(cfg)
 }
 
@@ -208,6 +215,7 @@ fn run_generate(args: &GenerateArgs, check: bool) -> Result<ExitCode, String> {
     let opts = ir::Options {
         rename: file.rename,
     };
+    let package = file.package;
     let lib = ir::build_with(&doc, &opts)?;
     if !check {
         eprintln!("ffihub: {report}");
@@ -215,6 +223,7 @@ fn run_generate(args: &GenerateArgs, check: bool) -> Result<ExitCode, String> {
     let cfg = Config {
         name: args.name.clone(),
         allow_unsupported: args.allow_unsupported.clone(),
+        package,
     };
     let files = match generate(&lib, &backends, &cfg) {
         Ok(files) => files,

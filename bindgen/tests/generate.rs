@@ -35,6 +35,7 @@ fn config(allow: &[&str]) -> lang::Config {
     lang::Config {
         name: "kinds".into(),
         allow_unsupported: allow.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
     }
 }
 
@@ -468,4 +469,60 @@ fn cyclic_inheritance_is_refused() {
         stderr.contains("cyclic inheritance: kinds.A -> kinds.A"),
         "{stderr}"
     );
+}
+
+#[test]
+fn config_package_section_sets_version_and_license() {
+    let out = scratch("generate-package-info");
+    let config = out.join("config.yaml");
+    let meta = fixture("testing.yaml");
+    let generate = |config_text: &str| {
+        std::fs::write(&config, config_text).unwrap();
+        ffihub(&[
+            "generate",
+            "--lang",
+            "all",
+            "--metadata",
+            meta.to_str().unwrap(),
+            "--name",
+            "tvm_ffi_testing",
+            "--out",
+            out.join("pkg").to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ])
+    };
+    let ok = generate("package:\n  version: 2.3.4-rc.1\n  license: MIT OR Apache-2.0\n");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let package: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("pkg/node/package.json")).unwrap())
+            .unwrap();
+    assert_eq!(package["version"], "2.3.4-rc.1");
+    assert_eq!(package["license"], "MIT OR Apache-2.0");
+    let project = std::fs::read_to_string(out.join("pkg/julia/Project.toml")).unwrap();
+    assert!(
+        project.contains("\nversion = \"2.3.4-rc.1\"\n"),
+        "{project}"
+    );
+
+    for (bad, message) in [
+        (
+            "package:\n  version: one\n",
+            "package.version `one` is not a version like 1.2.3",
+        ),
+        (
+            "package:\n  license: \"\"\n",
+            "package.license `` is not an SPDX license expression",
+        ),
+        ("package:\n  author: me\n", "unknown field `author`"),
+    ] {
+        let refused = generate(bad);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(message), "{bad}: {stderr}");
+    }
 }

@@ -1,8 +1,10 @@
 //! Links `libtvm_ffi` by name (ADR 0001 and 0004): a `DT_NEEDED libtvm_ffi.so` entry, a link
-//! search path, and no rpath. The search path is `TVM_FFI_LIB_DIR`, or the workspace's
-//! `target/release` (honouring `CARGO_TARGET_DIR`), where `cargo build --release -p
+//! search path, and a `RUNPATH $ORIGIN`. The search path is `TVM_FFI_LIB_DIR`, or the
+//! workspace's `target/release` (honouring `CARGO_TARGET_DIR`), where `cargo build --release -p
 //! ffihub-runtime` puts ffihub's runtime. Which `libtvm_ffi.so` the addon gets is decided when
-//! Node loads it, by `LD_LIBRARY_PATH`; it is the same file on ffihub's and Apache's runtime.
+//! Node loads it (`lib/addon.js`, docs/install.md "Finding libraries"); the RUNPATH is the last
+//! resort after LD_LIBRARY_PATH: the runtime beside the addon (in `target/release`, or in the
+//! packed npm package).
 //!
 //! The Node-API functions (`napi_*`) stay undefined: Node provides them when it loads the addon.
 
@@ -41,6 +43,7 @@ fn main() {
     }
     println!("cargo:rustc-link-search=native={}", lib_dir.display());
     println!("cargo:rustc-link-lib=dylib=tvm_ffi");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--enable-new-dtags,-rpath,$ORIGIN");
 }
 
 /// The cargo target directory: `CARGO_TARGET_DIR` (absolute, or relative to the workspace) or

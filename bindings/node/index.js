@@ -1,6 +1,6 @@
 'use strict';
 // @ffihub/tvm-ffi: TVM-FFI for Node.js, on a native addon (bindings/node/src) that links
-// libtvm_ffi.so (ffihub's runtime or Apache's, chosen by LD_LIBRARY_PATH).
+// libtvm_ffi.so (ffihub's runtime or Apache's: lib/addon.js, docs/install.md).
 //
 // Conversions (see index.d.ts and docs/node.md): null/undefined <-> None, booleans, numbers
 // (safe integers cross as Int, others as Float; int64 results come back as numbers when safe

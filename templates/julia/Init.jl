@@ -25,7 +25,7 @@ const _ffi_constructors = Tuple{String,TVMFFI.FFIFunction}[{% for t in types %}{
 ]
 
 function __init__()
-    TVMFFI.load_package_libraries({{ module_literal }}, _ffi_libraries; env = {{ library_env }},
+    TVMFFI.load_package_libraries({{ module_literal }}, _ffi_libraries;
         dirs = [Base.joinpath(Base.dirname(@__DIR__), "lib")])
     _ffi_check()
     for (key, T, fields, names) in _ffi_object_types

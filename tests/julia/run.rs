@@ -10,13 +10,14 @@
 //!   into `target/ffihub-tests/julia/packages`, and writes a Julia environment next to them
 //!   (`Project.toml` + `Manifest.toml` with `path` entries for both packages and the local
 //!   TVMFFI: no registry, no network). The packages find their libraries through
-//!   `DEMO_LIB_DIR` and `TESTING_LIB_LIB_DIR`.
+//!   `FFIHUB_LIBRARY_PATH`.
 //! - `Pkg.test` of the generated Demo package (its own `test/runtests.jl`), generated into a fresh
-//!   folder outside the checkout and developed into a fresh environment, as a user would.
+//!   folder outside the checkout with its library bundled in `lib/`, and developed into a fresh
+//!   environment, as a user would.
 //!
-//! The runtime is selected with `TVM_FFI_LIB` (the package) and `LD_LIBRARY_PATH` (for libraries
-//! that carry `DT_NEEDED libtvm_ffi.so`, see ADR 0001). All runs are serialized: they
-//! precompile the same Julia packages into the same depot.
+//! The runtime is selected with `TVM_FFI_LIB` alone (docs/install.md): libraries that carry
+//! `DT_NEEDED libtvm_ffi.so` bind to the runtime TVMFFI opened, by its SONAME (ADR 0001). All
+//! runs are serialized: they precompile the same Julia packages into the same depot.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -72,7 +73,8 @@ fn run_julia(
         .arg(format!("--project={}", project.display()))
         .arg(script)
         .env("TVM_FFI_LIB", runtime.lib_dir.join("libtvm_ffi.so"))
-        .env("LD_LIBRARY_PATH", &runtime.lib_dir)
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("FFIHUB_LIBRARY_PATH")
         .env("TVM_FFI_TESTING_LIB", apache_testing_lib())
         .env_remove("TVM_FFI_LIB_DIR")
         .env_remove("TVM_FFI_REPR_WITH_ADDR");
@@ -116,10 +118,8 @@ fn run_suite(runtime: &Runtime) {
 struct Generated {
     /// The environment (Project.toml + Manifest.toml) that has Demo, TestingLib and TVMFFI.
     env: PathBuf,
-    /// The folder of `libffihub_demo.so`.
-    demo_lib_dir: PathBuf,
-    /// The folder of `libtvm_ffi_testing.so`.
-    testing_lib_dir: PathBuf,
+    /// The folders of `libffihub_demo.so` and `libtvm_ffi_testing.so`, as `FFIHUB_LIBRARY_PATH`.
+    library_path: PathBuf,
 }
 
 fn cargo(args: &[&str]) {
@@ -185,8 +185,12 @@ fn generated() -> &'static Generated {
         std::fs::write(env.join("Manifest.toml"), manifest).unwrap();
         Generated {
             env,
-            demo_lib_dir: demo_lib.parent().unwrap().to_path_buf(),
-            testing_lib_dir: apache_testing_lib().parent().unwrap().to_path_buf(),
+            library_path: std::env::join_paths([
+                demo_lib.parent().unwrap(),
+                apache_testing_lib().parent().unwrap(),
+            ])
+            .unwrap()
+            .into(),
         }
     })
 }
@@ -198,15 +202,13 @@ fn run_generated(runtime: &Runtime) {
         runtime,
         &g.env,
         &workspace_root().join("tests/julia/generated/runtests.jl"),
-        &[
-            ("DEMO_LIB_DIR", g.demo_lib_dir.clone()),
-            ("TESTING_LIB_LIB_DIR", g.testing_lib_dir.clone()),
-        ],
+        &[("FFIHUB_LIBRARY_PATH", g.library_path.clone())],
     );
 }
 
 /// `Pkg.test` of the generated Demo package, generated into a fresh folder outside the checkout
-/// and added to a fresh Julia environment with `Pkg.develop` (with TVMFFI): runs the package's
+/// with its library copied into the package's `lib/` (no library variables set), and added to a
+/// fresh Julia environment with `Pkg.develop` (with TVMFFI): runs the package's
 /// own `test/runtests.jl` the way a user would. `Test` resolves through the placeholder registry
 /// that scripts/setup-julia.sh provides.
 fn run_pkg_test(runtime: &Runtime) {
@@ -225,6 +227,12 @@ fn run_pkg_test(runtime: &Runtime) {
         .args(["--name", "demo", "--out"])
         .arg(&demo);
     run_ok(generate);
+    std::fs::create_dir_all(demo.join("lib")).unwrap();
+    std::fs::copy(
+        target.join("debug/libffihub_demo.so"),
+        demo.join("lib/libffihub_demo.so"),
+    )
+    .unwrap();
     let mut cmd = Command::new(julia());
     cmd.current_dir(&folder)
         .args([
@@ -236,9 +244,9 @@ fn run_pkg_test(runtime: &Runtime) {
         ])
         .arg(workspace_root().join("bindings/julia/TVMFFI"))
         .arg(&demo)
-        .env("TVM_FFI_LIB", runtime.lib_dir.join("libtvm_ffi.so"))
-        .env("LD_LIBRARY_PATH", &runtime.lib_dir)
-        .env("DEMO_LIB_DIR", target.join("debug"))
+        .env("TVM_FFI_LIB", &runtime.lib_dir)
+        .env_remove("LD_LIBRARY_PATH")
+        .env_remove("FFIHUB_LIBRARY_PATH")
         .env_remove("TVM_FFI_LIB_DIR");
     let out = run_with_timeout(cmd, SUITE_TIMEOUT);
     let _ = std::fs::remove_dir_all(&folder);
@@ -250,6 +258,34 @@ fn run_pkg_test(runtime: &Runtime) {
         out.status,
         String::from_utf8_lossy(&out.stdout),
         stderr
+    );
+}
+
+/// A runtime that cannot be loaded fails `using TVMFFI` with a message naming the variable, the
+/// file and the loader's reason (docs/install.md, "Errors").
+#[test]
+fn julia_missing_runtime_names_what_was_tried() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let missing = std::env::temp_dir().join("ffihub-no-runtime-here/libtvm_ffi.so");
+    let mut cmd = Command::new(julia());
+    cmd.current_dir(workspace_root())
+        .arg("--startup-file=no")
+        .arg(format!(
+            "--project={}",
+            workspace_root().join("bindings/julia/TVMFFI").display()
+        ))
+        .args(["-e", "using TVMFFI"])
+        .env("TVM_FFI_LIB", &missing)
+        .env_remove("TVM_FFI_LIB_DIR");
+    let out = run_with_timeout(cmd, SUITE_TIMEOUT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let expected = format!(
+        "TVMFFI: cannot load the TVM-FFI runtime {0} given by TVM_FFI_LIB: {0}: cannot open shared object file",
+        missing.display()
+    );
+    assert!(
+        !out.status.success() && stderr.contains(&expected),
+        "expected `{expected}` in:\n{stderr}"
     );
 }
 

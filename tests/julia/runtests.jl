@@ -1,7 +1,7 @@
 # The Julia test suite of the TVMFFI support package: one file per feature, run against whichever
 # runtime the environment selects (see TVMFFI.library_path):
 #
-#     TVM_FFI_LIB=target/release/libtvm_ffi.so LD_LIBRARY_PATH=target/release \
+#     TVM_FFI_LIB=target/release/libtvm_ffi.so \
 #         scripts/julia --project=bindings/julia/TVMFFI tests/julia/runtests.jl
 #     TVM_FFI_LIB=.deps/apache-tvm-ffi/tvm_ffi/lib/libtvm_ffi.so \
 #         scripts/julia --project=bindings/julia/TVMFFI tests/julia/runtests.jl

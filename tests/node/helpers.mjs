@@ -7,7 +7,7 @@
 //   FFIHUB_LIBRARY_PATH   folders searched for libffihub_demo.so and libtvm_ffi_testing.so
 //   FFIHUB_DEMO_LIBRARY   the demo extension's file (module tests)
 //   FFIHUB_RUNTIME        `ffihub` or `apache` (informative)
-//   LD_LIBRARY_PATH       the runtime under test
+//   TVM_FFI_LIB           the runtime under test (its file or folder)
 
 import { createRequire } from 'node:module';
 import path from 'node:path';

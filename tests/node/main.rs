@@ -7,7 +7,10 @@
 //! in tests/node if its `node_modules` is missing (scripts/setup-node.sh does the same ahead of
 //! time), and generates both packages into `target/ffihub-tests/node/packages` with
 //! `ffihub generate --lang node`. Then each runtime gets one `node --test --expose-gc` run with
-//! `LD_LIBRARY_PATH` pointing at it; the TAP summary is parsed and printed.
+//! `TVM_FFI_LIB` pointing at it; the TAP summary is parsed and printed. `install.rs`: the packed
+//! packages installed outside the checkout.
+
+mod install;
 
 use ffihub_tests::{
     apache_root, apache_runtime, ffihub_runtime, target_dir, workspace_root, Runtime,
@@ -146,9 +149,10 @@ fn suites() -> Vec<PathBuf> {
     files
 }
 
+/// One node process tree at a time: the machine is small and the GC stress test is heavy.
+static SERIAL: Mutex<()> = Mutex::new(());
+
 fn run_suites(runtime: &Runtime) {
-    // One node process tree at a time: the machine is small and the GC stress test is heavy.
-    static SERIAL: Mutex<()> = Mutex::new(());
     let setup = setup();
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let apache_lib = apache_runtime().lib_dir;
@@ -158,7 +162,8 @@ fn run_suites(runtime: &Runtime) {
     cmd.args(["--test", "--expose-gc", "--test-reporter=tap"])
         .args(suites())
         .current_dir(workspace_root().join("tests/node"))
-        .env("LD_LIBRARY_PATH", &runtime.lib_dir)
+        .env("TVM_FFI_LIB", &runtime.lib_dir)
+        .env_remove("LD_LIBRARY_PATH")
         .env("FFIHUB_NODE_ADDON", &setup.addon)
         .env("FFIHUB_NODE_PACKAGES", &setup.packages)
         .env("FFIHUB_LIBRARY_PATH", library_path)

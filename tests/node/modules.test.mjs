@@ -2,6 +2,9 @@
 // ffi.loadModule.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { ffi, demoLibrary } from './helpers.mjs';
 
 test('a library module exposes its exported functions', () => {
@@ -37,4 +40,27 @@ test('loading a missing module raises', () => {
 
 test('loading a missing library raises', () => {
   assert.throws(() => ffi.loadLibrary('/no/such/library.so'), /cannot load/);
+});
+
+test("a package's missing library fails naming every place tried, in order", () => {
+  const packageDir = mkdtempSync(path.join(tmpdir(), 'ffihub-package-'));
+  try {
+    const name = 'libffihub_absent.so';
+    const searched = (process.env.FFIHUB_LIBRARY_PATH ?? '').split(path.delimiter).filter(Boolean);
+    const places = [
+      `${path.join(packageDir, 'lib', name)} (no such file)`,
+      ...(searched.length === 0
+        ? ['FFIHUB_LIBRARY_PATH (unset)']
+        : searched.map((dir) => `${path.resolve(dir, name)} (no such file)`)),
+      `the system loader (${name}: cannot open shared object file`,
+    ];
+    assert.throws(
+      () => ffi.loadLibraries(packageDir, [name], 'x', null),
+      (e) =>
+        e.message.startsWith(`ffihub: cannot load ${name}: tried ${places.join(', ')}`) &&
+        e.message.includes('add its folder to FFIHUB_LIBRARY_PATH'),
+    );
+  } finally {
+    rmSync(packageDir, { recursive: true });
+  }
 });

@@ -71,7 +71,7 @@ version = "0.1.0"
 [[Libdl]]
 uuid = "8f399da3-3557-5675-b5ff-fb832c97cbdb"
 TOML
-export JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$APACHE/libtvm_ffi.so" TVM_LIB_DIR="$TVM"
+export JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$APACHE/libtvm_ffi.so" FFIHUB_LIBRARY_PATH="$TVM"
 start=$(date +%s%N)
 "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" -e 'import Tvm'
 echo "precompile + first load of Tvm: $((($(date +%s%N) - start) / 1000000)) ms"

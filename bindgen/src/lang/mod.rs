@@ -27,6 +27,51 @@ pub struct Config {
     pub name: String,
     /// Item paths whose "unsupported" diagnostics do not fail the run (`*` suffix = prefix).
     pub allow_unsupported: Vec<String>,
+    /// The `package:` settings of the `--config` file.
+    pub package: PackageInfo,
+}
+
+/// What a package manifest says about the generated package itself (`package:` in the
+/// `--config` file): Node's `package.json`, Julia's `Project.toml`.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackageInfo {
+    /// The package's version (`MAJOR.MINOR.PATCH`, optionally `-pre`/`+build`); default 0.1.0.
+    pub version: Option<String>,
+    /// An SPDX license expression (npm); default Apache-2.0, the license of the generated glue.
+    pub license: Option<String>,
+}
+
+impl PackageInfo {
+    /// The version to write.
+    pub fn version(&self) -> &str {
+        self.version.as_deref().unwrap_or("0.1.0")
+    }
+
+    /// The license to write.
+    pub fn license(&self) -> &str {
+        self.license.as_deref().unwrap_or("Apache-2.0")
+    }
+
+    /// Why the settings cannot be written into a manifest, if they cannot.
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(v) = &self.version {
+            let core = v.split(['-', '+']).next().unwrap_or_default();
+            let parts: Vec<&str> = core.split('.').collect();
+            let numeric = |p: &&str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+            if parts.len() != 3 || !parts.iter().all(numeric) {
+                return Err(format!("package.version `{v}` is not a version like 1.2.3"));
+            }
+        }
+        if let Some(l) = &self.license {
+            if l.trim().is_empty() || l.contains('"') || l.contains('\\') {
+                return Err(format!(
+                    "package.license `{l}` is not an SPDX license expression"
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// What a backend can express. Items that need something missing are left out, with an

@@ -1,17 +1,28 @@
 'use strict';
-// Finds and loads the native addon (a Rust cdylib, `libffihub_node.so`).
+// Finds the TVM-FFI runtime and loads the native addon (a Rust cdylib that links
+// `libtvm_ffi.so` by name), following docs/install.md "Finding libraries".
 //
-// Search order: $FFIHUB_NODE_ADDON; `ffihub_node.node` next to package.json (a packaged or
-// copied build); the workspace's cargo builds (`$CARGO_TARGET_DIR` or `target/`, release and
-// debug, the newest first). The addon needs `libtvm_ffi.so` on the library path: the folder of
-// ffihub's runtime (`target/release`) or of Apache's (`tvm_ffi/lib` in the wheel).
+// The addon: $FFIHUB_NODE_ADDON; `ffihub_node.node` in this package (what `npm pack` bundles);
+// else, in a checkout, the newest cargo build (`$CARGO_TARGET_DIR` or `target/`, release, debug).
+//
+// The runtime, loaded before the addon so that the addon's `DT_NEEDED libtvm_ffi.so` binds to it:
+//   1. $TVM_FFI_LIB (a file, or a folder holding libtvm_ffi.so), or $TVM_FFI_LIB_DIR (a folder);
+//   2. a runtime already loaded in the process (a host that linked it), used as is;
+//   3. the `libtvm_ffi.so` bundled next to `ffihub_node.node`;
+//   4. the system loader (LD_LIBRARY_PATH, ld.so.cache; a cargo build's RUNPATH $ORIGIN finds
+//      the runtime beside it in target/).
 
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 
 const packageDir = path.resolve(__dirname, '..');
+const RUNTIME = 'libtvm_ffi.so';
+const { RTLD_NOW, RTLD_GLOBAL } = os.constants.dlopen;
+// glibc's value; Node passes dlopen flags through but names only the POSIX ones.
+const RTLD_NODELETE = 0x1000;
 
-function candidates() {
+function addonCandidates() {
   if (process.env.FFIHUB_NODE_ADDON) return [path.resolve(process.env.FFIHUB_NODE_ADDON)];
   const packaged = path.join(packageDir, 'ffihub_node.node');
   if (fs.existsSync(packaged)) return [packaged];
@@ -34,24 +45,108 @@ function candidates() {
   return builds.map((b) => b.file);
 }
 
+/**
+ * dlopen through Node (it has no plain dlopen): a file that is not an addon loads, then fails
+ * with "did not self-register" and is closed again, which RTLD_NODELETE turns into a no-op.
+ * Returns null when the library is loaded, else the loader's message.
+ */
+function dlopen(file, flags) {
+  try {
+    process.dlopen({ exports: {} }, file, flags);
+    return null;
+  } catch (e) {
+    const message = String((e && e.message) || e);
+    return /did not self-register/.test(message) ? null : message;
+  }
+}
+
+/**
+ * The file of a runtime already mapped into the process, or null. (Asking dlopen with
+ * RTLD_NOLOAD instead crashes Node when the runtime is on the search path but not loaded:
+ * glibc then fails without a dlerror message.)
+ */
+function loadedRuntime() {
+  let maps;
+  try {
+    maps = fs.readFileSync('/proc/self/maps', 'utf8');
+  } catch {
+    return null;
+  }
+  for (const line of maps.split('\n')) {
+    const file = line.slice(line.indexOf('/'));
+    if (line.includes('/') && path.basename(file).startsWith(RUNTIME)) return file;
+  }
+  return null;
+}
+
+/** The runtime named by TVM_FFI_LIB or TVM_FFI_LIB_DIR: [variable, file], or null. */
+function runtimeFromEnvironment() {
+  for (const name of ['TVM_FFI_LIB', 'TVM_FFI_LIB_DIR']) {
+    const value = process.env[name];
+    if (!value) continue;
+    const given = path.resolve(value);
+    let file = given;
+    try {
+      if (name === 'TVM_FFI_LIB_DIR' || fs.statSync(given).isDirectory()) file = path.join(given, RUNTIME);
+    } catch {
+      // a missing file: dlopen says so
+    }
+    return [name, file];
+  }
+  return null;
+}
+
+/** Loads the runtime per steps 1-3; returns what was tried, for the error of step 4. */
+function loadRuntime(addon) {
+  const fromEnvironment = runtimeFromEnvironment();
+  if (fromEnvironment) {
+    const [name, file] = fromEnvironment;
+    const error = dlopen(file, RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+    if (error !== null) {
+      throw new Error(
+        `ffihub: cannot load the TVM-FFI runtime ${file} given by ${name}: ${error}. ` +
+          `Point ${name} at a libtvm_ffi.so (or a folder holding one), or unset it to use the bundled runtime.`,
+      );
+    }
+    return [];
+  }
+  const tried = ['TVM_FFI_LIB (unset)'];
+  if (loadedRuntime() !== null) return [];
+  tried.push('a runtime loaded in the process (none)');
+  if (path.basename(addon) === 'ffihub_node.node') {
+    const bundled = path.join(path.dirname(addon), RUNTIME);
+    if (!fs.existsSync(bundled)) {
+      tried.push(`${bundled} (no such file)`);
+    } else {
+      const error = dlopen(bundled, RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
+      if (error === null) return [];
+      tried.push(`${bundled} (${error})`);
+    }
+  }
+  return tried;
+}
+
 function load() {
-  const [file] = candidates();
-  if (!file) {
+  const [addon] = addonCandidates();
+  if (!addon) {
     throw new Error(
-      'ffihub: the Node addon is not built. Build it with `cargo build --release -p ffihub-node` ' +
-        '(after `cargo build --release -p ffihub-runtime`), or set FFIHUB_NODE_ADDON to its path.',
+      'ffihub: the Node addon is not built. Install the packed @ffihub/tvm-ffi (`npm pack` in ' +
+        'bindings/node builds it in), or in a checkout build it with `cargo build --release -p ffihub-runtime ' +
+        '-p ffihub-node`, or set FFIHUB_NODE_ADDON to its path.',
     );
   }
+  const tried = loadRuntime(addon);
   const module = { exports: {} };
   try {
-    process.dlopen(module, file);
+    process.dlopen(module, addon);
   } catch (e) {
-    if (/libtvm_ffi\.so/.test(String(e && e.message))) {
+    const message = String((e && e.message) || e);
+    if (message.includes(RUNTIME)) {
+      tried.push(`the system loader (${message})`);
       throw new Error(
-        `ffihub: cannot load ${file}: libtvm_ffi.so was not found. Put the folder of a TVM-FFI ` +
-          "runtime on LD_LIBRARY_PATH: target/release for ffihub's runtime " +
-          "(`cargo build --release -p ffihub-runtime`), or tvm_ffi/lib of Apache's wheel.\n" +
-          String(e.message),
+        `ffihub: cannot load the TVM-FFI runtime (${RUNTIME}) for ${addon}: tried ${tried.join(', ')}; ` +
+          'set TVM_FFI_LIB to a libtvm_ffi.so or its folder (ffihub\'s: target/release after ' +
+          "`cargo build --release -p ffihub-runtime`; Apache's: tvm_ffi/lib of its wheel), or add its folder to LD_LIBRARY_PATH.",
       );
     }
     throw e;

@@ -24,15 +24,55 @@ function loadLibrary(file) {
   loaded.add(base);
 }
 
-/** Where a library of a generated package is: $FFIHUB_LIBRARY_PATH, the package, else the loader's search. */
-function findLibrary(name, packageDir) {
-  const dirs = (process.env.FFIHUB_LIBRARY_PATH || '').split(path.delimiter).filter(Boolean);
-  if (packageDir) dirs.push(packageDir, path.join(packageDir, 'lib'));
-  for (const dir of dirs) {
-    const candidate = path.resolve(dir, name);
-    if (fs.existsSync(candidate)) return candidate;
+/** The dynamic loader's reason from an error of `native.loadLibrary(file)`. */
+function loaderReason(error, file) {
+  const message = String((error && error.message) || error);
+  const prefix = `cannot load ${file}: `;
+  return message.startsWith(prefix) ? message.slice(prefix.length) : message;
+}
+
+/**
+ * Loads a library of the package at `packageDir` (docs/install.md "Finding libraries"): the
+ * package's own `lib/`, each folder of $FFIHUB_LIBRARY_PATH, then the system loader by bare
+ * name. A file that exists but fails to load is an error at once; when nothing is found, the
+ * error names every place tried.
+ */
+function loadPackageLibrary(name, packageDir, packageName) {
+  if (loaded.has(name)) return;
+  const tried = [];
+  const attempt = (file) => {
+    if (!fs.existsSync(file)) {
+      tried.push(`${file} (no such file)`);
+      return false;
+    }
+    loadLibrary(file);
+    return true;
+  };
+  if (packageDir && attempt(path.join(packageDir, 'lib', name))) return;
+  const searchPath = (process.env.FFIHUB_LIBRARY_PATH || '').split(path.delimiter).filter(Boolean);
+  if (searchPath.length === 0) tried.push('FFIHUB_LIBRARY_PATH (unset)');
+  for (const dir of searchPath) if (attempt(path.resolve(dir, name))) return;
+  try {
+    loadLibrary(name);
+    return;
+  } catch (e) {
+    tried.push(`the system loader (${loaderReason(e, name)})`);
   }
-  return name;
+  const where = packageName ? ` (package ${packageName})` : '';
+  const home = packageDir ? ` (${path.join(packageDir, 'lib')})` : '';
+  throw new Error(
+    `ffihub: cannot load ${name}${where}: tried ${tried.join(', ')}; put the library next to the ` +
+      `package${home}, add its folder to FFIHUB_LIBRARY_PATH, or pass its path to loadLibrary.`,
+  );
+}
+
+/** The `name` of the package.json in `packageDir`, or null. */
+function packageName(packageDir) {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')).name || null;
+  } catch {
+    return null;
+  }
 }
 
 // --- the type spelling of the IR (bindgen/src/ir/types.rs, Type::from_schema + Display) -----
@@ -217,7 +257,8 @@ function lineHash(text) {
  * to `[hash, untyped fields...]`.
  */
 function loadLibraries(packageDir, names, checksum, manifest) {
-  for (const name of names) loadLibrary(findLibrary(name, packageDir));
+  const pkg = packageDir ? packageName(packageDir) : null;
+  for (const name of names) loadPackageLibrary(name, packageDir, pkg);
   if (!manifest || process.env.FFIHUB_SKIP_METADATA_CHECK === '1') return;
   const problems = [];
   for (const [item, entry] of Object.entries(manifest)) {
@@ -241,4 +282,4 @@ function loadLibraries(packageDir, names, checksum, manifest) {
   }
 }
 
-module.exports = { loadLibrary, loadLibraries, findLibrary, functionLine, typeLine, lineHash, spell };
+module.exports = { loadLibrary, loadLibraries, loadPackageLibrary, functionLine, typeLine, lineHash, spell };

@@ -1,8 +1,7 @@
 # Shared helpers of the generated-package suite (tests/julia/generated). Every test file includes
 # this once (through `isdefined(Main, :GenTest)`), so each file also runs on its own:
 #
-#     DEMO_LIB_DIR=target/debug TESTING_LIB_LIB_DIR=.deps/apache-tvm-ffi/tvm_ffi/lib \
-#     TVM_FFI_LIB=target/release/libtvm_ffi.so \
+#     FFIHUB_LIBRARY_PATH=target/debug:.deps/apache-tvm-ffi/tvm_ffi/lib TVM_FFI_LIB=target/release \
 #         scripts/julia --project=target/ffihub-tests/julia/env tests/julia/generated/test_objects.jl
 module GenTest
 

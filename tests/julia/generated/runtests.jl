@@ -3,8 +3,7 @@
 # feature. `cargo test -p ffihub-tests --test julia` generates both packages, writes a Julia
 # environment that has them (target/ffihub-tests/julia/env) and runs this file on both runtimes:
 #
-#     DEMO_LIB_DIR=target/debug TESTING_LIB_LIB_DIR=.deps/apache-tvm-ffi/tvm_ffi/lib \
-#     TVM_FFI_LIB=target/release/libtvm_ffi.so LD_LIBRARY_PATH=target/release \
+#     FFIHUB_LIBRARY_PATH=target/debug:.deps/apache-tvm-ffi/tvm_ffi/lib TVM_FFI_LIB=target/release \
 #         scripts/julia --project=target/ffihub-tests/julia/env tests/julia/generated/runtests.jl
 #
 # Arguments select files (`runtests.jl test_objects.jl`). The last line of the output is

@@ -1,4 +1,4 @@
-# Loading a generated package: libraries opened in `__init__` (found through `<NAME>_LIB_DIR`),
+# Loading a generated package: libraries opened in `__init__` (its `lib/`, `FFIHUB_LIBRARY_PATH`),
 # the load-time check against the live library (and its message when the library changed or is
 # missing), docstrings, exports.
 isdefined(Main, :GenTest) || include(joinpath(@__DIR__, "common.jl"))
@@ -30,8 +30,8 @@ function load_error(name::String, edits::Pair...)
 end
 
 @testset "libraries are opened in __init__" begin
-    lib = joinpath(ENV["DEMO_LIB_DIR"], "libffihub_demo.so")
-    @test isfile(lib)
+    dirs = split(ENV["FFIHUB_LIBRARY_PATH"], ':')
+    @test any(dir -> isfile(joinpath(dir, "libffihub_demo.so")), dirs)
     @test Demo.add_one(1) == 2
     @test TestingLib.add_one(1) == 2
     # The package source opens nothing at top level: only __init__ does.
@@ -59,11 +59,17 @@ end
     @test occursin("4 differences", msg)
 end
 
-@testset "a missing library is reported with the variable that locates it" begin
+@testset "a missing library is reported with every place tried, in order, and what to set" begin
     msg = load_error("MissingDemo", "String[\"libffihub_demo.so\"]" => "String[\"libffihub_missing.so\"]")
-    @test occursin("Demo: cannot find the library libffihub_missing.so", msg)
     @test occursin("during initialization of module MissingDemo", msg)
-    @test occursin("ENV[\"DEMO_LIB_DIR\"]", msg)
+    # load_edited evaluates the package from <tmp>/src/MissingDemo.jl: its lib/ is <tmp>/lib.
+    home = match(r"tried (/\S+)/lib/libffihub_missing.so \(no such file\), ", msg)
+    @test home !== nothing
+    places = [joinpath(dir, "libffihub_missing.so") * " (no such file)" for dir in split(ENV["FFIHUB_LIBRARY_PATH"], ':')]
+    @test occursin("Demo: cannot load libffihub_missing.so: tried $(home[1])/lib/libffihub_missing.so (no such file), " *
+                   join(places, ", ") * ", the system loader (libffihub_missing.so: cannot open shared object file", msg)
+    @test occursin("put the library next to the package ($(home[1])/lib), add its folder to ENV[\"FFIHUB_LIBRARY_PATH\"], " *
+                   "or pass its path to TVMFFI.load_library.", msg)
 end
 
 @testset "the check helper" begin

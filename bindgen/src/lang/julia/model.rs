@@ -30,6 +30,8 @@ pub struct Project {
     pub uuid: String,
     /// UUID of the TVMFFI support package.
     pub tvmffi_uuid: &'static str,
+    /// The package's version.
+    pub version: String,
 }
 
 /// `test/runtests.jl`: a smoke test of the package (`Pkg.test`): it loads, its functions have
@@ -64,8 +66,6 @@ pub struct Package {
     pub checksum: String,
     /// Library file names, as Julia string literals.
     pub libraries: Vec<String>,
-    /// The environment variable naming the libraries' folder, as a Julia string literal.
-    pub library_env: String,
     /// The regenerate command without its `--out` folder, as a Julia string literal.
     pub regenerate: String,
     /// Object types, parents first.
@@ -1013,6 +1013,7 @@ mod tests {
         let cfg = Config {
             name: "t".into(),
             allow_unsupported: Vec::new(),
+            ..Default::default()
         };
         let files = super::super::generate(&lib, &cfg).unwrap();
         let text = &files[std::path::Path::new("src/T.jl")];

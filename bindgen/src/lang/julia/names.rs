@@ -130,12 +130,6 @@ pub fn method_definition(ident: &str, prefix: &str) -> String {
     }
 }
 
-/// The environment variable that names the folder of a package's libraries
-/// (`DEMO_LIB_DIR` for the module `Demo`).
-pub fn library_env(module: &str) -> String {
-    format!("{}_LIB_DIR", case::snake(module).to_uppercase())
-}
-
 /// A Julia `Symbol` literal: `:x`, or `Symbol("end")` when `:name` would not parse.
 pub fn symbol_literal(name: &str) -> String {
     let plain = name
@@ -180,7 +174,6 @@ mod tests {
         assert_eq!(method_definition("sum", ""), "Base.sum");
         assert_eq!(method_definition("norm", ""), "norm");
         assert_eq!(method_definition("norm", "T.a."), "T.a.norm");
-        assert_eq!(library_env("TestingLib"), "TESTING_LIB_LIB_DIR");
         assert_eq!(symbol_literal("x"), ":x");
         assert_eq!(symbol_literal("end"), "Symbol(\"end\")");
         assert_eq!(symbol_literal("a-b"), "Symbol(\"a-b\")");

@@ -16,8 +16,16 @@ pub struct PackageJson {
     pub banner: String,
     /// npm package name, as a JSON string literal.
     pub name: String,
+    /// The package's version, as a JSON string literal.
+    pub version: String,
+    /// One line on what the package binds, as a JSON string literal.
+    pub description: String,
+    /// The package's license (SPDX), as a JSON string literal.
+    pub license: String,
     /// The support package's name, as a JSON string literal.
     pub support: String,
+    /// The versions of the support package it works with (a semver range), as a JSON string literal.
+    pub support_range: String,
 }
 
 /// `index.js` (CommonJS).

@@ -17,8 +17,9 @@ built on.
   [`construct`](@ref)) and [`register_object_type`](@ref) for generated types.
 - Modules: [`load_module`](@ref), [`system_lib`](@ref).
 
-The runtime is chosen when the package is loaded: `ENV["TVM_FFI_LIB"]` (a file) or
-`ENV["TVM_FFI_LIB_DIR"]` (a folder), see [`library_path`](@ref).
+The runtime is chosen when the package is loaded: `ENV["TVM_FFI_LIB"]` (a file or a folder),
+else a runtime already loaded, else the system loader; see [`library_path`](@ref) and the repository's
+docs/install.md ("Finding libraries").
 
 Memory rules: results are owned by their Julia wrappers, which release them in finalizers (or
 `close`); arguments are borrowed for the call and kept alive with `GC.@preserve`; Julia callbacks

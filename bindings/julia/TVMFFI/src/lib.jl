@@ -7,29 +7,28 @@
 
 const _LIBNAME = "libtvm_ffi." * Libdl.dlext
 
-# The workspace's release build, relative to this package (bindings/julia/TVMFFI/src).
+# The workspace's release build, relative to this package (bindings/julia/TVMFFI/src): the
+# runtime "next to the package" when TVMFFI is used from a checkout.
 const _WORKSPACE_LIB = normpath(joinpath(@__DIR__, "..", "..", "..", "..", "target", "release", _LIBNAME))
 
 """
-    library_path() -> String
+    library_path() -> Union{Pair{String,String},Nothing}
 
-The `libtvm_ffi` that `TVMFFI` opens when it is loaded, chosen from the environment at load time:
-
-1. `ENV["TVM_FFI_LIB"]`: the full path of a `libtvm_ffi.so` (ffihub's or Apache's);
-2. `ENV["TVM_FFI_LIB_DIR"]`: a folder holding `libtvm_ffi.so`;
-3. the ffihub workspace build `target/release/libtvm_ffi.so` next to this package, if it exists;
-4. plain `"libtvm_ffi.so"`, found by the dynamic loader's search path.
-
-If a `libtvm_ffi.so` is already loaded in the process (by its SONAME), that one is used instead:
-there is one runtime per process. [`loaded_library`](@ref) tells which file was opened.
+The `libtvm_ffi` named by the environment (docs/install.md, "Finding libraries"), as
+`variable => file`: `ENV["TVM_FFI_LIB"]` (a `libtvm_ffi.so`, or a folder holding one), else
+`ENV["TVM_FFI_LIB_DIR"]` (a folder). `nothing` when neither is set; then `TVMFFI` uses, in order,
+a runtime already loaded in the process, the checkout's `target/release/libtvm_ffi.so` (when this
+package lives in an ffihub checkout), and the system loader (`LD_LIBRARY_PATH`, ld.so.cache).
+[`loaded_library`](@ref) tells which file was opened.
 """
 function library_path()
-    lib = get(ENV, "TVM_FFI_LIB", "")
-    isempty(lib) || return lib
-    dir = get(ENV, "TVM_FFI_LIB_DIR", "")
-    isempty(dir) || return joinpath(dir, _LIBNAME)
-    isfile(_WORKSPACE_LIB) && return _WORKSPACE_LIB
-    return _LIBNAME
+    for var in ("TVM_FFI_LIB", "TVM_FFI_LIB_DIR")
+        value = get(ENV, var, "")
+        isempty(value) && continue
+        file = var == "TVM_FFI_LIB_DIR" || isdir(value) ? joinpath(value, _LIBNAME) : value
+        return var => abspath(file)
+    end
+    return nothing
 end
 
 const _LIB_HANDLE = Ref{Ptr{Cvoid}}(C_NULL)
@@ -71,20 +70,49 @@ for name in _C_FUNCTIONS
     @eval const $(Symbol(:_fp_, name)) = Ref{Ptr{Cvoid}}(C_NULL)
 end
 
+# `Libdl.dlopen`, returning the handle or the loader's reason (the last line of its message).
+function _dlopen(file::AbstractString, flags)
+    try
+        return Libdl.dlopen(file, flags)
+    catch e
+        e isa ErrorException || rethrow()
+        return String(last(split(e.msg, '\n')))
+    end
+end
+
 function _open_library()
-    # One runtime per process: reuse a libtvm_ffi that is already loaded (matched by SONAME).
-    handle = Libdl.dlopen(_LIBNAME, Libdl.RTLD_NOLOAD | Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL; throw_error = false)
-    path = library_path()
-    if handle === nothing
-        handle = Libdl.dlopen(path, Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL; throw_error = false)
-        handle === nothing && error(
-            "TVMFFI: cannot load the TVM-FFI runtime \"$path\". Set ENV[\"TVM_FFI_LIB\"] to the path " *
-            "of a libtvm_ffi.so (ffihub: `cargo build --release -p ffihub-runtime` builds " *
-            "target/release/libtvm_ffi.so) or ENV[\"TVM_FFI_LIB_DIR\"] to its folder.",
-        )
+    flags = Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL
+    given = library_path()
+    handle = nothing
+    if given !== nothing
+        var, file = given
+        handle = _dlopen(file, flags)
+        handle isa String && error("TVMFFI: cannot load the TVM-FFI runtime $file given by $var: $handle. ",
+                                   "Point $var at a libtvm_ffi.so (or a folder holding one), or unset it.")
+    else
+        tried = ["TVM_FFI_LIB (unset)"]
+        # One runtime per process: reuse a libtvm_ffi that is already loaded (matched by SONAME).
+        handle = Libdl.dlopen(_LIBNAME, Libdl.RTLD_NOLOAD | flags; throw_error = false)
+        if handle === nothing
+            push!(tried, "a runtime loaded in the process (none)")
+            for file in (_WORKSPACE_LIB, _LIBNAME)
+                if file == _WORKSPACE_LIB && !isfile(file)
+                    push!(tried, "$file (no such file)")
+                    continue
+                end
+                handle = _dlopen(file, flags)
+                handle isa String || break
+                push!(tried, (file == _LIBNAME ? "the system loader" : file) * " ($handle)")
+            end
+        end
+        handle isa String && error(
+            "TVMFFI: cannot load the TVM-FFI runtime ($_LIBNAME): tried $(join(tried, ", ")); set ",
+            "ENV[\"TVM_FFI_LIB\"] to a libtvm_ffi.so or its folder (ffihub's: target/release after ",
+            "`cargo build --release -p ffihub-runtime`; Apache's: tvm_ffi/lib of its wheel), or add its folder ",
+            "to LD_LIBRARY_PATH.")
     end
     _LIB_HANDLE[] = handle
-    _LIB_PATH[] = abspath(something(Libdl.dlpath(handle), path))
+    _LIB_PATH[] = abspath(something(Libdl.dlpath(handle), _LIBNAME))
     for name in _C_FUNCTIONS
         ptr = Libdl.dlsym(handle, name; throw_error = false)
         ptr === nothing && error("TVMFFI: $(_LIB_PATH[]) does not export $name (not a TVM-FFI 0.1 runtime?)")
@@ -119,44 +147,42 @@ function load_library(path::AbstractString)
 end
 
 """
-    load_package_libraries(package, files; env = "", dirs = String[]) -> Vector{String}
+    load_package_libraries(package, files; dirs = String[]) -> Vector{String}
 
 Open the shared libraries a generated package binds (with [`load_library`](@ref)) and return
-their paths. Each file name in `files` is looked up, in order:
+their paths. Each file name in `files` is looked up (docs/install.md, "Finding libraries"):
 
-1. in the folders listed in `ENV[env]` (separated by `:`), e.g. `ENV["DEMO_LIB_DIR"]`;
-2. in `dirs` (a generated package passes its own `lib/` folder);
-3. among the libraries already loaded in the process (by file name or SONAME);
-4. by the dynamic loader's search (`LD_LIBRARY_PATH`, the system folders).
+1. in `dirs` (a generated package passes its own `lib/` folder);
+2. in each folder of `ENV["FFIHUB_LIBRARY_PATH"]` (separated by `:`), in order;
+3. by the system loader, by bare name (a library already loaded, `LD_LIBRARY_PATH`, ld.so.cache).
 
-Throws an error that lists where it looked and how to point the package at the library.
-Generated packages call it from `__init__`, after `TVMFFI` has opened the runtime.
+A file that exists but fails to open is an error at once. When the library is found nowhere, the
+error names every place tried and why it failed, and what to set. Generated packages call it from
+`__init__`, after `TVMFFI` has opened the runtime.
 """
-function load_package_libraries(package::AbstractString, files; env::AbstractString = "",
-                                 dirs = String[])
+function load_package_libraries(package::AbstractString, files; dirs = String[])
     paths = String[]
     for file in files
-        path = _find_package_library(String(package), String(file), String(env), dirs)
+        path = _find_package_library(String(package), String(file), dirs)
         load_library(path)
         push!(paths, path)
     end
     return paths
 end
 
-function _find_package_library(package::String, file::String, env::String, dirs)
+function _find_package_library(package::String, file::String, dirs)
     tried = String[]
-    folders = isempty(env) ? String[] : split(get(ENV, env, ""), ':'; keepempty = false)
-    for dir in Iterators.flatten((folders, dirs))
-        path = joinpath(dir, file)
-        isfile(path) && return abspath(path)
-        push!(tried, path)
+    search = split(get(ENV, "FFIHUB_LIBRARY_PATH", ""), ':'; keepempty = false)
+    for dir in Iterators.flatten((dirs, search))
+        path = abspath(joinpath(dir, file))
+        isfile(path) && return path
+        push!(tried, "$path (no such file)")
     end
-    handle = Libdl.dlopen(file, Libdl.RTLD_NOLOAD | Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL; throw_error = false)
-    handle === nothing || return something(Libdl.dlpath(handle), file)
-    handle = Libdl.dlopen(file, Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL; throw_error = false)
-    handle === nothing || return something(Libdl.dlpath(handle), file)
-    push!(tried, "$file on the dynamic loader's search path")
-    hint = isempty(env) ? "" : "set ENV[\"$env\"] to the folder that holds it, or "
-    error("$package: cannot find the library $file (looked at: $(join(tried, ", "))). To use it, " *
-          hint * "add its folder to LD_LIBRARY_PATH.")
+    isempty(search) && push!(tried, "FFIHUB_LIBRARY_PATH (unset)")
+    handle = _dlopen(file, Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL)
+    handle isa String || return something(Libdl.dlpath(handle), file)
+    push!(tried, "the system loader ($handle)")
+    home = isempty(dirs) ? "" : " ($(abspath(first(dirs))))"
+    error("$package: cannot load $file: tried $(join(tried, ", ")); put the library next to the package$home, ",
+          "add its folder to ENV[\"FFIHUB_LIBRARY_PATH\"], or pass its path to TVMFFI.load_library.")
 end

@@ -4,8 +4,8 @@
 let
     Str = String
     precompile(Core.kwfunc(load_package_libraries),
-        (NamedTuple{(:env, :dirs),Tuple{Str,Vector{Str}}}, typeof(load_package_libraries), Str, Vector{Str}))
-    precompile(_find_package_library, (Str, Str, Str, Vector{Str}))
+        (NamedTuple{(:dirs,),Tuple{Vector{Str}}}, typeof(load_package_libraries), Str, Vector{Str}))
+    precompile(_find_package_library, (Str, Str, Vector{Str}))
     precompile(load_library, (Str,))
     precompile(Core.kwfunc(check_package),
         (NamedTuple{(:regenerate, :functions, :types),Tuple{Str,Vector{Pair{Str,Str}},Vector{Pair{Str,Vector{Str}}}}},
