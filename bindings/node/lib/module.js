@@ -3,6 +3,7 @@
 // functions (`__tvm_ffi_<name>`) are looked up by name, and the system library.
 
 const { FFIObject, requireGlobal } = require('./object');
+const { AttributeError, FFIError, makeError } = require('./errors');
 
 const lazy = {};
 function global(name) {
@@ -20,11 +21,27 @@ class Module extends FFIObject {
     return global('ffi.ModuleGetFunction')(this, name, queryImports);
   }
 
-  /** The function `name`; throws an AttributeError-like Error when missing. */
+  /** The function `name`; throws an AttributeError when missing. */
   get(name) {
     const f = this.getFunction(name);
-    if (f === null) throw new Error(`the module has no function \`${name}\``);
+    if (f === null) {
+      throw new AttributeError(
+        `the ${this.kind} module has no function \`${name}\` ` +
+          '(a library exports function `f` as the symbol `__tvm_ffi_f`)',
+      );
+    }
     return f;
+  }
+
+  /**
+   * The module's functions by name, for kernel libraries: `loadModule(path).functions.main(a, b, c)`.
+   * Each access looks the function up (`get`); a missing one throws an AttributeError.
+   */
+  get functions() {
+    return new Proxy(Object.create(null), {
+      get: (_, name) => (typeof name === 'string' ? this.get(name) : undefined),
+      has: (_, name) => typeof name === 'string' && this.implementsFunction(name),
+    });
   }
 
   /** Whether the module has the function `name`. */
@@ -48,9 +65,16 @@ class Module extends FFIObject {
   }
 }
 
-/** Loads a module from a shared library (`ffi.ModuleLoadFromFile`). */
+/** Loads a module from a shared library (`ffi.ModuleLoadFromFile`); errors name the path. */
 function loadModule(path) {
-  return global('ffi.ModuleLoadFromFile')(path);
+  try {
+    return global('ffi.ModuleLoadFromFile')(path);
+  } catch (error) {
+    // The runtime's message may not name the file (e.g. an unknown extension).
+    if (!(error instanceof FFIError)) throw error;
+    const message = `cannot load ${JSON.stringify(path)} as a module: ${error.message}`;
+    throw makeError(error.kind, message, error.backtrace);
+  }
 }
 
 /** The system library (functions registered with a prefix by statically linked code). */
