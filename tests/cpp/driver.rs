@@ -24,8 +24,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use ffihub_tests::{
-    apache_runtime, apache_testing_lib, command_on, compile_cxx, ffihub_runtime, scratch_dir,
-    target_dir, workspace_root, Runtime,
+    apache_runtime, apache_testing_lib, command_on, compile_c, compile_cxx, ffihub_runtime,
+    scratch_dir, target_dir, workspace_root, Runtime,
 };
 
 /// How long one test program may run (ASan and a loaded machine included).
@@ -42,6 +42,8 @@ struct Setup {
     includes: Vec<PathBuf>,
     demo_lib: PathBuf,
     testing_lib: PathBuf,
+    /// examples/add_one_c compiled as a kernel library (test_modules.cpp).
+    add_one_c: PathBuf,
 }
 
 /// The newest modification time of the files below `dir`, skipping the generator's other
@@ -246,6 +248,20 @@ fn setup() -> &'static Setup {
             .arg("--out")
             .arg(gen.join("stale"));
         run_ok(cmd);
+        let add_one_c = dir.join("add_one_c.so");
+        let root = workspace_root();
+        compile_c(
+            &[root.join("examples/add_one_c/add_one_c.c")],
+            &root.join("runtime/include"),
+            &add_one_c,
+            // The seeds' verbatim code has an unused variable and parameters.
+            &[
+                "-shared",
+                "-fPIC",
+                "-Wno-unused-variable",
+                "-Wno-unused-parameter",
+            ],
+        );
         Setup {
             includes: ["demo", "testing", "stale"]
                 .iter()
@@ -254,6 +270,7 @@ fn setup() -> &'static Setup {
             dir,
             demo_lib,
             testing_lib,
+            add_one_c,
         }
     })
 }
@@ -340,6 +357,7 @@ fn program_command(program: &Path, runtime: &Runtime, build: Build) -> Command {
     let mut cmd = command_on(runtime, program);
     cmd.env("FFIHUB_DEMO_LIB", &s.demo_lib)
         .env("FFIHUB_TESTING_LIB", &s.testing_lib)
+        .env("FFIHUB_ADD_ONE_C_LIB", &s.add_one_c)
         .env_remove("TVM_FFI_REPR_WITH_ADDR");
     if build == Build::Asan {
         cmd.env(
