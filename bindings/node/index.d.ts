@@ -382,7 +382,7 @@ export declare class Module extends FFIObject {
   importModule(other: Module): void;
 }
 
-/** Loads a module from a shared library (`ffi.ModuleLoadFromFile`); errors name the path. */
+/** Loads a module from a shared library (`ffi.ModuleLoadFromFile`); a relative path is taken from the working folder; errors name the path. */
 export declare function loadModule(path: string): Module;
 /** The system library. */
 export declare function systemLib(prefix?: string): Module;

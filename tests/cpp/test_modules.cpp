@@ -1,4 +1,6 @@
 // Modules: a library's exported functions (`__tvm_ffi_<name>`) through ffi.ModuleLoadFromFile.
+#include <filesystem>
+
 #include "common.hpp"
 #include "demo.hpp"
 
@@ -41,6 +43,12 @@ TEST_CASE(compiled_kernel_by_name) {
   mod["add_one_c"](tx, ty);
   for (int i = 0; i < 4; ++i) CHECK_EQ(y[i], x[i] + 1);  // in place: the kernel saw y's memory
   CHECK_THROWS(ffihub::AttributeError, mod["no_such_kernel"], "no function `no_such_kernel`");
+  // A bare file name is the file in the working folder, not a loader search.
+  const std::string lib = test::env_path("FFIHUB_ADD_ONE_C_LIB");
+  const std::string cwd = std::filesystem::current_path();
+  std::filesystem::current_path(std::filesystem::path(lib).parent_path());
+  CHECK(ffihub::Module::load("add_one_c.so").implements_function("add_one_c"));
+  std::filesystem::current_path(cwd);
   CHECK_THROWS(ffihub::ValueError, mod["add_one_c"](1, ty), "Expects a Tensor");
   CHECK_THROWS(ffihub::Error, ffihub::Module::load("/no/such/kernels.so"), "\"/no/such/kernels.so\"");
   CHECK_THROWS(ffihub::Error, ffihub::Module::load("README.md"), "\"README.md\"");

@@ -36,6 +36,9 @@ end
     @test y == Float32[2, 3, 4, 5]                 # written in place: the call saw y's memory
     @test m.add_one_c isa FFIFunction
     @test propertynames(m) == ()
+    cd(dir) do  # a bare file name is the file in the working folder, not a loader search
+        @test load_module("add_one_c.so").add_one_c isa FFIFunction
+    end
     err = try
         m.no_such_kernel
         nothing

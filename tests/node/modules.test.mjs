@@ -56,6 +56,13 @@ test('compiled kernels: one call loads a library, functions by name', (t) => {
   assert.equal(m.functions.add_one_c(x, y), null);
   assert.deepEqual([...y], [2, 3, 4, 5]); // written in place: the kernel saw y's memory
   assert.ok('add_one_c' in m.functions);
+  const cwd = process.cwd();
+  process.chdir(dir); // a bare file name is the file in the working folder, not a loader search
+  try {
+    assert.ok(ffi.loadModule('add_one_c.so').functions.add_one_c instanceof ffi.Function);
+  } finally {
+    process.chdir(cwd);
+  }
   assert.ok(!('no_such_kernel' in m.functions));
   assert.throws(() => m.functions.no_such_kernel, (e) =>
     e instanceof ffi.AttributeError && /no function `no_such_kernel`/.test(e.message));

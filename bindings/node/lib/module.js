@@ -2,6 +2,8 @@
 // Modules (`ffi.Module`): libraries loaded with `ffi.ModuleLoadFromFile`, whose exported
 // functions (`__tvm_ffi_<name>`) are looked up by name, and the system library.
 
+const fs = require('node:fs');
+const nodePath = require('node:path');
 const { FFIObject, requireGlobal } = require('./object');
 const { AttributeError, FFIError, makeError } = require('./errors');
 
@@ -65,10 +67,16 @@ class Module extends FFIObject {
   }
 }
 
-/** Loads a module from a shared library (`ffi.ModuleLoadFromFile`); errors name the path. */
+/**
+ * Loads a module from a shared library (`ffi.ModuleLoadFromFile`); a relative path is taken from
+ * the working folder; errors name the path.
+ */
 function loadModule(path) {
+  // A file named relative to the working folder is that file (`dlopen` would search the
+  // loader's path for a bare name instead).
+  const file = typeof path === 'string' && fs.existsSync(path) ? nodePath.resolve(path) : path;
   try {
-    return global('ffi.ModuleLoadFromFile')(path);
+    return global('ffi.ModuleLoadFromFile')(file);
   } catch (error) {
     // The runtime's message may not name the file (e.g. an unknown extension).
     if (!(error instanceof FFIError)) throw error;

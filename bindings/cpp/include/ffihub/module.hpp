@@ -2,6 +2,7 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <optional>
 #include <string>
@@ -49,11 +50,15 @@ class Module : public ObjectRef {
   explicit Module(detail::Owned owned) noexcept : ObjectRef(owned) {}
 
   /// Loads a module from a shared library (`ffi.ModuleLoadFromFile`); a kernel library needs
-  /// nothing else: `ffihub::Module::load("vector_add.so")["main"](a, b, c)`. Errors keep the
-  /// runtime's kind and name the path.
+  /// nothing else: `ffihub::Module::load("vector_add.so")["main"](a, b, c)`. A relative path
+  /// is taken from the working folder. Errors keep the runtime's kind and name the path.
   static Module load(const std::string& path) {
+    // A file named relative to the working folder is that file (`dlopen` would search the
+    // loader's path for a bare name instead).
+    const bool bare_file = path.find('/') == std::string::npos && access(path.c_str(), F_OK) == 0;
     try {
-      return detail::builtin<detail::kModuleLoadFromFile>().call<Module>(path);
+      return detail::builtin<detail::kModuleLoadFromFile>().call<Module>(bare_file ? "./" + path
+                                                                                  : path);
     } catch (const Error& e) {
       // The runtime's message may not name the file (e.g. an unknown extension).
       Error(e.kind(), "cannot load \"" + path + "\" as a module: " + e.message()).rethrow_typed();

@@ -18,11 +18,15 @@ end
 Load a shared library as a module (`ffi.ModuleLoadFromFile`). Its exported
 `__tvm_ffi_<name>` functions become `m.<name>` and `m["<name>"]`; the runtime keeps the library
 loaded. A kernel library needs nothing else: `load_module("vector_add.so").main(a, b, c)`.
-Throws an `FFIError` naming the path if it is not a loadable library.
+A relative path is taken from the working folder. Throws an `FFIError` naming the path if it
+is not a loadable library.
 """
 function load_module(path::AbstractString)
+    # A file named relative to the working folder is that file (`dlopen` would search the
+    # loader's path for a bare name instead).
+    file = isfile(path) ? abspath(path) : String(path)
     try
-        return _global_func("ffi.ModuleLoadFromFile")(String(path))::FFIModule
+        return _global_func("ffi.ModuleLoadFromFile")(file)::FFIModule
     catch e
         # The runtime's message may not name the file (e.g. an unknown extension).
         e isa FFIError || rethrow()
