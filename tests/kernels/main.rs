@@ -1,6 +1,6 @@
 //! A kernel compiled by a real compiler, called by name from Julia, Node and C++ on both
 //! runtimes: `build_vector_add.py` compiles a float32 vector add with Apache TVM (`tvm.compile`
-//! + `export_library`, in the Apache-runtime venv of `scripts/setup-tvm.sh`) into a library with
+//! and `export_library`, in the Apache-runtime venv of `scripts/setup-tvm.sh`) into a library with
 //! no metadata; `vector_add.{jl,mjs,cpp}` load it with one call and run its `main` on arrays of
 //! their own language, viewed as DLPack tensors without copying, and check the results. The
 //! library is built once and shared by the six runs.
