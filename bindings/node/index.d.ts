@@ -368,15 +368,21 @@ export declare class Module extends FFIObject {
   readonly kind: string;
   /** The function `name` (also searching imported modules unless `queryImports` is false), or `null`. */
   getFunction(name: string, queryImports?: boolean): Function | null;
-  /** The function `name`; throws if missing. */
+  /** The function `name`; throws an `AttributeError` if missing. */
   get(name: string): Function;
+  /**
+   * The module's functions by name, e.g. a compiled kernel's
+   * `loadModule('vector_add.so').functions.main(a, b, c)`; a missing one throws an
+   * `AttributeError`, and `'name' in m.functions` tells whether it exists.
+   */
+  readonly functions: { readonly [name: string]: Function };
   implementsFunction(name: string, queryImports?: boolean): boolean;
   getFunctionDoc(name: string, queryImports?: boolean): string | null;
   getFunctionMetadata(name: string, queryImports?: boolean): string | null;
   importModule(other: Module): void;
 }
 
-/** Loads a module from a shared library (`ffi.ModuleLoadFromFile`). */
+/** Loads a module from a shared library (`ffi.ModuleLoadFromFile`); a relative path is taken from the working folder; errors name the path. */
 export declare function loadModule(path: string): Module;
 /** The system library. */
 export declare function systemLib(prefix?: string): Module;

@@ -1,4 +1,6 @@
 // Modules: a library's exported functions (`__tvm_ffi_<name>`) through ffi.ModuleLoadFromFile.
+#include <filesystem>
+
 #include "common.hpp"
 #include "demo.hpp"
 
@@ -31,11 +33,36 @@ TEST_CASE(bad_paths) {
   CHECK_THROWS(ffihub::RuntimeError, ffihub::load_library("/no/such/library.so"), "cannot load");
 }
 
+TEST_CASE(compiled_kernel_by_name) {
+  // The seeds' add_one_c, as a code generator emits it: no metadata, no globals.
+  ffihub::Module mod = ffihub::Module::load(test::env_path("FFIHUB_ADD_ONE_C_LIB"));
+  float x[4] = {1, 2, 3, 4};
+  float y[4] = {0, 0, 0, 0};
+  ffihub::Tensor tx = ffihub::Tensor::from_buffer(x, {4});
+  ffihub::Tensor ty = ffihub::Tensor::from_buffer(y, {4});
+  mod["add_one_c"](tx, ty);
+  for (int i = 0; i < 4; ++i) CHECK_EQ(y[i], x[i] + 1);  // in place: the kernel saw y's memory
+  CHECK_THROWS(ffihub::AttributeError, mod["no_such_kernel"], "no function `no_such_kernel`");
+  // A bare file name is the file in the working folder, not a loader search.
+  const std::string lib = test::env_path("FFIHUB_ADD_ONE_C_LIB");
+  const std::string cwd = std::filesystem::current_path();
+  std::filesystem::current_path(std::filesystem::path(lib).parent_path());
+  CHECK(ffihub::Module::load("add_one_c.so").implements_function("add_one_c"));
+  std::filesystem::current_path(cwd);
+  CHECK_THROWS(ffihub::ValueError, mod["add_one_c"](1, ty), "Expects a Tensor");
+  CHECK_THROWS(ffihub::Error, ffihub::Module::load("/no/such/kernels.so"), "\"/no/such/kernels.so\"");
+  CHECK_THROWS(ffihub::Error, ffihub::Module::load("README.md"), "\"README.md\"");
+}
+
 TEST_CASE(no_leaks) {
   CHECK_NO_LEAKS([] {
     ffihub::Module mod = ffihub::Module::load(test::env_path("FFIHUB_DEMO_LIB"));
     mod.call<int64_t>("multiply", 2, 3);
     mod.function_doc("version");
+    float x[2] = {1, 2};
+    float y[2] = {0, 0};
+    ffihub::Module kernels = ffihub::Module::load(test::env_path("FFIHUB_ADD_ONE_C_LIB"));
+    kernels["add_one_c"](ffihub::Tensor::from_buffer(x, {2}), ffihub::Tensor::from_buffer(y, {2}));
   });
 }
 

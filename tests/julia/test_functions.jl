@@ -108,6 +108,17 @@ end
     @test sprint(show, f) == "FFIFunction(<closed>)"
 end
 
+@testset "global docs (ffihub.GetGlobalFuncDoc, ffihub's runtime only)" begin
+    doc = get_global_func("ffihub.GetGlobalFuncDoc"; allow_missing = true)
+    @test (doc === nothing) == !is_ffihub()
+    if doc !== nothing
+        # Apache's testing library: GlobalDef().def("testing.TestIntPairSum", ..., "Get sum of the pair")
+        @test doc("testing.TestIntPairSum") == "Get sum of the pair"
+        @test doc("testing.add_one") == ""
+        @test_throws T.FFIError{:RuntimeError} doc("no.such.global")
+    end
+end
+
 check_no_leaks(label = "functions") do
     add_one = get_global_func("testing.add_one")
     echo = get_global_func("testing.echo")

@@ -22,6 +22,42 @@ const testing_path = testing_lib()
     @test occursin("kind=\"library\"", sprint(show, m))
 end
 
+@testset "compiled kernels: load one library, call functions by name" begin
+    # The seeds' add_one_c, as a code generator emits it: no metadata, no globals.
+    dir = mktempdir()
+    lib = joinpath(dir, "add_one_c.so")
+    inc = joinpath(REPO_ROOT, "runtime", "include")
+    run(`gcc -std=c11 -O2 -shared -fPIC -Wno-unused-variable -Wno-unused-parameter -I$inc
+         $(joinpath(REPO_ROOT, "examples", "add_one_c", "add_one_c.c")) -o $lib`)
+    m = load_module(lib)
+    x = Float32[1, 2, 3, 4]
+    y = zeros(Float32, 4)
+    @test m.add_one_c(x, y) === nothing
+    @test y == Float32[2, 3, 4, 5]                 # written in place: the call saw y's memory
+    @test m.add_one_c isa FFIFunction
+    @test propertynames(m) == ()
+    cd(dir) do  # a bare file name is the file in the working folder, not a loader search
+        @test load_module("add_one_c.so").add_one_c isa FFIFunction
+    end
+    err = try
+        m.no_such_kernel
+        nothing
+    catch e
+        e
+    end
+    @test err isa ArgumentError && occursin("no function `no_such_kernel`", err.msg)
+    @test_throws T.FFIError{:ValueError} m.add_one_c(1, y)  # the kernel's own error
+    for bad in (joinpath(dir, "missing.so"), joinpath(REPO_ROOT, "README.md"))
+        err = try
+            load_module(bad)
+            nothing
+        catch e
+            e
+        end
+        @test err isa T.FFIError && occursin(basename(bad), err.message)
+    end
+end
+
 @testset "Apache's testing library as a module" begin
     m = load_module(testing_path)
     @test T.module_kind(m) == "library"

@@ -2,10 +2,11 @@
 // ffi.loadModule.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import fs, { mkdtempSync, rmSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ffi, demoLibrary } from './helpers.mjs';
+import { ffi, demoLibrary, root } from './helpers.mjs';
 
 test('a library module exposes its exported functions', () => {
   const mod = ffi.loadModule(demoLibrary);
@@ -62,5 +63,35 @@ test("a package's missing library fails naming every place tried, in order", () 
     );
   } finally {
     rmSync(packageDir, { recursive: true });
+  }
+});
+
+test('compiled kernels: one call loads a library, functions by name', (t) => {
+  // The seeds' add_one_c, as a code generator emits it: no metadata, no globals.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ffihub-node-kernel-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const lib = path.join(dir, 'add_one_c.so');
+  execFileSync('gcc', ['-std=c11', '-O2', '-shared', '-fPIC', '-Wno-unused-variable', '-Wno-unused-parameter',
+    '-I', path.join(root, 'runtime/include'), path.join(root, 'examples/add_one_c/add_one_c.c'), '-o', lib]);
+  const m = ffi.loadModule(lib);
+  const x = new Float32Array([1, 2, 3, 4]);
+  const y = new Float32Array(4);
+  assert.equal(m.functions.add_one_c(x, y), null);
+  assert.deepEqual([...y], [2, 3, 4, 5]); // written in place: the kernel saw y's memory
+  assert.ok('add_one_c' in m.functions);
+  const cwd = process.cwd();
+  process.chdir(dir); // a bare file name is the file in the working folder, not a loader search
+  try {
+    assert.ok(ffi.loadModule('add_one_c.so').functions.add_one_c instanceof ffi.Function);
+  } finally {
+    process.chdir(cwd);
+  }
+  assert.ok(!('no_such_kernel' in m.functions));
+  assert.throws(() => m.functions.no_such_kernel, (e) =>
+    e instanceof ffi.AttributeError && /no function `no_such_kernel`/.test(e.message));
+  assert.throws(() => m.functions.add_one_c(1, y), ffi.ValueError); // the kernel's own error
+  for (const bad of [path.join(dir, 'missing.so'), path.join(root, 'README.md')]) {
+    assert.throws(() => ffi.loadModule(bad), (e) =>
+      e instanceof ffi.FFIError && e.message.includes(JSON.stringify(bad)));
   }
 });

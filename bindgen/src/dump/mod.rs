@@ -221,6 +221,9 @@ fn function_signature(schema: Option<TypeSchema>, meta: &mut Metadata) -> Option
 struct Reader<'rt> {
     rt: &'rt Runtime,
     metadata_fn: runtime::Obj<'rt>,
+    /// `ffihub.GetGlobalFuncDoc`: a global's `TVMFFIMethodInfo::doc`, which ffihub's runtime
+    /// returns and Apache's keeps to itself.
+    doc_fn: Option<runtime::Obj<'rt>>,
 }
 
 impl<'rt> Reader<'rt> {
@@ -228,7 +231,28 @@ impl<'rt> Reader<'rt> {
         Ok(Reader {
             rt,
             metadata_fn: rt.require_global("ffi.GetGlobalFuncMetadata")?,
+            doc_fn: rt.global("ffihub.GetGlobalFuncDoc")?,
         })
+    }
+
+    /// A global's doc: the metadata's `doc` entry (the Rust macros put the doc comment there;
+    /// C++ authors can with `refl::Metadata({{"doc", ...}})`), else the doc the runtime
+    /// returns. Apache's runtime keeps the doc of `GlobalDef().def(name, f, doc)` to itself.
+    fn function_doc(&self, name: &str, metadata: &mut Metadata) -> Result<String, DumpError> {
+        if let Some(serde_json::Value::String(doc)) = metadata.get("doc") {
+            let doc = doc.clone();
+            metadata.remove("doc");
+            return Ok(doc);
+        }
+        let Some(doc_fn) = &self.doc_fn else {
+            return Ok(String::new());
+        };
+        let what = format!("ffihub.GetGlobalFuncDoc({name})");
+        match self.rt.call(doc_fn, &[Arg::Str(name)], &what)? {
+            Value::Str(s) => Ok(s),
+            Value::None => Ok(String::new()),
+            _ => Err(DumpError::Call(format!("{what} did not return a string"))),
+        }
     }
 
     fn function(&self, name: &str) -> Result<Function, DumpError> {
@@ -240,9 +264,10 @@ impl<'rt> Reader<'rt> {
         };
         let (schema, mut metadata) = split_metadata(&text);
         let signature = function_signature(schema, &mut metadata);
+        let doc = self.function_doc(name, &mut metadata)?;
         Ok(Function {
             name: name.to_string(),
-            doc: String::new(),
+            doc,
             signature,
             metadata,
         })

@@ -400,6 +400,7 @@ const EXPORTS: &[(
 ];
 
 fn register(env: Env, exports: napi_value) -> Result<napi_value> {
+    library::share_runtime_symbols();
     let data = EnvData::install(env)?;
     let data_ptr = data as *const EnvData as *mut std::ffi::c_void;
     for (name, cb) in EXPORTS {

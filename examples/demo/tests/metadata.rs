@@ -290,16 +290,19 @@ both_runtimes! {
             );
         }
         // Apache writes exactly `{"type_schema":"..."}`; ours adds argument names (and
-        // defaults) as extra keys of the same flat object.
+        // defaults) and the doc comment as extra keys of the same flat object.
         assert_eq!(
             global_metadata("testing.add_one"),
             r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],\"params\":[{\"type\":\"int\"}]}}"}"#
         );
         assert_eq!(
             global_metadata("demo.add_one"),
-            r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],\"params\":[{\"type\":\"int\"}]}}","arg_names":"[\"x\"]"}"#
+            r#"{"type_schema":"{\"type\":\"ffi.Function\",\"named_args\":{\"return\":[{\"type\":\"int\"}],\"params\":[{\"type\":\"int\"}]}}","arg_names":"[\"x\"]","doc":"Returns `x + 1`."}"#
         );
-        assert_eq!(global_metadata("demo.packed_sum"), r#"{"type_schema":"{\"type\":\"ffi.Function\"}"}"#);
+        assert_eq!(
+            global_metadata("demo.packed_sum"),
+            r#"{"type_schema":"{\"type\":\"ffi.Function\"}","doc":"The sum of all arguments: an int if they are all ints (or bools), a float if any is a float;\n`TypeError` for other kinds of arguments. No arguments give `0`."}"#
+        );
     }
 
     fn types_are_recorded_like_apache_object_defs(runtime) {

@@ -60,17 +60,21 @@ pub(super) fn register(globals: &mut Globals) {
         STRING,
         vec![STRING],
         |call| {
-            let name = call.string(0)?;
-            let entry = crate::registry::get(name).ok_or_else(|| {
-                Error::new(
-                    "RuntimeError",
-                    format!(
-                        "Global Function is not found: {}",
-                        String::from_utf8_lossy(name)
-                    ),
-                )
-            })?;
+            let entry = registered(call.string(0)?)?;
             Ok(Any::string(&entry.metadata))
+        },
+    );
+    // Apache's runtime keeps a global's doc (`TVMFFIMethodInfo::doc`, e.g. from
+    // `GlobalDef().def(name, f, doc)`) in its table but exposes it nowhere; ffihub's returns it
+    // here, for `ffihub dump`.
+    def_typed(
+        globals,
+        "ffihub.GetGlobalFuncDoc",
+        STRING,
+        vec![STRING],
+        |call| {
+            let entry = registered(call.string(0)?)?;
+            Ok(Any::string(&entry.doc))
         },
     );
     def_typed(
@@ -104,4 +108,17 @@ pub(super) fn register(globals: &mut Globals) {
             )))
         },
     );
+}
+
+/// The registry entry of global `name`, or Apache's error for a missing one.
+fn registered(name: &[u8]) -> Result<std::sync::Arc<crate::registry::GlobalEntry>, Error> {
+    crate::registry::get(name).ok_or_else(|| {
+        Error::new(
+            "RuntimeError",
+            format!(
+                "Global Function is not found: {}",
+                String::from_utf8_lossy(name)
+            ),
+        )
+    })
 }

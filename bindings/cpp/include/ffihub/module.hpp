@@ -2,6 +2,7 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <optional>
 #include <string>
@@ -41,15 +42,27 @@ inline constexpr char kSystemLib[] = "ffi.SystemLib";
  *
  *     auto mod = ffihub::Module::load("libffihub_demo.so");
  *     double y = mod.call<double>("multiply", 3.0, 4.0);
+ *     mod["add_one"](x, y);  // packed: any arguments, an ffihub::Any result
  */
 class Module : public ObjectRef {
  public:
   static constexpr const char* type_key = "ffi.Module";
   explicit Module(detail::Owned owned) noexcept : ObjectRef(owned) {}
 
-  /// Loads a module from a shared library (`ffi.ModuleLoadFromFile`).
+  /// Loads a module from a shared library (`ffi.ModuleLoadFromFile`); a kernel library needs
+  /// nothing else: `ffihub::Module::load("vector_add.so")["main"](a, b, c)`. A relative path
+  /// is taken from the working folder. Errors keep the runtime's kind and name the path.
   static Module load(const std::string& path) {
-    return detail::builtin<detail::kModuleLoadFromFile>().call<Module>(path);
+    // A file named relative to the working folder is that file (`dlopen` would search the
+    // loader's path for a bare name instead).
+    const bool bare_file = path.find('/') == std::string::npos && access(path.c_str(), F_OK) == 0;
+    try {
+      return detail::builtin<detail::kModuleLoadFromFile>().call<Module>(bare_file ? "./" + path
+                                                                                  : path);
+    } catch (const Error& e) {
+      // The runtime's message may not name the file (e.g. an unknown extension).
+      Error(e.kind(), "cannot load \"" + path + "\" as a module: " + e.message()).rethrow_typed();
+    }
   }
   /// The system library (functions registered with `TVMFFIEnvModRegisterSystemLibSymbol`).
   static Module system_lib(const std::string& prefix = std::string()) {
@@ -66,7 +79,10 @@ class Module : public ObjectRef {
   /// The function `name`; throws ffihub::AttributeError if the module has none.
   Function operator[](const std::string& name) const {
     std::optional<Function> f = get_function(name, true);
-    if (!f) throw AttributeError("module has no function " + name);
+    if (!f) {
+      throw AttributeError("the " + kind() + " module has no function `" + name +
+                           "` (a library exports function `f` as the symbol `__tvm_ffi_f`)");
+    }
     return std::move(*f);
   }
   bool implements_function(const std::string& name, bool query_imports = true) const {

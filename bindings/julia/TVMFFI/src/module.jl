@@ -16,9 +16,23 @@ end
     load_module(path) -> FFIModule
 
 Load a shared library as a module (`ffi.ModuleLoadFromFile`). Its exported
-`__tvm_ffi_<name>` functions become `m["<name>"]`; the runtime keeps the library loaded.
+`__tvm_ffi_<name>` functions become `m.<name>` and `m["<name>"]`; the runtime keeps the library
+loaded. A kernel library needs nothing else: `load_module("vector_add.so").main(a, b, c)`.
+A relative path is taken from the working folder. Throws an `FFIError` naming the path if it
+is not a loadable library.
 """
-load_module(path::AbstractString) = _global_func("ffi.ModuleLoadFromFile")(String(path))::FFIModule
+function load_module(path::AbstractString)
+    # A file named relative to the working folder is that file (`dlopen` would search the
+    # loader's path for a bare name instead).
+    file = isfile(path) ? abspath(path) : String(path)
+    try
+        return _global_func("ffi.ModuleLoadFromFile")(file)::FFIModule
+    catch e
+        # The runtime's message may not name the file (e.g. an unknown extension).
+        e isa FFIError || rethrow()
+        throw(FFIError(e.kind, "cannot load $(repr(String(path))) as a module: $(e.message)", e.backtrace))
+    end
+end
 
 """
     system_lib(prefix = "") -> FFIModule
@@ -47,6 +61,32 @@ function Base.getindex(m::FFIModule, name::AbstractString)
     f === nothing && throw(Base.KeyError(String(name)))
     return f::FFIFunction
 end
+
+"""
+    getproperty(m::FFIModule, name::Symbol) -> FFIFunction
+
+The function `name` of the module, so that a compiled kernel library reads like a namespace:
+
+    m = TVMFFI.load_module("vector_add.so")
+    m.main(a, b, c)
+
+Throws an `ArgumentError` naming the function if the module has none (`m["name"]` throws a
+`KeyError` instead, and [`get_function`](@ref) returns `nothing`).
+"""
+function Base.getproperty(m::FFIModule, name::Symbol)
+    f = get_function(m, String(name); query_imports = true)
+    f === nothing && throw(ArgumentError("the $(module_kind(m)) module has no function `$name` " *
+                                         "(a library exports function `f` as the symbol `__tvm_ffi_f`)"))
+    return f::FFIFunction
+end
+
+"""
+    propertynames(m::FFIModule)
+
+Empty: a module looks its functions up by name and cannot list them (a library's exports are
+the `__tvm_ffi_<name>` symbols of its dynamic symbol table; `ffihub dump --lib` lists them).
+"""
+Base.propertynames(::FFIModule, private::Bool = false) = ()
 
 """
     implements_function(m::FFIModule, name; query_imports = false) -> Bool

@@ -275,6 +275,23 @@ impl FnSig {
     /// typed functions with parameters and `arg_defaults` (a JSON object) when some have
     /// defaults. The extra keys are ffihub's; Apache's readers ignore them.
     pub fn metadata(&self) -> StdString {
+        metadata_json(&self.schema(), &self.metadata_entries())
+    }
+
+    /// The metadata JSON of a global function: [`metadata`](Self::metadata) plus the doc
+    /// comment under `doc`. Runtimes keep a global's `TVMFFIMethodInfo::doc` but none returns
+    /// it (Apache's keeps it in a private table), while every one returns the metadata
+    /// (`ffi.GetGlobalFuncMetadata`), where `ffihub dump` reads the doc.
+    pub fn global_metadata(&self) -> StdString {
+        let mut entries = self.metadata_entries();
+        if !self.doc.is_empty() {
+            entries.push(("doc", self.doc.to_owned()));
+        }
+        metadata_json(&self.schema(), &entries)
+    }
+
+    /// The metadata entries after `type_schema`: `arg_names` and `arg_defaults`.
+    fn metadata_entries(&self) -> Vec<(&'static str, StdString)> {
         let mut extra = Vec::new();
         if let Some(params) = self.params.as_ref().filter(|p| !p.is_empty()) {
             let mut names = StdString::from("[");
@@ -300,7 +317,7 @@ impl FnSig {
                 extra.push(("arg_defaults", defaults));
             }
         }
-        metadata_json(&self.schema(), &extra)
+        extra
     }
 
     /// The registered name.
@@ -373,7 +390,7 @@ pub fn function_from_safe_call(call: SafeCall) -> Result<Function> {
 pub fn register_global(sig: &FnSig, call: SafeCall) {
     let result = (|| {
         let function = function_from_safe_call(call)?.into_any()?;
-        let metadata = sig.metadata();
+        let metadata = sig.global_metadata();
         let info = TVMFFIMethodInfo {
             name: sys::byte_array(sig.name.as_bytes()),
             doc: sys::byte_array(sig.doc.as_bytes()),
