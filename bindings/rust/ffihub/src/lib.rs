@@ -32,6 +32,8 @@ mod dtype;
 mod error;
 mod function;
 mod module;
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
+mod nodelete;
 mod object;
 pub mod reflection;
 mod schema;
