@@ -43,9 +43,21 @@ fn outside(program: impl AsRef<std::ffi::OsStr>, dir: &Path) -> Command {
     cmd
 }
 
-/// A fresh folder outside the checkout.
+/// A fresh folder outside the checkout, `ffihub-install-<name>-<pid>` in the temporary folder.
+/// Folders of earlier runs that are over are removed first (a failed test leaves its folder for
+/// inspection, and the shared install prefix has no last user to remove it).
 fn fresh_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ffihub-install-{name}-{}", std::process::id()));
+    let stem = format!("ffihub-install-{name}-");
+    if let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) {
+        for entry in entries.flatten() {
+            let file_name = entry.file_name();
+            let pid = file_name.to_str().and_then(|n| n.strip_prefix(&stem));
+            if pid.is_some_and(|pid| !Path::new("/proc").join(pid).exists()) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
+    let dir = std::env::temp_dir().join(format!("{stem}{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     dir
