@@ -281,6 +281,23 @@ fn cmake_find_package_generates_and_runs_the_demo_example() {
          target_compile_options(example PRIVATE -Wall -Wextra -Werror)\n\
          target_link_libraries(example PRIVATE demo_bindings)\n",
     );
+    // `load` has no rpath to the demo: FFIHUB_LIBRARY_PATH finds it, or the error lists the tries.
+    write(
+        &project.join("load.cpp"),
+        "#include <ffihub/ffihub.hpp>\n#include <iostream>\n\
+         int main(int, char** argv) {\n\
+           try { ffihub::load_library(argv[1]); std::cout << \"loaded\\n\"; }\n\
+           catch (const ffihub::RuntimeError& e) { std::cout << e.message() << \"\\n\"; }\n\
+         }\n",
+    );
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(project.join("CMakeLists.txt"))
+        .and_then(|mut f| {
+            use std::io::Write;
+            f.write_all(b"add_executable(load load.cpp)\ntarget_link_libraries(load PRIVATE ffihub::ffihub)\n")
+        })
+        .unwrap();
     let demo = target_dir().join("debug/libffihub_demo.so");
     let out = cmake_build_and_run(&project, &[("DEMO_LIB", &demo)], "example");
     assert!(
@@ -288,6 +305,28 @@ fn cmake_find_package_generates_and_runs_the_demo_example() {
             && out.ends_with("2 3 4\nValueError: cannot take the square root of -1\n"),
         "unexpected output of the example:\n{out}"
     );
+    let load = |search: &Path| {
+        let mut cmd = outside(project.join("build/load"), &project);
+        cmd.arg("libffihub_demo.so")
+            .env("FFIHUB_LIBRARY_PATH", search);
+        stdout(&run_ok(cmd))
+    };
+    assert_eq!(load(demo.parent().unwrap()), "loaded\n");
+    let nowhere = project.join("nowhere");
+    let message = load(&nowhere);
+    for expected in [
+        format!(
+            "cannot load libffihub_demo.so: tried {}/libffihub_demo.so (no such file)",
+            nowhere.display()
+        ),
+        "the system loader (libffihub_demo.so: cannot open shared object file".to_string(),
+        "add the library's folder to FFIHUB_LIBRARY_PATH".to_string(),
+    ] {
+        assert!(
+            message.contains(&expected),
+            "the error does not mention {expected:?}:\n{message}"
+        );
+    }
 
     // pkg-config: a C program against tvm_ffi.pc runs with no library path.
     let c = project.join("version.c");
