@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes sure the system tools the tests need are present: gcc/g++ (C conformance programs) and
-# valgrind (memory checks). Installs missing ones with apt-get when running as root; otherwise
+# Makes sure the system tools the tests need are present: gcc/g++ (C conformance programs),
+# valgrind (memory checks), cmake and pkg-config (the install tests, tests/install). Installs missing ones with apt-get when running as root; otherwise
 # says what to install.
 set -euo pipefail
 
@@ -8,12 +8,14 @@ missing=()
 command -v gcc >/dev/null || missing+=(gcc)
 command -v g++ >/dev/null || missing+=(g++)
 command -v valgrind >/dev/null || missing+=(valgrind)
+command -v cmake >/dev/null || missing+=(cmake)
+command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v python3 >/dev/null || missing+=(python3)
 # venvs for Apache's Python test suite (scripts/setup-pysuite.sh)
 python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-    echo "system tools present: gcc g++ valgrind python3 python3-venv"
+    echo "system tools present: gcc g++ valgrind cmake pkg-config python3 python3-venv"
     exit 0
 fi
 if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null; then

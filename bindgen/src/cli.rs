@@ -1,6 +1,6 @@
 //! The command line: `ffihub dump | generate | check | ir`.
 
-use crate::dump::{dump, find_runtime, DumpOptions};
+use crate::dump::{dump, DumpOptions};
 use crate::filemap;
 use crate::lang::{self, Backend, Config};
 use crate::{generate, ir};
@@ -106,8 +106,8 @@ struct LoadArgs {
     /// runtime's own file dumps the runtime's built-ins.
     #[arg(long = "lib", value_name = "PATH")]
     libs: Vec<PathBuf>,
-    /// The libtvm_ffi.so to load. Default: $TVM_FFI_LIB_DIR/libtvm_ffi.so, else the one next to
-    /// the ffihub executable, else the dynamic loader's search.
+    /// The libtvm_ffi.so to load. Default: $TVM_FFI_LIB (a file or folder) or $TVM_FFI_LIB_DIR,
+    /// else the one next to the ffihub executable or in its ../lib, else the system loader.
     #[arg(long, value_name = "PATH")]
     runtime: Option<PathBuf>,
     /// Keep only functions and types whose name starts with this prefix (e.g. `demo.`).
@@ -311,10 +311,7 @@ fn load(source: &SourceArgs) -> Result<Reflection, String> {
 
 /// Loads the libraries into a runtime and dumps them.
 fn load_libs(load: &LoadArgs) -> Result<Reflection, String> {
-    let runtime = load.runtime.clone().unwrap_or_else(find_runtime);
-    let mut opts = load.options();
-    opts.runtime = Some(runtime);
-    dump(&opts).map_err(|e| one_line(&e.to_string()))
+    dump(&load.options()).map_err(|e| one_line(&e.to_string()))
 }
 
 fn one_line(s: &str) -> String {

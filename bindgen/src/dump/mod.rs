@@ -5,6 +5,7 @@
 //! snapshotted before and after loading. A library that is the runtime itself contributes
 //! everything the runtime registers on its own. See docs/adr/0003-generator-metadata.md.
 
+mod locate;
 mod runtime;
 
 use ffihub_abi::abi::{TVMFFIAny, TVMFFIFieldInfo, TVMFFIMethodInfo, TVMFFITypeInfo};
@@ -21,7 +22,7 @@ use std::path::{Path, PathBuf};
 /// What to dump.
 #[derive(Clone, Debug, Default)]
 pub struct DumpOptions {
-    /// The runtime to load; `None` searches (see [`find_runtime`]).
+    /// The runtime to load; `None` searches (see [`locate::open_runtime`]).
     pub runtime: Option<PathBuf>,
     /// The libraries to load, in order.
     pub libs: Vec<PathBuf>,
@@ -74,29 +75,12 @@ const TYPE_ATTRS: &[&str] = &[
     "__s_visit__",
 ];
 
-/// The runtime `dump` uses when `--runtime` is not given: `$TVM_FFI_LIB_DIR/libtvm_ffi.so`,
-/// else `libtvm_ffi.so` next to the `ffihub` executable, else the loader's default search.
-pub fn find_runtime() -> PathBuf {
-    if let Some(dir) = std::env::var_os("TVM_FFI_LIB_DIR") {
-        return PathBuf::from(dir).join("libtvm_ffi.so");
-    }
-    if let Some(beside) = std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|d| d.join("libtvm_ffi.so")))
-        .filter(|p| p.is_file())
-    {
-        return beside;
-    }
-    PathBuf::from("libtvm_ffi.so")
-}
-
 /// Loads the runtime and the libraries, and returns the libraries' reflection (sealed).
 ///
 /// A process can hold one runtime only, so this runs once per process.
 pub fn dump(opts: &DumpOptions) -> Result<Reflection, DumpError> {
-    let runtime_path = opts.runtime.clone().unwrap_or_else(find_runtime);
-    let rt = Runtime::open(&runtime_path)?;
-    let canonical_runtime = std::fs::canonicalize(&runtime_path).ok();
+    let rt = locate::open_runtime(opts.runtime.as_deref())?;
+    let canonical_runtime = std::fs::canonicalize(&rt.path).ok();
     let includes_runtime = opts
         .libs
         .iter()

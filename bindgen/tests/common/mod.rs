@@ -67,6 +67,7 @@ pub fn apache_root() -> PathBuf {
 pub fn ffihub(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_ffihub"))
         .args(args)
+        .env_remove("TVM_FFI_LIB")
         .env_remove("TVM_FFI_LIB_DIR")
         .output()
         .expect("run ffihub")

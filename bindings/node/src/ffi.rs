@@ -1,70 +1,19 @@
-//! The C functions of `libtvm_ffi` (TVM-FFI C ABI 0.1.16) that the addon calls, and small
-//! helpers over the object layouts (which are ABI too).
+//! The C functions of `libtvm_ffi` (declared in `ffihub-sys`) and small helpers over the object
+//! layouts (which are ABI too).
 //!
 //! They resolve against whichever `libtvm_ffi.so` the process loaded (ffihub's or Apache's); the
 //! data types come from `ffihub-abi`. Conventions: arguments are borrowed, handles and `Any`s
 //! written to `out` parameters are owned, 0 means success and -1 an error raised on this thread.
-#![allow(non_snake_case)]
 
 use ffihub_abi::abi::{
-    TVMFFIAny, TVMFFIByteArray, TVMFFIObject, TVMFFIObjectHandle, TVMFFISafeCallType,
-    TVMFFITypeAttrColumn, TVMFFITypeInfo,
+    TVMFFIAny, TVMFFIByteArray, TVMFFIObject, TVMFFIObjectHandle, TVMFFITypeInfo,
 };
-use ffihub_abi::dlpack::{DLDataType, DLManagedTensorVersioned, DLTensor};
+use ffihub_abi::dlpack::{DLDataType, DLTensor};
 use ffihub_abi::tindex;
 use std::ffi::c_void;
 use std::ptr;
 
-extern "C" {
-    pub fn TVMFFIGetVersion(out: *mut ffihub_abi::abi::TVMFFIVersion);
-    pub fn TVMFFIObjectIncRef(obj: TVMFFIObjectHandle) -> i32;
-    pub fn TVMFFIObjectDecRef(obj: TVMFFIObjectHandle) -> i32;
-    pub fn TVMFFIAnyViewToOwnedAny(view: *const TVMFFIAny, out: *mut TVMFFIAny) -> i32;
-    pub fn TVMFFIStringFromByteArray(input: *const TVMFFIByteArray, out: *mut TVMFFIAny) -> i32;
-    pub fn TVMFFIBytesFromByteArray(input: *const TVMFFIByteArray, out: *mut TVMFFIAny) -> i32;
-    pub fn TVMFFIBigIntFromByteArray(input: *const TVMFFIByteArray, out: *mut TVMFFIAny) -> i32;
-    pub fn TVMFFIBigIntGetContentByteArray(value: *const TVMFFIAny) -> TVMFFIByteArray;
-    pub fn TVMFFIDataTypeFromString(input: *const TVMFFIByteArray, out: *mut DLDataType) -> i32;
-    pub fn TVMFFIDataTypeToString(dtype: *const DLDataType, out: *mut TVMFFIAny) -> i32;
-    pub fn TVMFFIErrorMoveFromRaised(out: *mut TVMFFIObjectHandle);
-    pub fn TVMFFIErrorSetRaised(error: TVMFFIObjectHandle);
-    pub fn TVMFFIErrorCreate(
-        kind: *const TVMFFIByteArray,
-        message: *const TVMFFIByteArray,
-        backtrace: *const TVMFFIByteArray,
-        out: *mut TVMFFIObjectHandle,
-    ) -> i32;
-    pub fn TVMFFIFunctionCreate(
-        self_: *mut c_void,
-        safe_call: TVMFFISafeCallType,
-        deleter: Option<unsafe extern "C" fn(*mut c_void)>,
-        out: *mut TVMFFIObjectHandle,
-    ) -> i32;
-    pub fn TVMFFIFunctionCall(
-        func: TVMFFIObjectHandle,
-        args: *mut TVMFFIAny,
-        num_args: i32,
-        result: *mut TVMFFIAny,
-    ) -> i32;
-    pub fn TVMFFIFunctionGetGlobal(
-        name: *const TVMFFIByteArray,
-        out: *mut TVMFFIObjectHandle,
-    ) -> i32;
-    pub fn TVMFFIFunctionSetGlobal(
-        name: *const TVMFFIByteArray,
-        func: TVMFFIObjectHandle,
-        allow_override: i32,
-    ) -> i32;
-    pub fn TVMFFITensorFromDLPackVersioned(
-        from: *mut DLManagedTensorVersioned,
-        require_alignment: i32,
-        require_contiguous: i32,
-        out: *mut TVMFFIObjectHandle,
-    ) -> i32;
-    pub fn TVMFFITypeKeyToIndex(key: *const TVMFFIByteArray, out: *mut i32) -> i32;
-    pub fn TVMFFIGetTypeInfo(type_index: i32) -> *const TVMFFITypeInfo;
-    pub fn TVMFFIGetTypeAttrColumn(name: *const TVMFFIByteArray) -> *const TVMFFITypeAttrColumn;
-}
+pub use ffihub_sys::*;
 
 /// A byte array viewing `bytes` (valid while `bytes` is).
 pub fn byte_array(bytes: &[u8]) -> TVMFFIByteArray {

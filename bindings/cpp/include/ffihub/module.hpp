@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,17 +13,58 @@
 
 namespace ffihub {
 
+namespace detail {
+/// Opens a library for load_library: "" on success, else the loader's message.
+inline std::string open_library(const std::string& file) {
+  if (dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr) return {};
+  const char* why = dlerror();
+  return why != nullptr ? why : "unknown error";
+}
+}  // namespace detail
+
 /**
  * Loads a shared library that registers TVM-FFI global functions and types from its static
  * initializers (dlopen with RTLD_NOW | RTLD_GLOBAL; never unloaded). It binds to the runtime
- * this process already uses. Throws ffihub::RuntimeError with dlerror()'s message on failure.
- * Linking the library (`-lname`) instead works too.
+ * this process already uses. Linking the library (`-lname`) instead works too.
+ *
+ * A path with a `/` is opened as given. A bare file name (`libdemo.so`) is looked for in each
+ * folder of `FFIHUB_LIBRARY_PATH` (colon-separated), in order, then by the system loader: the
+ * calling program's RUNPATH (which CMake's `ffihub_generate()` points at the library's folder),
+ * `LD_LIBRARY_PATH`, ld.so.cache. Throws ffihub::RuntimeError naming each place tried.
  */
-inline void load_library(const std::string& path) {
-  if (dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
-    const char* why = dlerror();
-    throw RuntimeError("cannot load " + path + ": " + (why != nullptr ? why : "unknown error"));
+inline void load_library(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    std::string why = detail::open_library(name);
+    if (!why.empty()) throw RuntimeError("cannot load " + name + ": " + why);
+    return;
   }
+  std::string tried;
+  const char* search = std::getenv("FFIHUB_LIBRARY_PATH");
+  if (search == nullptr || *search == '\0') {
+    tried = "FFIHUB_LIBRARY_PATH (unset), ";
+  } else {
+    std::string_view rest(search);
+    for (bool more = true; more;) {
+      size_t colon = rest.find(':');
+      more = colon != std::string_view::npos;
+      std::string_view dir = rest.substr(0, colon);
+      if (more) rest.remove_prefix(colon + 1);
+      if (dir.empty()) continue;
+      std::string file = std::string(dir) + "/" + name;
+      if (access(file.c_str(), F_OK) != 0) {
+        tried += file + " (no such file), ";
+        continue;
+      }
+      std::string why = detail::open_library(file);
+      if (why.empty()) return;
+      tried += file + " (" + why + "), ";
+    }
+  }
+  std::string why = detail::open_library(name);
+  if (why.empty()) return;
+  throw RuntimeError("cannot load " + name + ": tried " + tried + "the system loader (" + why +
+                     "); add the library's folder to FFIHUB_LIBRARY_PATH, give the program an "
+                     "rpath to it (CMake's ffihub_generate() does), or pass its path");
 }
 
 namespace detail {

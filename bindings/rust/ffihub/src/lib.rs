@@ -5,6 +5,13 @@
 //! `libtvm_ffi.so` the process loads (ffihub's or Apache's) is the one it talks to (see
 //! `docs/adr/0002-rust-extension-api.md`).
 //!
+//! Building: the link step needs a `libtvm_ffi.so`, found by `ffihub-sys` through `TVM_FFI_LIB`
+//! (the file or its folder), `TVM_FFI_LIB_DIR`, or `pkg-config tvm_ffi` (`scripts/install.sh`
+//! writes one); inside ffihub's checkout, its `target/release`. An extension (a `cdylib` using the
+//! macros) marks itself as never unloaded when it loads, as linking with `-z nodelete` would: the
+//! runtime keeps pointers into it, so a host's `dlclose` must not unmap it. A walk-through from
+//! `cargo new --lib` to Julia, Node.js and C++: `docs/extensions.md`.
+//!
 //! - Values: [`Any`] (owned) and [`AnyView`] (borrowed), converted to and from Rust types with
 //!   [`IntoAny`] / [`FromAny`]; every convertible type has a [`FfiType`] schema.
 //! - Objects: [`ObjectRef<T>`] with checked downcasts by type index; [`String`], [`Bytes`],
@@ -32,6 +39,8 @@ mod dtype;
 mod error;
 mod function;
 mod module;
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
+mod nodelete;
 mod object;
 pub mod reflection;
 mod schema;

@@ -103,9 +103,15 @@ pub fn return_schema<R: IntoReturn>() -> Schema {
 }
 
 /// Runs registration code at library load (from `.init_array`); a panic is reported, never
-/// propagated into the loader.
+/// propagated into the loader. The library is first marked as never unloaded (the runtime will
+/// hold pointers into it).
 pub fn run_at_load(f: fn()) {
-    if let Err(payload) = catch_unwind(f) {
+    let run = || {
+        #[cfg(any(target_os = "linux", target_vendor = "apple"))]
+        crate::nodelete::keep_loaded();
+        f()
+    };
+    if let Err(payload) = catch_unwind(run) {
         eprintln!(
             "ffihub: registration at library load panicked: {}",
             panic_message(payload.as_ref())
