@@ -73,7 +73,27 @@ fn demo_extension_dumps_are_identical_on_both_runtimes() {
         "{} is missing: build it with `cargo build -p ffihub-demo`",
         lib.display()
     );
-    assert_identical_and_valid(&lib);
+    let yaml = assert_identical_and_valid(&lib);
+    // Its `#[ffihub::function(export = ...)]` functions are module exports, typed and documented
+    // from `__tvm_ffi__metadata_<name>` and `__tvm_ffi__doc_<name>`.
+    let doc = ffihub_schema::Reflection::from_yaml_str(&yaml).unwrap();
+    assert_eq!(doc.format_version, 2);
+    let [module] = &doc.modules[..] else {
+        panic!("expected one module: {:?}", doc.modules)
+    };
+    assert_eq!(module.library, "libffihub_demo.so");
+    let names: Vec<&str> = module.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["multiply", "version"]);
+    let multiply = &module.functions[0];
+    assert_eq!(multiply.doc, "Returns `a * b` (module export `multiply`).");
+    assert_eq!(
+        multiply
+            .signature
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
+        Some("(int, int) -> int")
+    );
 }
 
 #[test]

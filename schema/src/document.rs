@@ -359,7 +359,8 @@ impl Reflection {
     pub fn seal(&mut self) {
         self.functions.sort_by(|a, b| a.name.cmp(&b.name));
         self.types.sort_by(|a, b| a.key.cmp(&b.key));
-        self.modules.retain(|m| !m.functions.is_empty() || m.library_bin);
+        self.modules
+            .retain(|m| !m.functions.is_empty() || m.library_bin);
         for m in &mut self.modules {
             m.functions.sort_by(|a, b| a.name.cmp(&b.name));
         }
@@ -604,7 +605,11 @@ impl Reflection {
             }
         };
         let (mut functions, mut fields, mut methods) = ((0, 0), (0, 0), (0, 0));
-        for f in self.functions.iter().chain(self.modules.iter().flat_map(|m| &m.functions)) {
+        for f in self
+            .functions
+            .iter()
+            .chain(self.modules.iter().flat_map(|m| &m.functions))
+        {
             count(f.signature.is_some(), &f.metadata, &mut functions);
         }
         for t in &self.types {

@@ -144,7 +144,11 @@ modules:
     let again = Reflection::from_yaml_str(&sealed.to_yaml_string().unwrap()).unwrap();
     assert_eq!(again, sealed);
     let value: Value = serde_yaml::from_str(&sealed.to_yaml_string().unwrap()).unwrap();
-    assert!(schema_errors(&value).is_empty(), "{:?}", schema_errors(&value));
+    assert!(
+        schema_errors(&value).is_empty(),
+        "{:?}",
+        schema_errors(&value)
+    );
     let edited = sealed
         .to_yaml_string()
         .unwrap()

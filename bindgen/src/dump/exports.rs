@@ -78,7 +78,11 @@ pub fn module(rt: &Runtime, path: &Path) -> Result<Option<Module>, DumpError> {
     let metadata_fn = rt.require_global("ffi.ModuleGetFunctionMetadata")?;
     let doc_fn = rt.require_global("ffi.ModuleGetFunctionDoc")?;
     let text = |f, name: &str, what: String| -> Result<String, DumpError> {
-        match rt.call(f, &[Arg::Obj(&module), Arg::Str(name), Arg::Bool(false)], &what)? {
+        match rt.call(
+            f,
+            &[Arg::Obj(&module), Arg::Str(name), Arg::Bool(false)],
+            &what,
+        )? {
             Value::Str(s) => Ok(s),
             Value::None => Ok(String::new()),
             _ => Err(DumpError::Call(format!("{what} did not return a string"))),

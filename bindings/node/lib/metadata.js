@@ -241,4 +241,4 @@ function loadLibraries(packageDir, names, checksum, manifest) {
   }
 }
 
-module.exports = { loadLibrary, loadLibraries, findLibrary, functionLine, typeLine, lineHash, spell };
+module.exports = { loadLibrary, loadLibraries, findLibrary, functionLine, typeLine, lineHash, spell, callableLine };
