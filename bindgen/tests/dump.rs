@@ -314,3 +314,42 @@ fn generate_reports_filters_and_renames() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Which dynamic symbols are module exports: defined `__tvm_ffi_<name>` functions, not the
+/// reserved `__tvm_ffi__*` companions, not data, not undefined references; an embedded
+/// `__tvm_ffi__library_bin` is noticed.
+#[test]
+fn export_symbols_are_read_from_the_dynamic_symbol_table() {
+    let dir = scratch("export-symbols");
+    let source = dir.join("symbols.c");
+    std::fs::write(
+        &source,
+        r#"
+typedef struct { int type_index; } Any;
+int __tvm_ffi_vadd(void* self, const Any* args, int n, Any* out) { return 0; }
+int __tvm_ffi_main(void* self, const Any* args, int n, Any* out) { return 0; }
+int __tvm_ffi__metadata_vadd(void* self, const Any* args, int n, Any* out) { return 0; }
+int __tvm_ffi__doc_vadd(void* self, const Any* args, int n, Any* out) { return 0; }
+const char __tvm_ffi__library_bin[16] = {0};
+void* __tvm_ffi__library_ctx = 0;
+const int __tvm_ffi_table = 1;
+static int __tvm_ffi_hidden(void) { return 0; }
+extern int __tvm_ffi_elsewhere(void* self, const Any* args, int n, Any* out);
+int use(void) { return __tvm_ffi_hidden() + __tvm_ffi_elsewhere(0, 0, 0, 0); }
+"#,
+    )
+    .unwrap();
+    let lib = dir.join("libsymbols.so");
+    let status = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&source)
+        .status()
+        .expect("gcc");
+    assert!(status.success());
+    let symbols = ffihub_bindgen::dump::export_symbols(&lib).unwrap();
+    assert_eq!(symbols.names, ["main", "vadd"]);
+    assert!(symbols.library_bin);
+    let err = ffihub_bindgen::dump::export_symbols(&source).unwrap_err();
+    assert!(err.to_string().contains("not a readable shared library"), "{err}");
+}

@@ -2,7 +2,7 @@
 // ffi.loadModule.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { ffi, demoLibrary } from './helpers.mjs';
+import { ffi, demo, testing, demoLibrary } from './helpers.mjs';
 
 test('a library module exposes its exported functions', () => {
   const mod = ffi.loadModule(demoLibrary);
@@ -37,4 +37,13 @@ test('loading a missing module raises', () => {
 
 test('loading a missing library raises', () => {
   assert.throws(() => ffi.loadLibrary('/no/such/library.so'), /cannot load/);
+});
+
+test('generated packages bind module exports as named, typed functions', () => {
+  // `#[ffihub::function(export = "multiply")]` in the demo (symbol __tvm_ffi_multiply).
+  assert.equal(demo.multiply(6, 7), 42);
+  assert.throws(() => demo.multiply('a', 1), ffi.TypeError);
+  // Apache's testing library exports two functions with TVM_FFI_DLL_EXPORT_TYPED_FUNC.
+  assert.equal(testing.testingDllTestAddWithDocstring(2, 3), 5);
+  assert.equal(testing.testingDllSchemaIdInt(7), 7);
 });
