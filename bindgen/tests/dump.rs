@@ -351,5 +351,8 @@ int use(void) { return __tvm_ffi_hidden() + __tvm_ffi_elsewhere(0, 0, 0, 0); }
     assert_eq!(symbols.names, ["main", "vadd"]);
     assert!(symbols.library_bin);
     let err = ffihub_bindgen::dump::export_symbols(&source).unwrap_err();
-    assert!(err.to_string().contains("not a readable shared library"), "{err}");
+    assert!(
+        err.to_string().contains("not a readable shared library"),
+        "{err}"
+    );
 }

@@ -348,7 +348,7 @@ impl Reflection {
         doc
     }
 
-    /// Sets the module exports (dropping libraries that export nothing) and reseals.
+    /// Sets the module exports and reseals (libraries that export nothing are dropped).
     pub fn set_modules(&mut self, modules: Vec<Module>) {
         self.modules = modules;
         self.seal();
@@ -627,7 +627,8 @@ impl Reflection {
     }
 
     /// Keeps only the functions and types whose name starts with `prefix` (as `dump --prefix`
-    /// does), and reseals the document.
+    /// does), and reseals the document. Module exports are kept: their names have no
+    /// namespace.
     pub fn retain_prefix(&mut self, prefix: &str) {
         self.functions.retain(|f| f.name.starts_with(prefix));
         self.types.retain(|t| t.key.starts_with(prefix));
