@@ -33,8 +33,26 @@ static int expect_stale() {
   return 1;
 }
 
+// `calls_cpp missing`: no library to find; the error names each place tried.
+static int expect_missing() {
+  try {
+    exports::add_one(41);
+  } catch (const ffihub::RuntimeError& e) {
+    std::string what = e.what();
+    CHECK(what.find("cannot load libexports.so as a module: tried the loaded libraries (not "
+                    "loaded), /nonexistent/libexports.so (no such file), the system loader (") !=
+          std::string::npos);
+    CHECK(what.find("add its folder to FFIHUB_LIBRARY_PATH") != std::string::npos);
+    std::printf("ok: C++ missing library reported\n");
+    return 0;
+  }
+  std::fprintf(stderr, "an export of a missing library was called\n");
+  return 1;
+}
+
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "stale") return expect_stale();
+  if (argc > 1 && std::string(argv[1]) == "missing") return expect_missing();
   // Typed exports (the signatures come from __tvm_ffi__metadata_<name>).
   CHECK(exports::add_one(41) == 42);
   CHECK(exports::greet("ffi", 2) == "hello ffi, hello ffi");

@@ -98,6 +98,7 @@ mkdir -p "$OUT/stale"
 cp "$LIB/libexports_plain.so" "$OUT/stale/libexports.so"
 cp "$LIB/add_one_c.so" "$OUT/stale/"
 LD_LIBRARY_PATH="$OURS" FFIHUB_LIBRARY_PATH="$OUT/stale" "$OUT/calls_cpp" stale
+LD_LIBRARY_PATH="$OURS" FFIHUB_LIBRARY_PATH=/nonexistent "$OUT/calls_cpp" missing
 if LD_LIBRARY_PATH="$OURS" FFIHUB_LIBRARY_PATH="$OUT/stale" \
     node -e 'require(process.argv[1])' "$OUT/exports/node/index.js" 2>"$OUT/stale/node.log"; then
     echo "Node loaded a package whose exports changed" >&2

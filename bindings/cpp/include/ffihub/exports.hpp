@@ -3,6 +3,7 @@
 #pragma once
 
 #include <link.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -52,34 +53,41 @@ inline const Module& package_module(const std::string& file) {
   std::lock_guard<std::mutex> lock(mutex);
   auto it = modules->find(file);
   if (it != modules->end()) return it->second;
-  std::vector<std::string> candidates;
   std::string tried;
+  auto attempt = [&](const std::string& path, const std::string& place) -> const Module* {
+    try {
+      return &modules->emplace(file, Module::load(path)).first->second;
+    } catch (const Error& e) {
+      tried += place + " (" + e.message() + "), ";
+      return nullptr;
+    }
+  };
   std::string loaded = loaded_library_path(file);
   if (!loaded.empty()) {
-    candidates.push_back(loaded);
+    if (const Module* m = attempt(loaded, loaded)) return *m;
   } else {
     tried += "the loaded libraries (not loaded), ";
   }
   const char* env = std::getenv("FFIHUB_LIBRARY_PATH");
+  if (env == nullptr || *env == '\0') tried += "FFIHUB_LIBRARY_PATH (unset), ";
   std::string_view dirs = env != nullptr ? env : "";
   while (!dirs.empty()) {
     std::size_t colon = dirs.find(':');
     std::string_view dir = dirs.substr(0, colon);
-    if (!dir.empty()) candidates.push_back(std::string(dir) + "/" + file);
     dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
-  }
-  if (env == nullptr) tried += "FFIHUB_LIBRARY_PATH (unset), ";
-  candidates.push_back(file);
-  for (const std::string& path : candidates) {
-    try {
-      return modules->emplace(file, Module::load(path)).first->second;
-    } catch (const Error& e) {
-      tried += path + " (" + e.message() + "), ";
+    if (dir.empty()) continue;
+    std::string path = std::string(dir) + "/" + file;
+    if (access(path.c_str(), F_OK) != 0) {
+      tried += path + " (no such file), ";
+    } else if (const Module* m = attempt(path, path)) {
+      return *m;
     }
   }
+  if (const Module* m = attempt(file, "the system loader")) return *m;
+  tried.resize(tried.size() - 2);
   throw RuntimeError("cannot load " + file + " as a module: tried " + tried +
-                     "the system loader; link the library, add its folder to FFIHUB_LIBRARY_PATH, "
-                     "or call ffihub::load_library(path) first");
+                     "; link the library, add its folder to FFIHUB_LIBRARY_PATH, or call "
+                     "ffihub::load_library(path) first");
 }
 
 /// A module export of a generated header, looked up (and checked against the signature it was
