@@ -47,6 +47,10 @@ pub struct Library {
     pub functions: Vec<Function>,
     /// Object types, parents before children.
     pub types: Vec<ObjectType>,
+    /// Module exports left out because a global (or an earlier library's export) binds their
+    /// name, one note each (`generate` prints them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shadowed_exports: Vec<String>,
 }
 
 /// A parameter of a function, method or constructor.
@@ -297,7 +301,8 @@ pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, String> {
     {
         path.drain(..root.len());
     }
-    functions.extend(module_exports(doc, &functions));
+    let (exports, shadowed_exports) = module_exports(doc, &functions);
+    functions.extend(exports);
     // A module's library is one of the package's libraries even if a hand-written document
     // forgot to list it.
     let mut libraries = doc.libraries.clone();
@@ -313,6 +318,7 @@ pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, String> {
         root,
         functions,
         types,
+        shadowed_exports,
     })
 }
 
@@ -443,23 +449,34 @@ fn function(f: &schema::Function, path: Vec<String>) -> Function {
 }
 
 /// The module exports of every library, in library order then by name, at the package root;
-/// those whose path a global (or an earlier library's export) takes are left out.
-fn module_exports(doc: &Reflection, globals: &[Function]) -> Vec<Function> {
-    let mut taken: std::collections::BTreeSet<Vec<String>> =
-        globals.iter().map(|f| f.path.clone()).collect();
-    let mut out = Vec::new();
+/// those whose path a global (or an earlier library's export) takes are left out, with a note.
+fn module_exports(doc: &Reflection, globals: &[Function]) -> (Vec<Function>, Vec<String>) {
+    let mut taken: BTreeMap<Vec<String>, String> = globals
+        .iter()
+        .map(|f| (f.path.clone(), format!("the global function `{}`", f.name)))
+        .collect();
+    let (mut out, mut shadowed) = (Vec::new(), Vec::new());
     for m in &doc.modules {
         for f in &m.functions {
             let path = vec![f.name.clone()];
-            if taken.insert(path.clone()) {
-                out.push(Function {
-                    module: Some(m.library.clone()),
-                    ..function(f, path)
-                });
+            if let Some(owner) = taken.get(&path) {
+                shadowed.push(format!(
+                    "the export `{}` of {} is not bound: {owner} has its name",
+                    f.name, m.library
+                ));
+                continue;
             }
+            taken.insert(
+                path.clone(),
+                format!("the export `{}` of {}", f.name, m.library),
+            );
+            out.push(Function {
+                module: Some(m.library.clone()),
+                ..function(f, path)
+            });
         }
     }
-    out
+    (out, shadowed)
 }
 
 fn field(f: &schema::Field, owner: &str) -> Field {

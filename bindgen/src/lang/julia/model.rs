@@ -1055,6 +1055,7 @@ mod tests {
             root: vec!["t".into()],
             functions: Vec::new(),
             types: vec![bag],
+            shadowed_exports: Vec::new(),
         };
         let cfg = Config {
             name: "t".into(),
