@@ -219,6 +219,9 @@ fn run_generate(args: &GenerateArgs, check: bool) -> Result<ExitCode, String> {
     let lib = ir::build_with(&doc, &opts)?;
     if !check {
         eprintln!("ffihub: {report}");
+        for note in &lib.shadowed_exports {
+            eprintln!("ffihub: note: {note}");
+        }
     }
     let cfg = Config {
         name: args.name.clone(),

@@ -133,7 +133,27 @@ fn demo_extension_dumps_are_identical_on_both_runtimes() {
         "{} is missing: build it with `cargo build -p ffihub-demo`",
         lib.display()
     );
-    assert_identical_and_valid(&lib);
+    let yaml = assert_identical_and_valid(&lib);
+    // Its `#[ffihub::function(export = ...)]` functions are module exports, typed and documented
+    // from `__tvm_ffi__metadata_<name>` and `__tvm_ffi__doc_<name>`.
+    let doc = ffihub_schema::Reflection::from_yaml_str(&yaml).unwrap();
+    assert_eq!(doc.format_version, 2);
+    let [module] = &doc.modules[..] else {
+        panic!("expected one module: {:?}", doc.modules)
+    };
+    assert_eq!(module.library, "libffihub_demo.so");
+    let names: Vec<&str> = module.functions.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["multiply", "version"]);
+    let multiply = &module.functions[0];
+    assert_eq!(multiply.doc, "Returns `a * b` (module export `multiply`).");
+    assert_eq!(
+        multiply
+            .signature
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
+        Some("(int, int) -> int")
+    );
 }
 
 #[test]
@@ -353,4 +373,46 @@ fn generate_reports_filters_and_renames() {
         "kinds.nope",
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Which dynamic symbols are module exports: defined `__tvm_ffi_<name>` functions, not the
+/// reserved `__tvm_ffi__*` companions, not data, not undefined references; an embedded
+/// `__tvm_ffi__library_bin` is noticed.
+#[test]
+fn export_symbols_are_read_from_the_dynamic_symbol_table() {
+    let dir = scratch("export-symbols");
+    let source = dir.join("symbols.c");
+    std::fs::write(
+        &source,
+        r#"
+typedef struct { int type_index; } Any;
+int __tvm_ffi_vadd(void* self, const Any* args, int n, Any* out) { return 0; }
+int __tvm_ffi_main(void* self, const Any* args, int n, Any* out) { return 0; }
+int __tvm_ffi__metadata_vadd(void* self, const Any* args, int n, Any* out) { return 0; }
+int __tvm_ffi__doc_vadd(void* self, const Any* args, int n, Any* out) { return 0; }
+const char __tvm_ffi__library_bin[16] = {0};
+void* __tvm_ffi__library_ctx = 0;
+const int __tvm_ffi_table = 1;
+static int __tvm_ffi_hidden(void) { return 0; }
+extern int __tvm_ffi_elsewhere(void* self, const Any* args, int n, Any* out);
+int use(void) { return __tvm_ffi_hidden() + __tvm_ffi_elsewhere(0, 0, 0, 0); }
+"#,
+    )
+    .unwrap();
+    let lib = dir.join("libsymbols.so");
+    let status = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&source)
+        .status()
+        .expect("gcc");
+    assert!(status.success());
+    let symbols = ffihub_bindgen::dump::export_symbols(&lib).unwrap();
+    assert_eq!(symbols.names, ["main", "vadd"]);
+    assert!(symbols.library_bin);
+    let err = ffihub_bindgen::dump::export_symbols(&source).unwrap_err();
+    assert!(
+        err.to_string().contains("not a readable shared library"),
+        "{err}"
+    );
 }

@@ -23,6 +23,7 @@ const KINDS: &[&str] = &[
     "optional_variant",
     "callbacks",
     "names",
+    "module_exports",
 ];
 
 fn load(name: &str) -> Reflection {

@@ -401,6 +401,15 @@ export declare function loadLibraries(
   checksum: string,
   manifest: { readonly [item: string]: string } | null,
 ): void;
+/**
+ * Loads the libraries of a generated package as modules (found like `loadLibraries`) and checks
+ * their exports: `modules` lists `[fileName, {exportName: hash}]` pairs. Returns the modules.
+ */
+export declare function loadModules(
+  packageDir: string | null,
+  modules: readonly (readonly [string, { readonly [name: string]: string }])[],
+  checksum: string,
+): Module[];
 
 // ---------------------------------------------------------------------------------------------
 // Errors

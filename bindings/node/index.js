@@ -120,6 +120,7 @@ module.exports = {
   systemLib: modules.systemLib,
   loadLibrary: metadata.loadLibrary,
   loadLibraries: metadata.loadLibraries,
+  loadModules: require('./lib/exports').loadModules,
   // errors
   FFIError: errors.FFIError,
   registerError: errors.registerError,

@@ -11,8 +11,14 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The version of the document format this crate reads and writes.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest version of the document format: this crate reads versions 1 to this one.
+///
+/// Version 2 added the `modules` section. A document without modules is written as version 1,
+/// so readers that predate modules still read it.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The first version with the `modules` section.
+pub const MODULES_VERSION: u32 = 2;
 
 /// Extra metadata of an item: every key of its metadata JSON object except a `type_schema` that
 /// was parsed into the item's typed form. Keys are sorted.
@@ -22,7 +28,7 @@ pub type Metadata = BTreeMap<String, Value>;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Reflection {
-    /// Always [`FORMAT_VERSION`].
+    /// 1, or [`MODULES_VERSION`] when the document has modules.
     pub format_version: u32,
     /// `fnv1a64:<16 hex digits>` over the canonical JSON of the content (see
     /// [`Reflection::compute_checksum`]). Optional in hand-written files; verified when present.
@@ -40,6 +46,27 @@ pub struct Reflection {
     /// Object types, sorted by key.
     #[serde(default)]
     pub types: Vec<ObjectType>,
+    /// The functions each library exports as `__tvm_ffi_<name>` symbols, one entry per library
+    /// that has any, in load order (format_version 2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modules: Vec<Module>,
+}
+
+/// The module exports of one library: what `ffi.ModuleLoadFromFile` of it offers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Module {
+    /// The library's file name (one of [`Reflection::libraries`]).
+    pub library: String,
+    /// The library embeds `__tvm_ffi__library_bin` (imported device modules, as TVM's
+    /// `export_library` writes): loading it as a module also loads those imports.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub library_bin: bool,
+    /// The exported functions (`__tvm_ffi_<name>` symbols), sorted by name. The signature comes
+    /// from `__tvm_ffi__metadata_<name>` and the doc from `__tvm_ffi__doc_<name>` when the
+    /// library exports them.
+    #[serde(default)]
+    pub functions: Vec<Function>,
 }
 
 /// A global function.
@@ -285,6 +312,9 @@ struct Content<'a> {
     format_version: u32,
     functions: &'a [Function],
     types: &'a [ObjectType],
+    // Absent when empty, so that documents without modules keep their version 1 checksums.
+    #[serde(skip_serializing_if = "<[Module]>::is_empty")]
+    modules: &'a [Module],
 }
 
 /// 64-bit FNV-1a.
@@ -312,15 +342,33 @@ impl Reflection {
             prefix,
             functions,
             types,
+            modules: Vec::new(),
         };
         doc.seal();
         doc
     }
 
-    /// Sorts functions by name and types by key, and sets the checksum.
+    /// Sets the module exports and reseals (libraries that export nothing are dropped).
+    pub fn set_modules(&mut self, modules: Vec<Module>) {
+        self.modules = modules;
+        self.seal();
+    }
+
+    /// Sorts functions by name, types by key and each module's functions by name, sets the
+    /// format version (1 without modules) and the checksum.
     pub fn seal(&mut self) {
         self.functions.sort_by(|a, b| a.name.cmp(&b.name));
         self.types.sort_by(|a, b| a.key.cmp(&b.key));
+        self.modules
+            .retain(|m| !m.functions.is_empty() || m.library_bin);
+        for m in &mut self.modules {
+            m.functions.sort_by(|a, b| a.name.cmp(&b.name));
+        }
+        self.format_version = if self.modules.is_empty() {
+            1
+        } else {
+            MODULES_VERSION
+        };
         self.checksum = Some(self.compute_checksum());
     }
 
@@ -331,6 +379,7 @@ impl Reflection {
             format_version: self.format_version,
             functions: &self.functions,
             types: &self.types,
+            modules: &self.modules,
         };
         // Serializing plain data to a Vec cannot fail; an empty hash input would only make the
         // checksum weaker, never wrong output.
@@ -375,10 +424,17 @@ impl Reflection {
     }
 
     /// Checks what serde cannot: the format version, the checksum (when present), unique
-    /// function names and type keys, unique field names per type.
+    /// function names and type keys, unique field names per type, unique libraries and export
+    /// names in modules.
     pub fn check(&self) -> Result<(), Error> {
-        if self.format_version != FORMAT_VERSION {
+        if !(1..=FORMAT_VERSION).contains(&self.format_version) {
             return Err(Error::Version(self.format_version));
+        }
+        if !self.modules.is_empty() && self.format_version < MODULES_VERSION {
+            return Err(Error::Invalid(format!(
+                "`modules` needs format_version {MODULES_VERSION} (the document says {})",
+                self.format_version
+            )));
         }
         if let Some(sum) = &self.checksum {
             let actual = self.compute_checksum();
@@ -396,6 +452,24 @@ impl Reflection {
                     "function `{}` is listed twice",
                     f.name
                 )));
+            }
+        }
+        let mut libraries = BTreeSet::new();
+        for m in &self.modules {
+            if !libraries.insert(m.library.as_str()) {
+                return Err(Error::Invalid(format!(
+                    "module `{}` is listed twice",
+                    m.library
+                )));
+            }
+            let mut names = BTreeSet::new();
+            for f in &m.functions {
+                if !names.insert(f.name.as_str()) {
+                    return Err(Error::Invalid(format!(
+                        "export `{}` of module `{}` is listed twice",
+                        f.name, m.library
+                    )));
+                }
             }
         }
         let mut seen = BTreeSet::new();
@@ -531,7 +605,11 @@ impl Reflection {
             }
         };
         let (mut functions, mut fields, mut methods) = ((0, 0), (0, 0), (0, 0));
-        for f in &self.functions {
+        for f in self
+            .functions
+            .iter()
+            .chain(self.modules.iter().flat_map(|m| &m.functions))
+        {
             count(f.signature.is_some(), &f.metadata, &mut functions);
         }
         for t in &self.types {
@@ -549,7 +627,8 @@ impl Reflection {
     }
 
     /// Keeps only the functions and types whose name starts with `prefix` (as `dump --prefix`
-    /// does), and reseals the document.
+    /// does), and reseals the document. Module exports are kept: their names have no
+    /// namespace.
     pub fn retain_prefix(&mut self, prefix: &str) {
         self.functions.retain(|f| f.name.starts_with(prefix));
         self.types.retain(|t| t.key.starts_with(prefix));

@@ -2,7 +2,7 @@
 //! `ffihub dump` and read by `ffihub generate`.
 //!
 //! - [`Reflection`] is the document: global functions, object types (fields, methods,
-//!   constructor), a format version and a checksum. `reflection.schema.json` next to this crate's
+//!   constructor), module exports ([`Module`]), a format version and a checksum. `reflection.schema.json` next to this crate's
 //!   manifest is its JSON Schema ([`JSON_SCHEMA`]).
 //! - [`TypeSchema`] is a parsed `type_schema`, kept in TVM-FFI's own JSON shape.
 //!
@@ -13,8 +13,8 @@ mod document;
 mod type_schema;
 
 pub use document::{
-    Constructor, DefaultValue, Field, FieldFlags, Function, Metadata, Method, ObjectType,
-    Reflection, TypingReport, UntypedReason, FORMAT_VERSION,
+    Constructor, DefaultValue, Field, FieldFlags, Function, Metadata, Method, Module, ObjectType,
+    Reflection, TypingReport, UntypedReason, FORMAT_VERSION, MODULES_VERSION,
 };
 pub use type_schema::{Origin, SchemaError, Signature, TypeSchema};
 
@@ -54,7 +54,7 @@ impl fmt::Display for Error {
             Error::Parse { format, message } => write!(f, "invalid {format}: {message}"),
             Error::Version(v) => write!(
                 f,
-                "unsupported format_version {v} (this ffihub reads format_version {FORMAT_VERSION})"
+                "unsupported format_version {v} (this ffihub reads format_version 1 to {FORMAT_VERSION})"
             ),
             Error::Checksum { stored, actual } => write!(
                 f,

@@ -69,7 +69,15 @@ fn edited_document_fails_its_checksum() {
 #[test]
 fn bad_documents_are_rejected_by_serde_and_by_the_json_schema() {
     let cases: &[(&str, &str)] = &[
-        ("format_version: 2\n", "format_version"),
+        ("format_version: 3\n", "format_version"),
+        (
+            "format_version: 1\nmodules: [{library: liba.so, functions: [{name: f}]}]\n",
+            "needs format_version 2",
+        ),
+        (
+            "format_version: 2\nmodules: [{functions: [{name: f}]}]\n",
+            "missing field `library`",
+        ),
         ("format_version: 1\nextra: 1\n", "unknown field"),
         ("format_version: 1\nfunctions: [{doc: x}]\n", "missing field `name`"),
         (
@@ -109,6 +117,57 @@ fn bad_documents_are_rejected_by_serde_and_by_the_json_schema() {
     }
     assert!(Reflection::from_yaml_str("functions: [").is_err());
     assert!(Reflection::from_json_str("{").is_err());
+}
+
+/// Module exports (format_version 2) round-trip, are checksummed, and a document without them
+/// is still written as version 1.
+#[test]
+fn modules_section_round_trips_and_is_versioned() {
+    let text = r#"
+format_version: 2
+libraries: [libk.so]
+modules:
+- library: libk.so
+  functions:
+  - name: twice
+    doc: Doubles x.
+    signature: {params: [{type: int}], return: {type: int}}
+  - name: add_one_c
+"#;
+    let doc = Reflection::from_yaml_str(text).unwrap();
+    assert_eq!(doc.modules[0].functions.len(), 2);
+    let mut sealed = doc.clone();
+    sealed.seal();
+    assert_eq!(sealed.format_version, 2);
+    // Exports are sorted by name; the checksum covers them.
+    assert_eq!(sealed.modules[0].functions[0].name, "add_one_c");
+    let again = Reflection::from_yaml_str(&sealed.to_yaml_string().unwrap()).unwrap();
+    assert_eq!(again, sealed);
+    let value: Value = serde_yaml::from_str(&sealed.to_yaml_string().unwrap()).unwrap();
+    assert!(
+        schema_errors(&value).is_empty(),
+        "{:?}",
+        schema_errors(&value)
+    );
+    let edited = sealed
+        .to_yaml_string()
+        .unwrap()
+        .replace("Doubles x.", "Triples x.");
+    assert!(matches!(
+        Reflection::from_yaml_str(&edited),
+        Err(Error::Checksum { .. })
+    ));
+    // Without modules: version 1 and the same checksum as before modules existed.
+    let mut plain = sealed.clone();
+    plain.set_modules(Vec::new());
+    assert_eq!(plain.format_version, 1);
+    assert!(!plain.to_yaml_string().unwrap().contains("modules"));
+    // A module listed twice is an error.
+    let twice = "format_version: 2\nmodules: [{library: a.so, functions: [{name: f}]}, {library: a.so, functions: [{name: g}]}]\n";
+    assert!(Reflection::from_yaml_str(twice)
+        .unwrap_err()
+        .to_string()
+        .contains("listed twice"));
 }
 
 #[test]

@@ -8,6 +8,13 @@ const _ffi_check_types = Pair{String,Vector{String}}[{% for (key, members) in ch
         {{ m }},{% endfor %}{% if !members.is_empty() %}
     {% endif %}],{% endfor %}{% if !check_types.is_empty() %}
 {% endif %}]
+{%- if !modules.is_empty() %}
+const _ffi_check_exports = Vector{Pair{String,String}}[{% for m in modules %}
+    Pair{String,String}[{% for (name, sig) in m.exports %}
+        {{ name }} => {{ sig }},{% endfor %}
+    ],{% endfor %}
+]
+{%- endif %}
 
 function _ffi_check()
     TVMFFI.check_package({{ module_literal }}, _ffi_checksum;
@@ -25,9 +32,14 @@ const _ffi_constructors = Tuple{String,TVMFFI.FFIFunction}[{% for t in types %}{
 ]
 
 function __init__()
-    TVMFFI.load_package_libraries({{ module_literal }}, _ffi_libraries;
+    {% if !modules.is_empty() %}paths = {% endif %}TVMFFI.load_package_libraries({{ module_literal }}, _ffi_libraries;
         dirs = [Base.joinpath(Base.dirname(@__DIR__), "lib")])
     _ffi_check()
+{%- if !modules.is_empty() %}
+    TVMFFI.load_package_modules!(_ffi_modules, {{ module_literal }},
+        [{% for m in modules %}paths[{{ m.library }}]{% if !loop.last %}, {% endif %}{% endfor %}], _ffi_check_exports;
+        regenerate = {{ regenerate }} * Base.dirname(@__DIR__))
+{%- endif %}
     for (key, T, fields, names) in _ffi_object_types
         TVMFFI.register_object_type(key, T)
         Base.isempty(names) || Base.append!(Base.empty!(fields), TVMFFI.field_info(key, names))

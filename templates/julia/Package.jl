@@ -10,6 +10,10 @@ import TVMFFI
 
 const _ffi_checksum = {{ checksum }}
 const _ffi_libraries = String[{% for lib in libraries %}{{ lib }}{% if !loop.last %}, {% endif %}{% endfor %}]
+{%- if !modules.is_empty() %}
+# The libraries whose `__tvm_ffi_<name>` exports this package binds, loaded once as modules.
+const _ffi_modules = TVMFFI.FFIModule[]
+{%- endif %}
 
 {%- if !types.is_empty() %}
 

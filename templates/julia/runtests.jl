@@ -13,6 +13,13 @@ import {{ module }}
         @test TVMFFI.get_global_func({{ ffi_name }}) isa TVMFFI.FFIFunction
 {%- endfor %}
     end
+{%- if !exports.is_empty() %}
+    @testset "module exports" begin
+{%- for name in exports %}
+        @test !isempty(methods({{ name }}))
+{%- endfor %}
+    end
+{%- endif %}
     @testset "types" begin
 {%- for (concrete, abstract_) in types %}
         @test isconcretetype({{ concrete }}) && {{ concrete }} <: {{ abstract_ }} <: TVMFFI.FFIObject

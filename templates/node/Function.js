@@ -1,10 +1,10 @@
 let {{ f.handle }};  // looked up on first call
 {%- if f.packed %}
 {{ f.path }} = function {{ f.ident }}(...args) {
-  return ({{ f.handle }} ??= __ffi.requireGlobal({{ f.ffi_name }}))(...args);
+  return ({{ f.handle }} ??= {{ f.lookup }})(...args);
 };
 {%- else %}
 {{ f.path }} = function {{ f.ident }}({% for p in f.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %}) {
-  return ({{ f.handle }} ??= __ffi.requireGlobal({{ f.ffi_name }}))({% for p in f.params %}{{ p.arg }}{% if !loop.last %}, {% endif %}{% endfor %});
+  return ({{ f.handle }} ??= {{ f.lookup }})({% for p in f.params %}{{ p.arg }}{% if !loop.last %}, {% endif %}{% endfor %});
 };
 {%- endif %}

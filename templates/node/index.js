@@ -8,6 +8,18 @@ __ffi.loadLibraries(__dirname, [{% for lib in m.libraries %}{{ lib }}{% if !loop
   {{ e.key }}: {{ e.hash }},
 {%- endfor %}
 });
+{%- if !m.modules.is_empty() %}
+// The libraries whose `__tvm_ffi_<name>` exports this package binds, loaded once as modules.
+const __ffiModules = __ffi.loadModules(__dirname, [
+{%- for mo in m.modules %}
+  [{{ mo.library }}, {
+{%- for e in mo.exports %}
+    {{ e.key }}: {{ e.hash }},
+{%- endfor %}
+  }],
+{%- endfor %}
+], {{ m.checksum }});
+{%- endif %}
 {%- if !m.namespaces.is_empty() %}
 {% for ns in m.namespaces %}
 {{ ns }} = {};

@@ -28,6 +28,13 @@ TEST_CASE(docs_and_metadata) {
   CHECK(doc.has_value() && !doc->empty());
 }
 
+TEST_CASE(generated_module_exports) {
+  // `#[ffihub::function(export = "multiply")]`: a typed function of the generated header, its
+  // library (loaded by load_demo) loaded once as a module on first use.
+  CHECK_EQ(demo::multiply(6, 7), 42);
+  CHECK_EQ(demo::multiply(-3, 5), -15);
+}
+
 TEST_CASE(bad_paths) {
   CHECK_THROWS(ffihub::Error, ffihub::Module::load("/no/such/library.so"), "");
   CHECK_THROWS(ffihub::RuntimeError, ffihub::load_library("/no/such/library.so"), "cannot load");

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs, { mkdtempSync, rmSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ffi, demoLibrary, root } from './helpers.mjs';
+import { ffi, demo, testing, demoLibrary, root } from './helpers.mjs';
 
 test('a library module exposes its exported functions', () => {
   const mod = ffi.loadModule(demoLibrary);
@@ -41,6 +41,15 @@ test('loading a missing module raises', () => {
 
 test('loading a missing library raises', () => {
   assert.throws(() => ffi.loadLibrary('/no/such/library.so'), /cannot load/);
+});
+
+test('generated packages bind module exports as named, typed functions', () => {
+  // `#[ffihub::function(export = "multiply")]` in the demo (symbol __tvm_ffi_multiply).
+  assert.equal(demo.multiply(6, 7), 42);
+  assert.throws(() => demo.multiply('a', 1), ffi.TypeError);
+  // Apache's testing library exports two functions with TVM_FFI_DLL_EXPORT_TYPED_FUNC.
+  assert.equal(testing.testingDllTestAddWithDocstring(2, 3), 5);
+  assert.equal(testing.testingDllSchemaIdInt(7), 7);
 });
 
 test("a package's missing library fails naming every place tried, in order", () => {

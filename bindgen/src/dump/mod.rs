@@ -4,9 +4,15 @@
 //! (`ffi.FunctionListGlobalNamesFunctor`) and type keys (`ffi.GetRegisteredTypeKeys`) are
 //! snapshotted before and after loading. A library that is the runtime itself contributes
 //! everything the runtime registers on its own. See docs/adr/0003-generator-metadata.md.
+//!
+//! Each library's module exports (`__tvm_ffi_<name>` symbols) are read too ([`exports`]), see
+//! docs/adr/0009-module-exports.md.
 
 mod locate;
+mod exports;
 mod runtime;
+
+pub use exports::{export_symbols, ExportSymbols};
 
 use ffihub_abi::abi::{TVMFFIAny, TVMFFIFieldInfo, TVMFFIMethodInfo, TVMFFITypeInfo};
 use ffihub_abi::tindex;
@@ -113,13 +119,15 @@ pub fn dump(opts: &DumpOptions) -> Result<Reflection, DumpError> {
         .iter()
         .map(|k| reader.object_type(k))
         .collect::<Result<Vec<_>, _>>()?;
+    let modules = opts
+        .libs
+        .iter()
+        .filter_map(|lib| exports::module(&rt, lib).transpose())
+        .collect::<Result<Vec<_>, _>>()?;
     let libraries = opts.libs.iter().map(|l| file_name(l)).collect();
-    Ok(Reflection::new(
-        libraries,
-        opts.prefix.clone(),
-        functions,
-        types,
-    ))
+    let mut doc = Reflection::new(libraries, opts.prefix.clone(), functions, types);
+    doc.set_modules(modules);
+    Ok(doc)
 }
 
 fn file_name(path: &Path) -> String {

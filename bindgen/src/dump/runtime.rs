@@ -90,8 +90,12 @@ pub enum Value<'rt> {
 pub enum Arg<'a> {
     /// An integer.
     Int(i64),
+    /// A boolean.
+    Bool(bool),
     /// A string (converted to a runtime string for the call).
     Str(&'a str),
+    /// An object, passed as a borrowed view.
+    Obj(&'a Obj<'a>),
 }
 
 fn byte_array(s: &[u8]) -> TVMFFIByteArray {
@@ -253,6 +257,20 @@ impl Runtime {
                     type_index: tindex::INT,
                     small_str_len: 0,
                     value: TVMFFIAnyValue { v_int64: *v },
+                },
+                Arg::Bool(v) => TVMFFIAny {
+                    type_index: tindex::BOOL,
+                    small_str_len: 0,
+                    value: TVMFFIAnyValue {
+                        v_int64: i64::from(*v),
+                    },
+                },
+                Arg::Obj(o) => TVMFFIAny {
+                    type_index: o.type_index(),
+                    small_str_len: 0,
+                    value: TVMFFIAnyValue {
+                        v_obj: o.handle.cast(),
+                    },
                 },
                 Arg::Str(s) => {
                     let mut out = NONE_ANY;

@@ -18,6 +18,11 @@
 //!   TVM), so `ir.IntImm` becomes the path `[ir, IntImm]` and `testing.add_one` just
 //!   `[add_one]`. A rename map ([`Options::rename`]) gives single items another dotted name first.
 //!
+//! - Module exports (the `modules` section: `__tvm_ffi_<name>` symbols of a library) are
+//!   functions too, with [`Function::module`] naming their library. They live at the package
+//!   root (their names have no namespace). An export whose path a global function already takes
+//!   is left out: the global binds it (the Rust macros export a function under both names).
+//!
 //! The IR knows nothing about target languages; naming is done by each backend's `names.rs`.
 
 mod types;
@@ -38,10 +43,14 @@ pub struct Library {
     /// The namespace every item shares, stripped from the items' paths (the package itself).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub root: Vec<String>,
-    /// Global functions, sorted by name.
+    /// Global functions sorted by name, then module exports (by library, then by name).
     pub functions: Vec<Function>,
     /// Object types, parents before children.
     pub types: Vec<ObjectType>,
+    /// Module exports left out because a global (or an earlier library's export) binds their
+    /// name, one note each (`generate` prints them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub shadowed_exports: Vec<String>,
 }
 
 /// A parameter of a function, method or constructor.
@@ -77,6 +86,10 @@ pub struct Function {
     pub doc: String,
     /// The signature; `None` for packed functions (called with any arguments, returning Any).
     pub signature: Option<Signature>,
+    /// For a module export: the file name of the library that exports it (`name` is then the
+    /// export name, looked up in that library loaded as a module). `None` for globals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub module: Option<String>,
 }
 
 /// An object type.
@@ -108,6 +121,31 @@ pub struct ObjectType {
     pub methods: Vec<Method>,
     /// How to construct it, if possible.
     pub constructor: Option<Constructor>,
+}
+
+impl Library {
+    /// The libraries that module exports come from, in the order of [`Library::libraries`]:
+    /// each is loaded once as a module by the generated package.
+    pub fn module_libraries(&self) -> Vec<&str> {
+        let used: std::collections::BTreeSet<&str> = self
+            .functions
+            .iter()
+            .filter_map(|f| f.module.as_deref())
+            .collect();
+        self.libraries
+            .iter()
+            .map(String::as_str)
+            .filter(|l| used.contains(l))
+            .collect()
+    }
+
+    /// The position of `library` in [`Library::module_libraries`].
+    pub fn module_index(&self, library: &str) -> usize {
+        self.module_libraries()
+            .iter()
+            .position(|l| *l == library)
+            .unwrap_or_default()
+    }
 }
 
 impl ObjectType {
@@ -263,13 +301,24 @@ pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, String> {
     {
         path.drain(..root.len());
     }
+    let (exports, shadowed_exports) = module_exports(doc, &functions);
+    functions.extend(exports);
+    // A module's library is one of the package's libraries even if a hand-written document
+    // forgot to list it.
+    let mut libraries = doc.libraries.clone();
+    for m in &doc.modules {
+        if !libraries.contains(&m.library) {
+            libraries.push(m.library.clone());
+        }
+    }
 
     Ok(Library {
         checksum: doc.checksum(),
-        libraries: doc.libraries.clone(),
+        libraries,
         root,
         functions,
         types,
+        shadowed_exports,
     })
 }
 
@@ -395,7 +444,39 @@ fn function(f: &schema::Function, path: Vec<String>) -> Function {
             .signature
             .as_ref()
             .map(|s| signature(s, false, &f.metadata)),
+        module: None,
     }
+}
+
+/// The module exports of every library, in library order then by name, at the package root;
+/// those whose path a global (or an earlier library's export) takes are left out, with a note.
+fn module_exports(doc: &Reflection, globals: &[Function]) -> (Vec<Function>, Vec<String>) {
+    let mut taken: BTreeMap<Vec<String>, String> = globals
+        .iter()
+        .map(|f| (f.path.clone(), format!("the global function `{}`", f.name)))
+        .collect();
+    let (mut out, mut shadowed) = (Vec::new(), Vec::new());
+    for m in &doc.modules {
+        for f in &m.functions {
+            let path = vec![f.name.clone()];
+            if let Some(owner) = taken.get(&path) {
+                shadowed.push(format!(
+                    "the export `{}` of {} is not bound: {owner} has its name",
+                    f.name, m.library
+                ));
+                continue;
+            }
+            taken.insert(
+                path.clone(),
+                format!("the export `{}` of {}", f.name, m.library),
+            );
+            out.push(Function {
+                module: Some(m.library.clone()),
+                ..function(f, path)
+            });
+        }
+    }
+    (out, shadowed)
 }
 
 fn field(f: &schema::Field, owner: &str) -> Field {

@@ -13,15 +13,21 @@ const path = require('node:path');
 const native = require('./addon');
 const { requireGlobal } = require('./object');
 
-const loaded = new Set();
+/** Each library loaded, by the path or name it was loaded with and by its file name. */
+const loaded = new Map();
 
-/** Loads a TVM-FFI library (a path, or a file name searched by the dynamic loader). Once per name. */
+/**
+ * Loads a TVM-FFI library (a path, or a file name searched by the dynamic loader). Once per name;
+ * returns the path (or name) it was loaded with.
+ */
 function loadLibrary(file) {
   const base = path.basename(file);
-  if (loaded.has(file) || loaded.has(base)) return;
+  const earlier = loaded.get(file) ?? loaded.get(base);
+  if (earlier !== undefined) return earlier;
   native.loadLibrary(file);
-  loaded.add(file);
-  loaded.add(base);
+  loaded.set(file, file);
+  loaded.set(base, file);
+  return file;
 }
 
 /** The dynamic loader's reason from an error of `native.loadLibrary(file)`. */
@@ -38,23 +44,23 @@ function loaderReason(error, file) {
  * error names every place tried.
  */
 function loadPackageLibrary(name, packageDir, packageName) {
-  if (loaded.has(name)) return;
+  const earlier = loaded.get(name);
+  if (earlier !== undefined) return earlier;
   const tried = [];
-  const attempt = (file) => {
-    if (!fs.existsSync(file)) {
-      tried.push(`${file} (no such file)`);
-      return false;
-    }
-    loadLibrary(file);
-    return true;
+  const present = (file) => {
+    if (fs.existsSync(file)) return true;
+    tried.push(`${file} (no such file)`);
+    return false;
   };
-  if (packageDir && attempt(path.join(packageDir, 'lib', name))) return;
+  if (packageDir && present(path.join(packageDir, 'lib', name))) {
+    return loadLibrary(path.join(packageDir, 'lib', name));
+  }
   const searchPath = (process.env.FFIHUB_LIBRARY_PATH || '').split(path.delimiter).filter(Boolean);
   if (searchPath.length === 0) tried.push('FFIHUB_LIBRARY_PATH (unset)');
-  for (const dir of searchPath) if (attempt(path.resolve(dir, name))) return;
+  const found = searchPath.map((dir) => path.resolve(dir, name)).find(present);
+  if (found !== undefined) return loadLibrary(found);
   try {
-    loadLibrary(name);
-    return;
+    return loadLibrary(name);
   } catch (e) {
     tried.push(`the system loader (${loaderReason(e, name)})`);
   }
@@ -282,4 +288,14 @@ function loadLibraries(packageDir, names, checksum, manifest) {
   }
 }
 
-module.exports = { loadLibrary, loadLibraries, loadPackageLibrary, functionLine, typeLine, lineHash, spell };
+module.exports = {
+  loadLibrary,
+  loadLibraries,
+  loadPackageLibrary,
+  packageName,
+  functionLine,
+  callableLine,
+  typeLine,
+  lineHash,
+  spell,
+};

@@ -78,6 +78,10 @@ pub struct Function {
     pub ident: String,
     /// Registered name, as a C++ string literal.
     pub ffi_name: String,
+    /// The lookup object's type and constructor arguments after the library reference: the
+    /// global (`GlobalFunction`, name) or the module export (`ModuleFunction`, library, name,
+    /// signature).
+    pub lookup: (&'static str, String),
     /// Doc comment lines.
     pub doc: Vec<String>,
     /// Parameters.
@@ -234,7 +238,7 @@ fn default_text(value: &DefaultValue) -> String {
 /// The manifest lines of `lib` (see bindings/cpp/include/ffihub/metadata.hpp).
 pub fn manifest(lib: &ir::Library) -> Vec<String> {
     let mut lines = Vec::new();
-    for f in &lib.functions {
+    for f in lib.functions.iter().filter(|f| f.module.is_none()) {
         lines.push(format!(
             "f {} {}",
             f.name,
@@ -370,12 +374,29 @@ impl Types {
             Some(sig) => (self.params(&sig.params, &f.name), self.cpp(&sig.ret)),
             None => (Vec::new(), "ffihub::Any".into()),
         };
+        let what = match &f.module {
+            Some(library) => format!("Module export `{}` of `{library}`", f.name),
+            None => format!("`{}`", f.name),
+        };
         let last = match &f.signature {
-            Some(sig) => format!("`{}`: {sig}", f.name),
-            None => format!("`{}`: packed (any arguments; returns Any)", f.name),
+            Some(sig) => format!("{what}: {sig}"),
+            None => format!("{what}: packed (any arguments; returns Any)"),
+        };
+        let ffi_name = literal(&f.name);
+        let lookup = match &f.module {
+            Some(library) => (
+                "ModuleFunction",
+                format!(
+                    "{}, {ffi_name}, {}",
+                    literal(library),
+                    literal(&signature_text(f.signature.as_ref()))
+                ),
+            ),
+            None => ("GlobalFunction", ffi_name.clone()),
         };
         Function {
-            ffi_name: literal(&f.name),
+            lookup,
+            ffi_name,
             doc: doc_with(&f.doc, last),
             packed: f.signature.is_none(),
             params,

@@ -125,7 +125,8 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
                     ),
                 );
             }
-            (ns.clone(), types.function(f, place(&ns, ident)))
+            let module = f.module.as_deref().map(|l| lib.module_index(l));
+            (ns.clone(), types.function(f, place(&ns, ident), module))
         })
         .collect();
 
@@ -201,7 +202,13 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         module: module.clone(),
         functions: functions
             .iter()
+            .filter(|f| !f.is_export)
             .map(|f| (qualified(&f.def_name), f.ffi_name.clone()))
+            .collect(),
+        exports: functions
+            .iter()
+            .filter(|f| f.is_export)
+            .map(|f| qualified(&f.def_name))
             .collect(),
         types: objects
             .iter()
@@ -227,6 +234,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         check_functions: lib
             .functions
             .iter()
+            .filter(|f| f.module.is_none())
             .map(|f| {
                 let sig = f
                     .signature
@@ -245,6 +253,25 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
                     .map(|m| model::literal(m))
                     .collect();
                 (model::literal(&t.key), members)
+            })
+            .collect(),
+        modules: lib
+            .module_libraries()
+            .into_iter()
+            .map(|library| model::ModuleCheck {
+                library: lib.libraries.iter().position(|l| l == library).unwrap_or(0) + 1,
+                exports: lib
+                    .functions
+                    .iter()
+                    .filter(|f| f.module.as_deref() == Some(library))
+                    .map(|f| {
+                        let sig = f.signature.as_ref().map(ToString::to_string);
+                        (
+                            model::literal(&f.name),
+                            model::literal(&sig.unwrap_or_default()),
+                        )
+                    })
+                    .collect(),
             })
             .collect(),
         types: objects,

@@ -48,6 +48,8 @@ pub struct Smoke {
     pub functions: Vec<(String, String)>,
     /// Per type: its concrete and abstract Julia names qualified from the test file.
     pub types: Vec<(String, String)>,
+    /// Per module export: its Julia name qualified from the test file.
+    pub exports: Vec<String>,
 }
 
 /// `src/<Module>.jl`: the module with every type and function.
@@ -80,6 +82,16 @@ pub struct Package {
     pub check_functions: Vec<(String, String)>,
     /// What the load-time check compares: types (`key`, declared members).
     pub check_types: Vec<(String, Vec<String>)>,
+    /// The libraries loaded as modules (for their exports), in order.
+    pub modules: Vec<ModuleCheck>,
+}
+
+/// A library loaded as a module, and the exports the load-time check expects of it.
+pub struct ModuleCheck {
+    /// The library's position in `Package::libraries`, 1-based.
+    pub library: usize,
+    /// Export names and normalized signatures (`""` when untyped), as Julia string literals.
+    pub exports: Vec<(String, String)>,
 }
 
 /// One step of printing the submodules (see `namespace_blocks` in `mod.rs`).
@@ -145,6 +157,11 @@ pub struct Function {
     pub handle: String,
     /// Registered name, as a Julia string literal.
     pub ffi_name: String,
+    /// The expression that returns the bound `TVMFFI.FFIFunction`: the global of that name, or
+    /// the export of a module of the package (bound on first call).
+    pub lookup: String,
+    /// A module export (not a global).
+    pub is_export: bool,
     /// Docstring lines (escaped), starting with the signature line.
     pub doc: Vec<String>,
     /// Parameter declarations, joined.
@@ -548,8 +565,14 @@ impl TypeNames {
             .join(", ")
     }
 
-    /// The model of a global function.
-    pub fn function(&self, f: &ir::Function, place: Place) -> Function {
+    /// The model of a global function, or of a module export (`module_index`: its library's
+    /// position among the package's modules).
+    pub fn function(
+        &self,
+        f: &ir::Function,
+        place: Place,
+        module_index: Option<usize>,
+    ) -> Function {
         let ident = place.ident.clone();
         let (params, ret, what) = match &f.signature {
             Some(sig) => (
@@ -576,6 +599,27 @@ impl TypeNames {
         } else {
             Vec::new()
         };
+        let handle = format!("{}fn_{}{ident}", names::RESERVED_PREFIX, place.infix);
+        let ffi_name = literal(&f.name);
+        let (lookup, calls) = match (module_index, &f.module) {
+            (Some(i), Some(library)) => (
+                format!(
+                    "TVMFFI.module_function!({handle}, {}modules, {}, {ffi_name})",
+                    names::RESERVED_PREFIX,
+                    i + 1
+                ),
+                format!("Calls the function `{}` exported by `{library}`: ", f.name),
+            ),
+            _ => (
+                format!("TVMFFI.global_function!({handle}, {ffi_name})"),
+                "Calls the TVM-FFI global function ".to_string(),
+            ),
+        };
+        let what = match what.strip_prefix(&format!("`{}`: ", f.name)) {
+            Some(sig) if f.module.is_some() => sig.to_string(),
+            _ if f.module.is_some() => "packed (any arguments, any result).".to_string(),
+            _ => what,
+        };
         Function {
             // Functions of the root are defined in place; those of a namespace by their
             // qualified name (declared in their module by a stub).
@@ -585,13 +629,15 @@ impl TypeNames {
                 ident.clone()
             },
             nested: place.nested,
-            handle: format!("{}fn_{}{ident}", names::RESERVED_PREFIX, place.infix),
-            ffi_name: literal(&f.name),
+            handle,
+            ffi_name,
+            lookup,
+            is_export: f.module.is_some(),
             doc: docstring(
                 &[signature],
                 &[
                     doc_lines(&f.doc),
-                    prose(&format!("Calls the TVM-FFI global function {what}")),
+                    prose(&format!("{calls}{what}")),
                     unexported,
                 ],
             ),
@@ -1009,6 +1055,7 @@ mod tests {
             root: vec!["t".into()],
             functions: Vec::new(),
             types: vec![bag],
+            shadowed_exports: Vec::new(),
         };
         let cfg = Config {
             name: "t".into(),

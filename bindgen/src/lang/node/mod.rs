@@ -60,6 +60,12 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     let mut diags = Diagnostics::default();
     // The load-time check describes the whole library, before the capability filter.
     let manifest = model::manifest(lib);
+    let modules = model::module_exports(lib);
+    let module_libraries: Vec<String> = lib
+        .module_libraries()
+        .into_iter()
+        .map(String::from)
+        .collect();
     let lib = capabilities().filter(lib, LANG, &mut diags);
     let mut scopes = Namespaces::new(&[], false);
     let ns_idents = |path: &[String]| -> Vec<String> {
@@ -130,7 +136,11 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
             note_namespace(&ns);
             let place = (js_path(&object_path(&ns, &ident)), decl(&ns), i);
             function_places.push(ns.join("."));
-            types.function(f, ident, place)
+            let module = f
+                .module
+                .as_ref()
+                .and_then(|l| module_libraries.iter().position(|m| m == l));
+            types.function(f, ident, place, module)
         })
         .collect();
     let classes: Vec<model::Class> = lib
@@ -155,6 +165,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         checksum: model::literal(&lib.checksum),
         libraries: lib.libraries.iter().map(|l| model::literal(l)).collect(),
         manifest,
+        modules,
         namespaces: namespaces
             .iter()
             .map(|ns| js_path(&object_path(&ns[..ns.len() - 1], &ns[ns.len() - 1])))

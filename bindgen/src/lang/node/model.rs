@@ -56,6 +56,8 @@ pub struct Module {
     pub libraries: Vec<String>,
     /// The load-time check: one entry per function and type.
     pub manifest: Vec<ManifestEntry>,
+    /// The libraries loaded as modules, with the load-time check of their exports.
+    pub modules: Vec<ModuleExports>,
     /// The namespace objects to create, parents first (`exports.relax`, `exports.relax.op`).
     pub namespaces: Vec<String>,
     /// Classes, parents first.
@@ -74,6 +76,15 @@ pub struct ManifestEntry {
     pub key: String,
     /// The hash of the item's line, as a JS string literal.
     pub hash: String,
+}
+
+/// A library loaded as a module: its file name (a JS string literal) and one manifest entry
+/// per export (keyed by the export name).
+pub struct ModuleExports {
+    /// The library's file name, as a JS string literal.
+    pub library: String,
+    /// The exports' entries.
+    pub exports: Vec<ManifestEntry>,
 }
 
 /// A parameter.
@@ -99,6 +110,8 @@ pub struct Function {
     pub handle: String,
     /// Registered name, as a JS string literal.
     pub ffi_name: String,
+    /// The expression that looks the function up: the global, or the export of a module.
+    pub lookup: String,
     /// JSDoc lines.
     pub doc: Vec<String>,
     /// Parameters (packed functions take `...args`).
@@ -274,11 +287,35 @@ pub fn type_line(t: &ir::ObjectType) -> String {
     .to_string()
 }
 
+/// The module exports of a library and their load-time check (like [`manifest`]); the line of an
+/// export is what the support package's `loadModules` computes from the live metadata.
+pub fn module_exports(lib: &ir::Library) -> Vec<ModuleExports> {
+    lib.module_libraries()
+        .into_iter()
+        .map(|library| ModuleExports {
+            library: literal(library),
+            exports: lib
+                .functions
+                .iter()
+                .filter(|f| f.module.as_deref() == Some(library))
+                .map(|f| {
+                    let line = format!("export {} {}", f.name, callable(f.signature.as_ref()));
+                    ManifestEntry {
+                        key: literal(&f.name),
+                        hash: literal(&line_hash(&line)),
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 /// The manifest of a library (computed before the capability filter: it describes the library).
 pub fn manifest(lib: &ir::Library) -> Vec<ManifestEntry> {
     let functions = lib
         .functions
         .iter()
+        .filter(|f| f.module.is_none())
         .map(|f| (format!("fn {}", f.name), function_line(f)));
     let types = lib.types.iter().map(|t| {
         let untyped: Vec<&str> = t
@@ -453,21 +490,42 @@ impl Types {
         }
     }
 
-    /// The model of a global function.
+    /// The model of a global function, or of a module export (`module_index`: its library's
+    /// position among the package's modules).
     pub fn function(
         &self,
         f: &ir::Function,
         ident: String,
         place: (String, &'static str, usize),
+        module_index: Option<usize>,
     ) -> Function {
         let (params, ret) = self.signature(f.signature.as_ref(), &f.name);
         let (path, decl, index) = place;
+        let ffi_name = literal(&f.name);
+        let (lookup, doc) = match (module_index, &f.module) {
+            (Some(i), Some(library)) => {
+                let mut doc = jsdoc(&f.doc);
+                if !doc.is_empty() {
+                    doc.push(String::new());
+                }
+                doc.extend(jsdoc(&format!(
+                    "The function `{}` exported by `{library}`.",
+                    f.name
+                )));
+                (
+                    format!("{}Modules[{i}].get({ffi_name})", names::RESERVED_PREFIX),
+                    doc,
+                )
+            }
+            _ => (format!("__ffi.requireGlobal({ffi_name})"), jsdoc(&f.doc)),
+        };
         Function {
             path,
             decl,
             handle: format!("{}Fn{index}", names::RESERVED_PREFIX),
-            ffi_name: literal(&f.name),
-            doc: jsdoc(&f.doc),
+            ffi_name,
+            lookup,
+            doc,
             packed: f.signature.is_none(),
             params,
             ret,

@@ -22,6 +22,7 @@
 #include "bigint.hpp"
 #include "containers.hpp"
 #include "error.hpp"
+#include "exports.hpp"
 #include "function.hpp"
 #include "metadata.hpp"
 #include "module.hpp"

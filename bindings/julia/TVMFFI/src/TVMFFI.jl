@@ -47,6 +47,7 @@ include("typed.jl")
 include("module.jl")
 include("reflection.jl")
 include("metadata.jl")
+include("exports.jl")
 include("show.jl")
 include("precompile.jl")
 

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Module exports (`__tvm_ffi_<name>` symbols) end to end: build examples/exports_cpp against
+# Apache's headers twice (with and without TVM_FFI_DLL_EXPORT_INCLUDE_METADATA) and the seeds'
+# examples/add_one_c; dump them on both runtimes (the dumps must be byte-identical); generate the
+# Julia, Node and C++ packages; then call the exports from each language on each runtime (the
+# library path picks the runtime). Usage: tests/exports/run.sh OUT_DIR (the workspace built:
+# target/debug/ffihub, target/release/libtvm_ffi.so, the Node addon).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+OUT="$1"
+APACHE="$ROOT/.deps/apache-tvm-ffi/tvm_ffi"
+OURS="$ROOT/target/release"
+FFIHUB="$ROOT/target/debug/ffihub"
+rm -rf "$OUT" && mkdir -p "$OUT/lib"
+LIB="$OUT/lib"
+
+# The libraries, built against Apache's headers only (the macros leave parameters unused).
+CXXFLAGS=(-std=c++17 -O1 -Wall -Wextra -Wno-unused-parameter -Werror -fPIC -shared
+    -I "$APACHE/include" -L "$APACHE/lib" -ltvm_ffi)
+g++ "$ROOT/examples/exports_cpp/exports.cc" "${CXXFLAGS[@]}" -DTVM_FFI_DLL_EXPORT_INCLUDE_METADATA=1 \
+    -o "$LIB/libexports.so" &
+g++ "$ROOT/examples/exports_cpp/exports.cc" "${CXXFLAGS[@]}" -o "$LIB/libexports_plain.so" &
+gcc -std=c11 -fPIC -shared -Wno-unused-variable -Wno-unused-parameter -I "$APACHE/include" \
+    "$ROOT/examples/add_one_c/add_one_c.c" -o "$LIB/add_one_c.so"
+wait %1 %2
+
+# Dumps on both runtimes, byte-identical.
+for rt in apache ours; do
+    dir=$([ $rt = apache ] && echo "$APACHE/lib" || echo "$OURS")
+    LD_LIBRARY_PATH="$dir" "$FFIHUB" dump --runtime "$dir/libtvm_ffi.so" --lib "$LIB/libexports.so" \
+        --lib "$LIB/add_one_c.so" -o "$OUT/exports.$rt.yaml"
+    LD_LIBRARY_PATH="$dir" "$FFIHUB" dump --runtime "$dir/libtvm_ffi.so" \
+        --lib "$LIB/libexports_plain.so" -o "$OUT/plain.$rt.yaml"
+done
+cmp "$OUT/exports.apache.yaml" "$OUT/exports.ours.yaml"
+cmp "$OUT/plain.apache.yaml" "$OUT/plain.ours.yaml"
+grep -q 'doc: y += a \* x on float32 vectors, in place.' "$OUT/exports.ours.yaml"
+grep -q 'name: add_one_c' "$OUT/exports.ours.yaml"
+if grep -q 'signature' "$OUT/plain.ours.yaml"; then
+    echo "the library built without metadata has signatures in its dump" >&2
+    exit 1
+fi
+
+"$FFIHUB" generate --lang all --name exports --metadata "$OUT/exports.ours.yaml" --out "$OUT/exports"
+"$FFIHUB" generate --lang all --name exports_plain --metadata "$OUT/plain.ours.yaml" --out "$OUT/plain"
+
+# C++: both headers in one program, the libraries found through FFIHUB_LIBRARY_PATH.
+g++ -std=c++17 -Wall -Wextra -Werror -pedantic -I "$OUT/exports/cpp" -I "$OUT/plain/cpp" \
+    -I "$ROOT/bindings/cpp/include" -I "$ROOT/runtime/include" "$ROOT/tests/exports/calls.cpp" \
+    -L "$OURS" -ltvm_ffi -o "$OUT/calls_cpp"
+
+# Node: the declarations pass tsc --strict; the support package is linked in.
+for pkg in exports plain; do
+    mkdir -p "$OUT/$pkg/node/node_modules/@ffihub"
+    ln -sfn "$ROOT/bindings/node" "$OUT/$pkg/node/node_modules/@ffihub/tvm-ffi"
+done
+cat >"$OUT/exports/node/tsconfig.json" <<'JSON'
+{ "compilerOptions": { "strict": true, "noEmit": true, "target": "es2022", "module": "nodenext",
+  "moduleResolution": "nodenext", "skipLibCheck": false }, "files": ["index.d.ts"] }
+JSON
+"$ROOT/tests/node/node_modules/.bin/tsc" -p "$OUT/exports/node/tsconfig.json"
+
+# Julia: an offline environment with path entries, a private depot.
+uuid() { sed -n 's/^uuid = "\(.*\)"/\1/p' "$1/Project.toml"; }
+TVMFFI="$ROOT/bindings/julia/TVMFFI"
+mkdir -p "$OUT/julia-env"
+cat >"$OUT/julia-env/Project.toml" <<TOML
+[deps]
+Exports = "$(uuid "$OUT/exports/julia")"
+ExportsPlain = "$(uuid "$OUT/plain/julia")"
+TVMFFI = "$(uuid "$TVMFFI")"
+TOML
+cat >"$OUT/julia-env/Manifest.toml" <<TOML
+[[Exports]]
+deps = ["TVMFFI"]
+path = "$OUT/exports/julia"
+uuid = "$(uuid "$OUT/exports/julia")"
+version = "0.1.0"
+
+[[ExportsPlain]]
+deps = ["TVMFFI"]
+path = "$OUT/plain/julia"
+uuid = "$(uuid "$OUT/plain/julia")"
+version = "0.1.0"
+
+[[TVMFFI]]
+deps = ["Libdl"]
+path = "$TVMFFI"
+uuid = "$(uuid "$TVMFFI")"
+version = "0.1.0"
+
+[[Libdl]]
+uuid = "8f399da3-3557-5675-b5ff-fb832c97cbdb"
+TOML
+
+# The load-time checks: the package generated with metadata, given the library built without it.
+mkdir -p "$OUT/stale"
+cp "$LIB/libexports_plain.so" "$OUT/stale/libexports.so"
+cp "$LIB/add_one_c.so" "$OUT/stale/"
+LD_LIBRARY_PATH="$OURS" FFIHUB_LIBRARY_PATH="$OUT/stale" "$OUT/calls_cpp" stale
+LD_LIBRARY_PATH="$OURS" FFIHUB_LIBRARY_PATH=/nonexistent "$OUT/calls_cpp" missing
+if LD_LIBRARY_PATH="$OURS" FFIHUB_LIBRARY_PATH="$OUT/stale" \
+    node -e 'require(process.argv[1])' "$OUT/exports/node/index.js" 2>"$OUT/stale/node.log"; then
+    echo "Node loaded a package whose exports changed" >&2
+    exit 1
+fi
+grep -q "export add_one changed (now: packed)" "$OUT/stale/node.log"
+echo "ok: Node stale exports refused"
+
+for rt in apache ours; do
+    dir=$([ $rt = apache ] && echo "$APACHE/lib" || echo "$OURS")
+    echo "--- $rt runtime"
+    LD_LIBRARY_PATH="$dir" FFIHUB_LIBRARY_PATH="$LIB" "$OUT/calls_cpp"
+    LD_LIBRARY_PATH="$dir" FFIHUB_LIBRARY_PATH="$LIB" \
+        node "$ROOT/tests/exports/calls.js" "$OUT/exports/node/index.js" "$OUT/plain/node/index.js"
+    JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$dir/libtvm_ffi.so" LD_LIBRARY_PATH="$dir" \
+        EXPORTS_LIB_DIR="$LIB" EXPORTS_PLAIN_LIB_DIR="$LIB" FFIHUB_LIBRARY_PATH="$LIB" \
+        "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" "$ROOT/tests/exports/calls.jl"
+done
+JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$OURS/libtvm_ffi.so" LD_LIBRARY_PATH="$OURS" \
+    EXPORTS_LIB_DIR="$OUT/stale" FFIHUB_LIBRARY_PATH="$OUT/stale" \
+    "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" -e '
+        try
+            import Exports
+            error("Julia loaded a package whose exports changed")
+        catch e
+            msg = sprint(showerror, e)
+            occursin("export add_one of libexports.so is untyped, not (int) -> int", msg) || rethrow()
+        end
+        println("ok: Julia stale exports refused")'
+
