@@ -111,14 +111,14 @@ for rt in apache ours; do
     dir=$([ $rt = apache ] && echo "$APACHE/lib" || echo "$OURS")
     echo "--- $rt runtime"
     LD_LIBRARY_PATH="$dir" FFIHUB_LIBRARY_PATH="$LIB" "$OUT/calls_cpp"
-    LD_LIBRARY_PATH="$dir" FFIHUB_LIBRARY_PATH="$LIB" \
+    TVM_FFI_LIB="$dir/libtvm_ffi.so" FFIHUB_LIBRARY_PATH="$LIB" \
         node "$ROOT/tests/exports/calls.js" "$OUT/exports/node/index.js" "$OUT/plain/node/index.js"
     JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$dir/libtvm_ffi.so" LD_LIBRARY_PATH="$dir" \
-        EXPORTS_LIB_DIR="$LIB" EXPORTS_PLAIN_LIB_DIR="$LIB" FFIHUB_LIBRARY_PATH="$LIB" \
+        FFIHUB_LIBRARY_PATH="$LIB" \
         "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" "$ROOT/tests/exports/calls.jl"
 done
 JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$OURS/libtvm_ffi.so" LD_LIBRARY_PATH="$OURS" \
-    EXPORTS_LIB_DIR="$OUT/stale" FFIHUB_LIBRARY_PATH="$OUT/stale" \
+    FFIHUB_LIBRARY_PATH="$OUT/stale" \
     "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" -e '
         try
             import Exports
