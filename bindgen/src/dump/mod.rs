@@ -8,8 +8,8 @@
 //! Each library's module exports (`__tvm_ffi_<name>` symbols) are read too ([`exports`]), see
 //! docs/adr/0009-module-exports.md.
 
-mod locate;
 mod exports;
+mod locate;
 mod runtime;
 
 pub use exports::{export_symbols, ExportSymbols};
