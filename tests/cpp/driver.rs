@@ -395,6 +395,7 @@ macro_rules! cpp_tests {
 
 cpp_tests!(
     test_any,
+    test_bad_input,
     test_callbacks,
     test_containers,
     test_errors,
