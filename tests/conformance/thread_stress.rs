@@ -38,8 +38,15 @@ fn stress(runtime: &Runtime, mode: &str) {
     let out = run_with_timeout(cmd, Duration::from_secs(300));
     let what = format!("thread_stress {mode} on the {} runtime", runtime.name);
     let transcript = assert_checks_passed(&what, &out);
-    let rounds = transcript.lines().filter(|l| l.starts_with("ok round ")).count();
-    assert_eq!(rounds.to_string(), ROUNDS, "{what}: rounds passed\n{transcript}");
+    let rounds = transcript
+        .lines()
+        .filter(|l| l.starts_with("ok round "))
+        .count();
+    assert_eq!(
+        rounds.to_string(),
+        ROUNDS,
+        "{what}: rounds passed\n{transcript}"
+    );
 }
 
 #[test]
