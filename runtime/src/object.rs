@@ -9,7 +9,7 @@ use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
-use std::sync::atomic::{fence, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// One strong reference in `combined_ref_count`.
 pub const STRONG_ONE: u64 = 1;
@@ -65,9 +65,20 @@ pub unsafe fn dec_ref(obj: *mut TVMFFIObject) {
         .combined_ref_count
         .fetch_sub(STRONG_ONE, Ordering::Release);
     if before & 0xFFFF_FFFF == STRONG_ONE {
-        fence(Ordering::Acquire);
+        synchronize_with_releases(obj);
         release_last_strong(obj, before == FRESH_COUNT);
     }
+}
+
+/// Makes every earlier release of `obj`'s count happen before its destruction. An acquire load of
+/// the count rather than `fence(Acquire)`: equivalent here, as cheap, and seen by
+/// ThreadSanitizer, which does not model fences (std's `Arc` does this under TSan).
+///
+/// # Safety
+/// `obj` points at a live object.
+#[inline]
+unsafe fn synchronize_with_releases(obj: *mut TVMFFIObject) {
+    (*obj).combined_ref_count.load(Ordering::Acquire);
 }
 
 /// How many destructions may nest on one thread's stack before further ones are queued. Deep
@@ -177,7 +188,7 @@ unsafe fn destroy(obj: *mut TVMFFIObject, sole: bool) {
         .fetch_sub(WEAK_ONE, Ordering::Release)
         == WEAK_ONE
     {
-        fence(Ordering::Acquire);
+        synchronize_with_releases(obj);
         if let Some(deleter) = (*obj).deleter {
             deleter(obj.cast(), DELETE_WEAK);
         }

@@ -28,12 +28,12 @@ use crate::json::Value;
 use crate::object::{is_object_index, ObjectRef};
 use crate::reflection::{all_fields, get_field, set_field, set_field_to_default};
 use crate::tindex;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
-/// The deepest chain of nested nodes a graph may decode to (deeper values could not be dropped
-/// safely: destruction recurses through nested containers).
-pub const MAX_DEPTH: usize = 10_000;
+/// The deepest chain of nested nodes a graph may decode to. Reading, writing and releasing do
+/// not recurse, so this only bounds the reader's heap stack against hostile input.
+pub const MAX_DEPTH: usize = 100_000;
 
 const DATA_TO_JSON: &[u8] = b"__data_to_json__";
 const DATA_FROM_JSON: &[u8] = b"__data_from_json__";
@@ -122,7 +122,8 @@ struct GraphWriter {
     nodes: Vec<Node>,
     index_of: HashMap<Key, i64>,
     type_keys: HashMap<i32, Any>,
-    in_progress: Vec<usize>,
+    /// The objects whose frames are open (a set: chains can be a million levels deep).
+    in_progress: HashSet<usize>,
 }
 
 impl GraphWriter {
@@ -131,7 +132,7 @@ impl GraphWriter {
             nodes: Vec::new(),
             index_of: HashMap::new(),
             type_keys: HashMap::new(),
-            in_progress: Vec::new(),
+            in_progress: HashSet::new(),
         }
     }
 
@@ -181,7 +182,7 @@ impl GraphWriter {
             }
             let frame = stack.pop().expect("frame");
             if frame.identity != 0 {
-                self.in_progress.retain(|&p| p != frame.identity);
+                self.in_progress.remove(&frame.identity);
             }
             let data = match frame.pending {
                 Pending::Seq | Pending::MapLike => Data::Ints(
@@ -301,7 +302,7 @@ impl GraphWriter {
                 format!("Cycle detected during serialization: {what}"),
             ));
         }
-        self.in_progress.push(identity);
+        self.in_progress.insert(identity);
         Ok(WriteFrame {
             value: value.clone(),
             type_key,

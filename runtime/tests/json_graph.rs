@@ -174,6 +174,27 @@ fn graph_round_trip(value: &Any) -> Any {
 }
 
 #[test]
+fn json_graph_of_a_value_100000_deep_round_trips_on_a_small_stack() {
+    let _serial = serial();
+    let before = baseline();
+    // 256 KiB of stack: writing, reading, comparing and releasing must not recurse.
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            let mut deep = Any::int(7);
+            for _ in 0..100_000 {
+                deep = Array::from_vec(vec![deep]).into_any();
+            }
+            let back = graph_round_trip(&deep);
+            assert!(bool_of(&call("ffi.RecursiveEq", &[&deep, &back]).unwrap()));
+        })
+        .unwrap()
+        .join()
+        .expect("the deep round trip did not crash");
+    assert_eq!(live_object_count(), before);
+}
+
+#[test]
 fn json_graph_keeps_sharing_and_values() {
     let _serial = serial();
     let before = baseline();

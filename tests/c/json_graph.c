@@ -463,23 +463,25 @@ static void mode_bad(void) {
   expect_text_rejected("100,000 nested arrays", deep_array);
   char* deep_object = nested("{\"k\":", "0", "}", kDeep);
   expect_text_rejected("100,000 nested objects", deep_object);
-  /* A chain of 100,000 graph nodes, each an Array holding the next. */
-  size_t cap = (size_t)kDeep * 48 + 64;
+  /* A chain of 200,000 graph nodes, each an Array holding the next: deeper than the reader's
+   * limit (100,000 levels). */
+  enum { kDeepGraph = 200000 };
+  size_t cap = (size_t)kDeepGraph * 48 + 64;
   char* chain = malloc(cap);
   char* p = chain + sprintf(chain, "{\"root_index\":0,\"nodes\":[");
-  for (int i = 0; i < kDeep; ++i) {
-    if (i + 1 < kDeep) {
+  for (int i = 0; i < kDeepGraph; ++i) {
+    if (i + 1 < kDeepGraph) {
       p += sprintf(p, "{\"type\":\"ffi.Array\",\"data\":[%d]},", i + 1);
     } else {
       p += sprintf(p, "{\"type\":\"None\"}]}");
     }
   }
-  expect_value_error("a chain of 100,000 graph nodes", "ffi.FromJSONGraphString",
+  expect_value_error("a chain of 200,000 graph nodes", "ffi.FromJSONGraphString",
                      cstr_any(chain));
   /* The same graph as a value. */
   TVMFFIAny parse_args[1] = {cstr_any(chain)};
   TVMFFIAny chain_doc = must_call("ffi.json.Parse", parse_args, 1);
-  expect_value_error("a chain of 100,000 graph nodes (value)", "ffi.FromJSONGraph", chain_doc);
+  expect_value_error("a chain of 200,000 graph nodes (value)", "ffi.FromJSONGraph", chain_doc);
   release(&chain_doc);
   free(deep_array);
   free(deep_object);

@@ -10,4 +10,5 @@ mod registry;
 mod scenario;
 mod structural;
 mod testing_lib;
+mod thread_stress;
 mod valgrind;

@@ -413,6 +413,7 @@ macro_rules! cpp_tests {
 
 cpp_tests!(
     test_any,
+    test_bad_input,
     test_callbacks,
     test_containers,
     test_errors,

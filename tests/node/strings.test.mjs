@@ -10,6 +10,8 @@ test('small and long strings round-trip', () => {
   }
   assert.equal(demo.concat('foo', 'bar'), 'foobar');
   assert.equal(demo.repeat('ab', 5000).length, 10000);
+  // A Rust extension's failed allocation (2 TiB) is an error, not an abort of the host.
+  assert.throws(() => demo.repeat('ab', 2 ** 40), (e) => e instanceof ffi.MemoryError && /demo\.repeat|cannot allocate/.test(e.message));
   assert.equal(demo.stringLength('abc'), 3);
 });
 

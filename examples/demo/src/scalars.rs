@@ -70,12 +70,17 @@ pub fn concat(a: String, b: String) -> Result<String> {
     String::new(bytes)
 }
 
-/// Repeats `text` `times` times (makes long strings); `times` must not be negative.
+/// Repeats `text` `times` times (makes long strings); `times` must not be negative. A result too
+/// large for memory is a `MemoryError`, not an abort: the buffer is reserved fallibly.
 #[ffihub::function(name = "demo.repeat")]
 pub fn repeat(text: String, times: i64) -> Result<String> {
     let times = usize::try_from(times)
         .map_err(|_| Error::value_error(format!("times must be >= 0, got {times}")))?;
-    String::new(text.as_bytes().repeat(times))
+    let mut bytes = ffihub::alloc::try_vec(ffihub::alloc::checked_len(text.len(), times)?)?;
+    for _ in 0..times {
+        bytes.extend_from_slice(text.as_bytes());
+    }
+    String::new(bytes)
 }
 
 /// The length of a string in bytes (UTF-8).

@@ -76,6 +76,11 @@ both_runtimes! {
         assert_eq!(repeated.len(), 100);
         assert_eq!(repeated.to_str().unwrap(), "ab".repeat(50));
         assert_eq!(fails::<String>("demo.repeat", ("ab", -1)).kind(), "ValueError");
+        // 2 TiB: the allocation fails and becomes an error (the process aborted before).
+        let too_big = fails::<String>("demo.repeat", ("ab", 1i64 << 40));
+        assert_eq!(too_big.kind(), "MemoryError");
+        assert!(too_big.message().contains("cannot allocate memory"), "{too_big}");
+        assert_eq!(fails::<String>("demo.repeat", ("ab", i64::MAX)).kind(), "MemoryError");
         assert_eq!(call::<i64>("demo.string_length", ("héllo",)), 6);
 
         let small_bytes: Bytes = call("demo.echo_bytes", (Bytes::new(b"\x00\x01\xff").unwrap(),));

@@ -17,6 +17,7 @@ const TEST_FILES = [
     "test_containers.jl",
     "test_callbacks.jl",
     "test_errors.jl",
+    "test_bad_input.jl",
     "test_objects.jl",
     "test_testing_lib.jl",
     "test_tensors.jl",

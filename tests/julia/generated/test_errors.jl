@@ -20,6 +20,8 @@ end
     @test_throws TVMFFI.ValueError checked_sqrt(-1)
     @test_throws TVMFFI.ValueError parse_int("x")
     @test_throws TVMFFI.ValueError Demo.repeat("x", -1)
+    # A Rust extension's failed allocation (2 TiB) is an error, not an abort of the host.
+    @test_throws FFIError{:MemoryError} Demo.repeat("ab", 2^40)
     @test_throws TVMFFI.ValueError TestingLib.test_raise_error("ValueError", "v")
 end
 

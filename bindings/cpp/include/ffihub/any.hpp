@@ -330,14 +330,25 @@ inline constexpr bool is_integer_v =
     std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char> &&
     !std::is_same_v<T, wchar_t> && !std::is_same_v<T, char16_t> && !std::is_same_v<T, char32_t>;
 
+/// A ValueError for an unsigned value above INT64_MAX (out of line: the cold path).
+[[noreturn]] FFIHUB_NOINLINE inline void throw_int_overflow(uint64_t v) {
+  throw ValueError("the integer " + std::to_string(v) + " does not fit in a TVM-FFI int (int64)",
+                   "<ffihub>", 0, "conversion");
+}
+
 template <typename T>
 struct Converter<T, std::enable_if_t<is_integer_v<T>>> : ConverterBase<T, Converter<T>> {
-  static void view(T v, TVMFFIAny* out) noexcept {
+  /// Only unsigned types of 64 bits can hold values that int64 cannot.
+  static constexpr bool may_overflow = std::is_unsigned_v<T> && sizeof(T) >= sizeof(int64_t);
+  static void view(T v, TVMFFIAny* out) noexcept(!may_overflow) {
+    if constexpr (may_overflow) {
+      if (v > static_cast<T>(std::numeric_limits<int64_t>::max())) throw_int_overflow(v);
+    }
     out->type_index = kTVMFFIInt;
     out->zero_padding = 0;
     out->v_int64 = static_cast<int64_t>(v);
   }
-  static TVMFFIAny owned(T v) noexcept {
+  static TVMFFIAny owned(T v) noexcept(!may_overflow) {
     TVMFFIAny out;
     view(v, &out);
     return out;

@@ -63,6 +63,8 @@ function __init__()
     empty!(_TABLES)
     _MISSING_SENTINEL[] = nothing
     _KWARGS_MARKER[] = nothing
+    resize!(_NESTING, Threads.nthreads())
+    fill!(_NESTING, 0)
     return nothing
 end
 

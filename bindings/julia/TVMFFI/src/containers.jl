@@ -7,16 +7,38 @@
 
 # --- building from Julia -----------------------------------------------------------------------------
 
+# How deep Julia containers may nest when converted (the same limit as the Node binding): deeper
+# or cyclic values raise an ArgumentError instead of overflowing the stack. The depth of the
+# conversion running on each thread is in `_NESTING` (sized in `__init__`).
+const MAX_NESTING = 1000
+const _NESTING = Int[]
+
+function _nested(convert::F) where {F}
+    tid = Threads.threadid()
+    depth = (_NESTING[tid] += 1)
+    try
+        depth > MAX_NESTING && throw(ArgumentError(
+            "TVMFFI: cannot convert a value nested more than $MAX_NESTING levels deep " *
+            "(arrays, tuples or dicts) to TVM-FFI; is it cyclic?"))
+        return convert()
+    finally
+        _NESTING[tid] -= 1
+    end
+end
+
 # Calls a packed constructor (ffi.Array, ffi.List, ffi.Map, ...) with the elements of `xs`;
 # returns the owned result.
-_sequence_any(ctor::FFIFunction, xs) = _call_any_vector(ctor, xs isa AbstractVector ? xs : collect(Any, xs))
+_sequence_any(ctor::FFIFunction, xs) =
+    _nested(() -> _call_any_vector(ctor, xs isa AbstractVector ? xs : collect(Any, xs)))
 
 function _mapping_any(ctor::FFIFunction, d)
-    kv = Any[]
-    for (k, v) in d
-        push!(kv, k, v)
+    return _nested() do
+        kv = Any[]
+        for (k, v) in d
+            push!(kv, k, v)
+        end
+        _call_any_vector(ctor, kv)
     end
-    return _call_any_vector(ctor, kv)
 end
 
 function _take_as(::Type{T}, a::TVMFFIAny) where {T}

@@ -100,18 +100,15 @@ impl<T: FromAny> Array<T> {
 
     /// All elements as a `Vec`.
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        self.iter().collect()
+        crate::alloc::try_collect_results(self.iter())
     }
 }
 
 impl<T: IntoAny> Array<T> {
     /// A new array of `items` (built by the runtime's `ffi.Array`).
     pub fn new(items: impl IntoIterator<Item = T>) -> Result<Array<T>> {
-        let items: Vec<Any> = items
-            .into_iter()
-            .map(IntoAny::into_any)
-            .collect::<Result<_>>()?;
-        let views: Vec<AnyView<'_>> = items.iter().map(Any::view).collect();
+        let items = crate::alloc::try_collect_results(items.into_iter().map(IntoAny::into_any))?;
+        let views = crate::alloc::try_collect(items.iter().map(Any::view))?;
         let array = global!("ffi.Array").call_packed(&views)?;
         Ok(Array {
             obj: object_of(array.view(), tindex::ARRAY)
@@ -200,11 +197,11 @@ impl<K, V> Map<K, V> {
     /// Every entry as owned values, in the map's iteration order.
     pub fn raw_entries(&self) -> Result<Vec<(Any, Any)>> {
         let iter: Function = global!("ffi.MapForwardIterFunctor").call((&self.obj,))?;
-        let mut entries = Vec::with_capacity(self.len());
+        let mut entries = crate::alloc::try_vec(self.len())?;
         for _ in 0..self.len() {
             let key: Any = iter.call((0,))?;
             let value: Any = iter.call((1,))?;
-            entries.push((key, value));
+            crate::alloc::try_push(&mut entries, (key, value))?;
             iter.call::<Any>((2,))?;
         }
         Ok(entries)
@@ -233,10 +230,11 @@ impl<K: IntoAny, V: FromAny> Map<K, V> {
 impl<K: FromAny, V: FromAny> Map<K, V> {
     /// Every entry, converted, in the map's iteration order.
     pub fn entries(&self) -> Result<Vec<(K, V)>> {
-        self.raw_entries()?
-            .into_iter()
-            .map(|(k, v)| Ok((K::from_any(k)?, V::from_any(v)?)))
-            .collect()
+        crate::alloc::try_collect_results(
+            self.raw_entries()?
+                .into_iter()
+                .map(|(k, v)| Ok((K::from_any(k)?, V::from_any(v)?))),
+        )
     }
 }
 
@@ -246,10 +244,10 @@ impl<K: IntoAny, V: IntoAny> Map<K, V> {
     pub fn new(entries: impl IntoIterator<Item = (K, V)>) -> Result<Map<K, V>> {
         let mut items = Vec::new();
         for (key, value) in entries {
-            items.push(key.into_any()?);
-            items.push(value.into_any()?);
+            crate::alloc::try_push(&mut items, key.into_any()?)?;
+            crate::alloc::try_push(&mut items, value.into_any()?)?;
         }
-        let views: Vec<AnyView<'_>> = items.iter().map(Any::view).collect();
+        let views = crate::alloc::try_collect(items.iter().map(Any::view))?;
         let map = global!("ffi.Map").call_packed(&views)?;
         Ok(Map {
             obj: object_of(map.view(), tindex::MAP)

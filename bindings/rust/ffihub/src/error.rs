@@ -72,6 +72,11 @@ impl Error {
         Error::new("RuntimeError", message)
     }
 
+    /// A `MemoryError`: an allocation failed (see [`crate::alloc`]).
+    pub fn memory_error(message: impl Into<StdString>) -> Error {
+        Error::new("MemoryError", message)
+    }
+
     /// An `AttributeError`: a missing or read-only field or method.
     pub fn attribute_error(message: impl Into<StdString>) -> Error {
         Error::new("AttributeError", message)

@@ -17,7 +17,8 @@
 //! - Objects: [`ObjectRef<T>`] with checked downcasts by type index; [`String`], [`Bytes`],
 //!   [`Array<T>`], [`Map<K, V>`], [`Shape`], [`Tensor`], [`Function`], [`TypedFunction<F>`],
 //!   [`Module`]; reflection ([`reflection`]) for fields and methods of any object.
-//! - Errors: [`Error`] with kind, message and backtrace; [`Result`].
+//! - Errors: [`Error`] with kind, message and backtrace; [`Result`]; [`alloc`]: allocation
+//!   failures as `MemoryError`s instead of aborts.
 //! - Macros: [`function`] registers a global (or exports a module symbol),
 //!   [`derive@Object`] registers an object type with its fields, [`methods`] its methods and
 //!   constructor.
@@ -32,6 +33,7 @@
 
 #![warn(missing_docs)]
 
+pub mod alloc;
 mod any;
 mod containers;
 mod convert;

@@ -212,7 +212,11 @@ impl IntoAny for &str {
 impl FromAny for StdString {
     fn from_view(view: AnyView<'_>) -> Result<Self> {
         let string = String::from_view(view).map_err(|_| mismatch::<StdString>(view))?;
-        string.to_str().map(str::to_owned)
+        let text = string.to_str()?;
+        let mut owned = StdString::new();
+        owned.try_reserve_exact(text.len())?;
+        owned.push_str(text);
+        Ok(owned)
     }
 }
 

@@ -231,12 +231,13 @@ impl Tensor {
             .cast()
     }
 
-    /// Element offsets (in elements from [`Tensor::data_ptr`]) in row-major index order.
-    pub fn element_offsets(&self) -> Vec<isize> {
+    /// Element offsets (in elements from [`Tensor::data_ptr`]) in row-major index order; a
+    /// `MemoryError` when they do not fit in memory (a broadcast view can be huge).
+    pub fn element_offsets(&self) -> Result<Vec<isize>> {
         let shape = self.shape();
         let strides = self.strides();
         let numel = self.numel().max(0) as usize;
-        let mut offsets = Vec::with_capacity(numel);
+        let mut offsets = crate::alloc::try_vec(numel)?;
         let mut index = vec![0i64; shape.len()];
         for _ in 0..numel {
             offsets.push(
@@ -254,7 +255,7 @@ impl Tensor {
                 index[d] = 0;
             }
         }
-        offsets
+        Ok(offsets)
     }
 
     /// Checks that the tensor holds `T` on the CPU.
@@ -281,12 +282,12 @@ impl Tensor {
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         self.check_cpu::<T>()?;
         let base = self.data_ptr().cast::<T>();
-        Ok(self
-            .element_offsets()
-            .into_iter()
-            // SAFETY: DLPack guarantees every in-bounds offset addresses an element of `T`.
-            .map(|offset| unsafe { base.offset(offset).read_unaligned() })
-            .collect())
+        crate::alloc::try_collect(
+            self.element_offsets()?
+                .into_iter()
+                // SAFETY: DLPack guarantees every in-bounds offset addresses an element of `T`.
+                .map(|offset| unsafe { base.offset(offset).read_unaligned() }),
+        )
     }
 
     /// Applies `f` to every element in place (any strides), for CPU tensors of `T`.
@@ -297,7 +298,7 @@ impl Tensor {
     pub unsafe fn for_each_mut<T: Element>(&self, mut f: impl FnMut(&mut T)) -> Result<()> {
         self.check_cpu::<T>()?;
         let base = self.data_ptr().cast::<T>();
-        for offset in self.element_offsets() {
+        for offset in self.element_offsets()? {
             // SAFETY: in bounds (DLPack), exclusive (the caller's contract).
             let element = unsafe { &mut *base.offset(offset) };
             f(element);

@@ -1,0 +1,120 @@
+# The bad-input matrix (the same cases as tests/node/bad_input.test.mjs and
+# tests/cpp/test_bad_input.cpp): each case throws a Julia exception that names the function (and
+# the argument) or is handled as documented, never crashes, and leaks nothing.
+isdefined(Main, :GenTest) || include(joinpath(@__DIR__, "common.jl"))
+module TestBadInput
+using Test, TVMFFI, Demo, ..GenTest
+
+caught(f) = try
+    f()
+    nothing
+catch e
+    e
+end
+message(e) = sprint(showerror, e)
+
+@testset "wrong type: MethodError naming the function; the raw function a TypeError" begin
+    e = caught(() -> Demo.add_one("x"))
+    @test e isa MethodError && e.f === Demo.add_one && e.args == ("x",)
+    raw = get_global_func("demo.add_one")
+    e = caught(() -> raw("x"))
+    @test e isa FFIError{:TypeError}
+    @test occursin("argument #0 when calling: `demo.add_one(0: int) -> int`. Expected `int` but got `ffi.SmallStr`", e.message)
+    check_no_leaks(label = "wrong type") do
+        @test_throws MethodError Demo.concat("a", 5)
+        @test_throws FFIError{:TypeError} raw("x")
+    end
+end
+
+@testset "wrong count: MethodError; the raw function counts" begin
+    @test caught(() -> Demo.add_one()) isa MethodError
+    @test caught(() -> Demo.add_one(1, 2)) isa MethodError
+    e = caught(() -> get_global_func("demo.add_one")(1, 2))
+    @test e isa FFIError{:TypeError}
+    @test occursin("`demo.add_one(0: int) -> int`. Expected 1 but got 2 arguments", e.message)
+end
+
+@testset "nothing: MethodError for required arguments, None for optional ones" begin
+    e = caught(() -> Demo.concat(nothing, "a"))
+    @test e isa MethodError && e.f === Demo.concat
+    @test Demo.echo_optional_int(nothing) === nothing
+    e = caught(() -> get_global_func("demo.add_one")(nothing))
+    @test e isa FFIError{:TypeError} && occursin("got `None`", e.message)
+end
+
+@testset "out-of-range ints: InexactError or TypeError naming the function" begin
+    @test caught(() -> Demo.echo_int(typemax(UInt64))) isa InexactError
+    @test caught(() -> Demo.echo_int(Int128(2)^70)) isa InexactError
+    e = caught(() -> Demo.echo_int(big(2)^63))
+    @test e isa FFIError{:TypeError} && occursin("`demo.echo_int(0: int) -> int`", e.message)
+    @test Demo.echo_int(typemax(Int64)) === typemax(Int64)
+    @test Demo.echo_int(typemin(Int64)) === typemin(Int64)
+    @test caught(() -> Demo.echo_int(1.5)) isa MethodError
+end
+
+@testset "NaN and Inf: pass as floats, refused as ints" begin
+    @test isnan(Demo.echo_float(NaN))
+    @test Demo.echo_float(Inf) === Inf
+    @test Demo.echo_float(-Inf) === -Inf
+    @test caught(() -> Demo.add_one(NaN)) isa MethodError
+end
+
+@testset "invalid UTF-8 and embedded NUL keep their bytes" begin
+    bad = String(UInt8[0x61, 0xff, 0x62, 0xfe, 0x63, 0x64, 0x65, 0x66])  # heap-sized
+    @test codeunits(Demo.echo_string(bad)) == codeunits(bad)
+    @test Demo.string_length(String(UInt8[0xff, 0xfe])) == 2
+    @test Demo.string_length("a\0b") == 3
+    @test Demo.echo_string("a\0b, long enough for the heap") == "a\0b, long enough for the heap"
+end
+
+@testset "a 100 MB string round-trips" begin
+    big_text = "x"^100_000_000
+    @test Demo.string_length(big_text) == 100_000_000
+    @test sizeof(Demo.echo_string(big_text)) == 100_000_000
+end
+
+@testset "100,000-deep and cyclic containers: ArgumentError" begin
+    deep = Any[1]
+    for _ in 1:100_000
+        deep = Any[deep]
+    end
+    cyclic = Any[1]
+    push!(cyclic, cyclic)
+    selfdict = Dict{Any,Any}()
+    selfdict["self"] = selfdict
+    for value in (deep, cyclic, selfdict, (cyclic,))
+        e = caught(() -> Demo.echo_any(value))
+        @test e isa ArgumentError && occursin("nested more than 1000 levels deep", e.msg)
+    end
+    @test Demo.echo_any(Any[Any[1]]) == [[1]]  # the thread still works
+    check_no_leaks(label = "deep and cyclic") do
+        @test_throws ArgumentError Demo.echo_any(deep)
+        @test_throws ArgumentError Demo.echo_any(cyclic)
+    end
+end
+
+@testset "use after close: ArgumentError; closing twice is a no-op" begin
+    p = Demo.Point(3, 4)
+    close(p)
+    close(p)
+    e = caught(() -> Demo.norm(p))
+    @test e isa ArgumentError && occursin("closed", e.msg)
+end
+
+@testset "unknown function and unknown type key" begin
+    e = caught(() -> get_global_func("no.such.function"))
+    @test e isa KeyError && e.key == "no.such.function"
+    for f in (() -> TVMFFI.type_index("no.such.Type"), () -> TVMFFI.construct("no.such.Type", 1))
+        e = caught(f)
+        @test e isa FFIError && occursin("no.such.Type", e.message)
+    end
+end
+
+@testset "a library path that is missing or not a library: FFIError naming the path" begin
+    for path in ("/nonexistent/libnothing.so", "/etc/passwd")
+        e = caught(() -> load_module(path))
+        @test e isa FFIError && occursin(path, e.message)
+    end
+end
+
+end # module

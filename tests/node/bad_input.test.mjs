@@ -1,0 +1,145 @@
+// The bad-input matrix (the same cases as tests/julia/test_bad_input.jl and
+// tests/cpp/test_bad_input.cpp): each case throws a JavaScript exception that names the function
+// (and the argument) or is handled as documented, never crashes, and leaks nothing.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { ffi, demo, withoutLeaks } from './helpers.mjs';
+
+/** Checks that `f` throws an instance of `Class` whose message matches `message`. */
+function throwsWith(f, Class, message) {
+  assert.throws(f, (e) => {
+    assert.ok(e instanceof Class, `${e?.constructor?.name}: ${e?.message}`);
+    assert.match(e.message, message);
+    return true;
+  });
+}
+
+const ADD_ONE_ARG0 = /argument #0 when calling: `demo\.add_one\(0: int\) -> int`/;
+
+test('wrong type: TypeError naming the function, the argument and both types', async () => {
+  await withoutLeaks(assert, () => {
+    throwsWith(() => demo.addOne('x'), ffi.TypeError, ADD_ONE_ARG0);
+    throwsWith(() => demo.addOne('x'), ffi.TypeError, /Expected `int` but got `ffi\.SmallStr`/);
+    throwsWith(() => demo.addOne(() => 1), ffi.TypeError, /got `ffi\.Function`/);
+    throwsWith(() => demo.concat('a', 5), ffi.TypeError, /argument #1 when calling: `demo\.concat/);
+    throwsWith(() => new demo.Point('a', 4), ffi.TypeError, /argument #0 when calling: `demo\.Point\.new/);
+    throwsWith(() => demo.echoAny(Symbol('s')), ffi.TypeError, /cannot convert a symbol/);
+  });
+});
+
+test('wrong count: missing arguments are None (TypeError), the raw function checks the count', async () => {
+  await withoutLeaks(assert, () => {
+    throwsWith(() => demo.addOne(), ffi.TypeError, /got `None`/);
+    throwsWith(() => new demo.Point(1), ffi.TypeError, /`demo\.Point\.new.*Expected 2 but got 1 arguments/);
+    const raw = ffi.requireGlobal('demo.add_one');
+    throwsWith(() => raw(1, 2), ffi.TypeError, /`demo\.add_one.*Expected 1 but got 2 arguments/);
+    raw.dispose();
+  });
+});
+
+test('null and undefined: TypeError naming the function and argument', async () => {
+  await withoutLeaks(assert, () => {
+    throwsWith(() => demo.addOne(null), ffi.TypeError, ADD_ONE_ARG0);
+    throwsWith(() => demo.addOne(undefined), ffi.TypeError, ADD_ONE_ARG0);
+    throwsWith(() => demo.concat(null, 'a'), ffi.TypeError, /argument #0 when calling: `demo\.concat/);
+    assert.equal(demo.echoOptionalInt(null), null);
+  });
+});
+
+test('out-of-range and non-integral ints: TypeError, int64 limits exact', async () => {
+  await withoutLeaks(assert, () => {
+    throwsWith(() => demo.echoInt(2n ** 63n), ffi.TypeError, /`demo\.echo_int.*got `ffi\.BigInt`/);
+    throwsWith(() => demo.echoInt(-(2n ** 63n) - 1n), ffi.TypeError, /got `ffi\.BigInt`/);
+    throwsWith(() => demo.echoInt(2 ** 64), ffi.TypeError, /`demo\.echo_int.*got `float`/);
+    throwsWith(() => demo.echoInt(1.5), ffi.TypeError, /got `float`/);
+    assert.equal(demo.echoInt(2n ** 63n - 1n), 2n ** 63n - 1n);
+    assert.equal(demo.echoInt(-(2n ** 63n)), -(2n ** 63n));
+  });
+});
+
+test('NaN and Infinity: pass as floats, refused as ints', async () => {
+  await withoutLeaks(assert, () => {
+    assert.ok(Number.isNaN(demo.echoFloat(NaN)));
+    assert.equal(demo.echoFloat(Infinity), Infinity);
+    assert.equal(demo.echoFloat(-Infinity), -Infinity);
+    throwsWith(() => demo.addOne(NaN), ffi.TypeError, ADD_ONE_ARG0);
+    throwsWith(() => demo.addOne(Infinity), ffi.TypeError, ADD_ONE_ARG0);
+  });
+});
+
+test('invalid UTF-16 (lone surrogates) becomes U+FFFD; bytes stay bytes', async () => {
+  await withoutLeaks(assert, () => {
+    assert.equal(demo.stringLength('\uD800'), 3);
+    assert.equal(demo.echoString('a\uDC00b'), 'a\uFFFDb');
+    assert.deepEqual([...demo.echoBytes(Buffer.from([0xff, 0xfe, 0]))], [0xff, 0xfe, 0]);
+  });
+});
+
+test('embedded NUL keeps its length', async () => {
+  await withoutLeaks(assert, () => {
+    assert.equal(demo.stringLength('a\0b'), 3);
+    assert.equal(demo.echoString('a\0b-long-enough-for-the-heap'), 'a\0b-long-enough-for-the-heap');
+  });
+});
+
+test('a 100 MB string round-trips', async () => {
+  await withoutLeaks(assert, () => {
+    const big = 'x'.repeat(100_000_000);
+    assert.equal(demo.stringLength(big), 100_000_000);
+    assert.equal(demo.echoString(big).length, 100_000_000);
+  });
+});
+
+test('100,000-deep and cyclic containers: RangeError', async () => {
+  await withoutLeaks(assert, () => {
+    let deep = [1];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    throwsWith(() => demo.echoAny(deep), RangeError, /nested too deeply/);
+    const cyclic = [1];
+    cyclic.push(cyclic);
+    throwsWith(() => demo.echoAny(cyclic), RangeError, /cyclic/);
+  });
+});
+
+test('use after dispose: TypeError; dispose twice is a no-op', async () => {
+  await withoutLeaks(assert, () => {
+    const p = new demo.Point(3, 4);
+    p.dispose();
+    p.dispose();
+    throwsWith(() => p.norm(), ffi.TypeError, /disposed/);
+    throwsWith(() => p.x, ffi.TypeError, /disposed/);
+    const f = ffi.toFunction((x) => x);
+    f.dispose();
+    throwsWith(() => f(1), ffi.TypeError, /disposed/);
+  });
+});
+
+test('unknown function and unknown type key: errors naming them', async () => {
+  await withoutLeaks(assert, () => {
+    assert.equal(ffi.getGlobal('no.such.function'), null);
+    assert.throws(() => ffi.requireGlobal('no.such.function'), /`no\.such\.function` is not registered/);
+    throwsWith(() => ffi.registerType('no.such.Type', class extends ffi.Object {}), ffi.RuntimeError, /`no\.such\.Type` is not registered/);
+    throwsWith(() => ffi.getField(new demo.Point(1, 2), 'nope'), ffi.TypeError, /`demo\.Point` has no field `nope`/);
+  });
+});
+
+test('a library path that is missing or not a library: error naming the path', async () => {
+  await withoutLeaks(assert, () => {
+    throwsWith(() => ffi.loadModule('/nonexistent/libnothing.so'), ffi.FFIError, /\/nonexistent\/libnothing\.so/);
+    throwsWith(() => ffi.loadModule('/etc/passwd'), ffi.FFIError, /\/etc\/passwd/);
+    throwsWith(() => ffi.loadLibrary('/nonexistent/libnothing.so'), ffi.FFIError, /\/nonexistent\/libnothing\.so/);
+    throwsWith(() => ffi.loadLibrary('/etc/passwd'), ffi.FFIError, /\/etc\/passwd/);
+  });
+});
+
+test("re-entry 10,000 deep (JS -> native -> JS): JavaScript's own RangeError", async () => {
+  await withoutLeaks(assert, () => {
+    let depth = 0;
+    const f = (x) => (++depth < 10_000 ? demo.applyTwice(f, x) : x);
+    assert.throws(() => demo.applyTwice(f, 1), (e) => e.name === 'RangeError' && /call stack/.test(e.message));
+    const g = ffi.toFunction((n) => (n === 0 ? 0 : 1 + g(n - 1)));
+    assert.throws(() => g(10_000), (e) => e.name === 'RangeError' && /call stack/.test(e.message));
+    g.dispose();
+    assert.equal(demo.addOne(1), 2); // the thread still works
+  });
+});
