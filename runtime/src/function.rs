@@ -31,6 +31,18 @@ impl Drop for ExternCPayload {
     }
 }
 
+/// Is `obj` a Function over a C function without a deleter? Destroying one runs no foreign
+/// code, so it releases no other object.
+///
+/// # Safety
+/// `obj` points at a live object (or one whose strong count just reached 0).
+#[inline]
+pub(crate) unsafe fn is_c_function_without_deleter(obj: *mut TVMFFIObject) -> bool {
+    (*obj).type_index == tindex::FUNCTION
+        && crate::object::is_rust_object_of::<ExternCPayload>(obj)
+        && payload::<ExternCPayload>(obj).deleter.is_none()
+}
+
 unsafe extern "C" fn call_extern_c(
     handle: *mut c_void,
     args: *const TVMFFIAny,

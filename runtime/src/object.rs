@@ -112,10 +112,12 @@ thread_local! {
 unsafe fn release_last_strong(obj: *mut TVMFFIObject, sole: bool) {
     // Strings, bytes, shapes and big integers hold no objects: their destruction cannot nest,
     // so the most common releases skip the bookkeeping.
+    // So do Functions over a C function without a deleter, the kind libraries export.
     if matches!(
         (*obj).type_index,
         crate::tindex::STR | crate::tindex::BYTES | crate::tindex::SHAPE | crate::tindex::BIG_INT
-    ) {
+    ) || crate::function::is_c_function_without_deleter(obj)
+    {
         return destroy(obj, sole);
     }
     // One thread-local lookup for the whole release (each costs a call in a shared library);
@@ -292,6 +294,16 @@ unsafe extern "C" fn delete_rust_object<T>(obj: *mut c_void, flags: i32) {
         free(obj.cast());
         count_free();
     }
+}
+
+/// Was `obj` made by [`alloc_object`] with payload type `T`? (A `false` may also mean the
+/// compiler gave the deleter of `T` two addresses; callers must treat it as "unknown".)
+///
+/// # Safety
+/// `obj` points at a live object.
+#[inline]
+pub unsafe fn is_rust_object_of<T>(obj: *const TVMFFIObject) -> bool {
+    (*obj).deleter.map(|d| d as usize) == Some(delete_rust_object::<T> as *const () as usize)
 }
 
 /// Address of the payload of an object created with payload type `T`.

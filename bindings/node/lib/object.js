@@ -41,6 +41,37 @@ function typeKeyOfIndex(index) {
   return key;
 }
 
+// Each wrapper carries its handle as an External in a private field, stamped on it once (by
+// the constructor or the shell that made it): field readers take it from there, which costs
+// far less than `napi_unwrap`. The field goes back to null *before* the reference is
+// released (`disposeValue`), so a reader never sees a released handle. Private fields cannot
+// be read or forged by other code.
+class Stamp {
+  constructor(target) {
+    return target;
+  }
+}
+class HandleSlot extends Stamp {
+  #handle;
+  constructor(target, handle) {
+    super(target);
+    this.#handle = handle;
+  }
+  /** The handle External of a live wrapper, else null. */
+  static of(value) {
+    return typeof value === 'object' && value !== null && #handle in value ? value.#handle : null;
+  }
+  static clear(value) {
+    if (typeof value === 'object' && value !== null && #handle in value) value.#handle = null;
+  }
+}
+
+/** Releases any wrapper (object or function) now; idempotent. */
+function disposeValue(value) {
+  HandleSlot.clear(value);
+  native.dispose(value);
+}
+
 let reprPrint = null;
 
 /** The base class of every TVM-FFI object. */
@@ -50,7 +81,7 @@ class FFIObject {
     if (!(token instanceof Token)) {
       throw new TypeError(`${new.target.name} has no constructor; TVM-FFI objects come from functions`);
     }
-    native.adopt(this, token.number);
+    new HandleSlot(this, native.adopt(this, token.number));
   }
 
   /** The registered type key of the object's type (`demo.Point`). */
@@ -65,11 +96,11 @@ class FFIObject {
 
   /** Releases the object now (otherwise the garbage collector does). Idempotent. */
   dispose() {
-    native.dispose(this);
+    disposeValue(this);
   }
 
   [Symbol.dispose]() {
-    native.dispose(this);
+    disposeValue(this);
   }
 
   /** Whether `other` wraps the same object. */
@@ -90,9 +121,14 @@ class FFIObject {
 }
 Object.defineProperty(FFIObject, 'name', { value: 'Object' });
 
-/** A shell: instances get `Class.prototype` without running `Class`'s constructor. */
+/**
+ * A shell: instances get `Class.prototype` without running `Class`'s constructor (the addon
+ * passes the handle's External).
+ */
 function shellOf(Class) {
-  const shell = function () {};
+  const shell = function (handle) {
+    new HandleSlot(this, handle);
+  };
   shell.prototype = Class.prototype;
   return shell;
 }
@@ -151,6 +187,23 @@ function fieldId(name) {
   }
   return id;
 }
+
+/**
+ * The readers of fields `names` of type `key`, resolved once (generated getters call them with
+ * the receiver): `fieldGetters('demo.Point', ['x', 'y'])[0](point)` is `point.x`.
+ */
+function fieldGetters(key, names) {
+  const readers = native.fieldGetters(typeIndexOfKey(key), names);
+  return readers.map((read) => (object) => {
+    const value = read(HandleSlot.of(object));
+    return value === undefined ? fieldScratch[0] : value;
+  });
+}
+// Readers return numbers here (and `undefined`, which no field holds): reading a Float64Array
+// element costs JavaScript nothing, while making a number object in the addon costs more than
+// the rest of the read. Its own ArrayBuffer, so that the memory never moves.
+const fieldScratch = new Float64Array(new ArrayBuffer(8));
+native.setFieldScratch(fieldScratch);
 
 /** Reads a field (by its registered name). */
 function getField(object, name) {
@@ -245,8 +298,10 @@ module.exports = {
   registerType,
   registerBuiltin,
   construct,
+  fieldGetters,
   getField,
   setField,
+  disposeValue,
   getGlobal,
   requireGlobal,
   registerGlobal,

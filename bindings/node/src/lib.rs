@@ -195,8 +195,17 @@ native!(construct, 3, |data, args, _info| {
 });
 
 native!(adopt, 2, |data, args, _info| {
-    object::adopt(data, args.argv[0], args.argv[1])?;
+    object::adopt(data, args.argv[0], args.argv[1])
+});
+
+native!(set_field_scratch, 1, |data, args, _info| {
+    object::set_field_scratch(data, args.argv[0])?;
     Ok(data.env.undefined())
+});
+
+native!(field_getters, 2, |data, args, _info| {
+    let index = arg_i32(data.env, args.argv[0], "typeIndex")?;
+    object::field_getters(data, index, args.argv[1])
 });
 
 native!(field_id, 1, |data, args, _info| {
@@ -375,6 +384,8 @@ const EXPORTS: &[(
     ("construct", construct),
     ("adopt", adopt),
     ("fieldId", field_id),
+    ("fieldGetters", field_getters),
+    ("setFieldScratch", set_field_scratch),
     ("getFieldById", get_field_by_id),
     ("setFieldById", set_field_by_id),
     ("dispose", dispose),

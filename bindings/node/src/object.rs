@@ -29,8 +29,11 @@ pub fn wrap_object(data: &EnvData, handle: TVMFFIObjectHandle) -> Result<napi_va
         tindex::FUNCTION => function::wrap_function(data, handle, ""),
         tindex::ERROR => crate::error::error_value(data, handle),
         _ => {
-            let made =
-                resolve_class(data, type_index).and_then(|shell| data.env.new_instance(shell, &[]));
+            // The shell stamps the handle's External on the instance (see `lib/object.js`).
+            let made = resolve_class(data, type_index).and_then(|shell| {
+                let external = data.env.external(handle)?;
+                data.env.new_instance(shell, &[external])
+            });
             match made {
                 Ok(object) => {
                     attach(data.env, object, handle)?;
@@ -296,15 +299,17 @@ pub fn construct(
     env.double(number as f64)
 }
 
-/// `adopt(object, number)`: attaches the object of construction `number` to `object`.
-pub fn adopt(data: &EnvData, object: napi_value, number: napi_value) -> Result<()> {
+/// `adopt(object, number)`: attaches the object of construction `number` to `object`; returns
+/// the handle's External, which the wrapper carries for field reads.
+pub fn adopt(data: &EnvData, object: napi_value, number: napi_value) -> Result<napi_value> {
     let number = data.env.get_f64(number)?;
     let (pending, handle) = data.pending.get();
     if handle.is_null() || pending as f64 != number {
         return napi::type_error("this construction token was already used");
     }
     data.pending.set((pending, ptr::null_mut()));
-    attach(data.env, object, handle)
+    attach(data.env, object, handle)?;
+    data.env.external(handle)
 }
 
 /// The `__ffi_init__` type attribute of a type (a borrowed Function), if any.
@@ -355,29 +360,194 @@ fn field_access(data: &EnvData, type_index: i32, id: u32) -> Result<FieldAccess>
     }
     let name = slot.name.clone();
     drop(slots);
-    for info in ffi::self_and_ancestors(type_index) {
-        for i in 0..info.num_fields.max(0) as usize {
+    match find_field(type_index, &name) {
+        Some(access) => {
+            data.field_slots.borrow_mut()[id as usize]
+                .by_type
+                .push((type_index, access));
+            Ok(access)
+        }
+        None => no_such_field(type_index, &name),
+    }
+}
+
+/// The accessor of the field `name` of a type (its own or an ancestor's).
+fn find_field(type_index: i32, name: &[u8]) -> Option<FieldAccess> {
+    ffi::self_and_ancestors(type_index).iter().find_map(|info| {
+        (0..info.num_fields.max(0) as usize).find_map(|i| {
             // SAFETY: `fields` has `num_fields` records.
             let f = unsafe { &*info.fields.add(i) };
-            if unsafe_bytes(&f.name) == &name[..] {
-                let access = FieldAccess {
-                    offset: f.offset,
-                    flags: f.flags,
-                    getter: f.getter,
-                    setter: f.setter,
-                };
-                data.field_slots.borrow_mut()[id as usize]
-                    .by_type
-                    .push((type_index, access));
-                return Ok(access);
-            }
-        }
-    }
+            (unsafe_bytes(&f.name) == name).then_some(FieldAccess {
+                offset: f.offset,
+                flags: f.flags,
+                getter: f.getter,
+                setter: f.setter,
+            })
+        })
+    })
+}
+
+fn no_such_field<T>(type_index: i32, name: &[u8]) -> Result<T> {
     napi::type_error(format!(
         "`{}` has no field `{}`",
         ffi::type_key(type_index),
-        String::from_utf8_lossy(&name)
+        String::from_utf8_lossy(name)
     ))
+}
+
+/// A field getter resolved once per class (`fieldGetters`): the native function reading it
+/// gets the receiver's handle (the External its wrapper carries, see `lib/object.js`) and
+/// needs no name, hash lookup or `napi_unwrap` per read.
+pub struct FieldReader {
+    data: *const EnvData,
+    /// The class's type; receivers must be of it or of a subtype.
+    type_index: i32,
+    /// Its depth in the type hierarchy (where subtypes list it among their ancestors).
+    type_depth: i32,
+    /// The field's offset from the object header, and its getter.
+    offset: i64,
+    getter: unsafe extern "C" fn(*mut c_void, *mut TVMFFIAny) -> i32,
+}
+
+/// `fieldGetters(typeIndex, names)`: one native reader per field name, each called with the
+/// receiver's handle External.
+pub fn field_getters(data: &EnvData, type_index: i32, names: napi_value) -> Result<napi_value> {
+    let env = data.env;
+    let Some(info) = ffi::type_info(type_index) else {
+        return napi::error(format!("no type with index {type_index}"));
+    };
+    let n = env.array_len(names)?;
+    let out = env.array(n as usize)?;
+    for i in 0..n {
+        let name = env.get_string(env.get_element(names, i)?)?;
+        let Some(access) = find_field(type_index, &name) else {
+            return no_such_field(type_index, &name);
+        };
+        let Some(getter) = access.getter else {
+            return napi::type_error(format!(
+                "the field `{}` has no getter",
+                String::from_utf8_lossy(&name)
+            ));
+        };
+        let reader = Box::new(FieldReader {
+            data,
+            type_index,
+            type_depth: info.type_depth,
+            offset: access.offset,
+            getter,
+        });
+        let label = String::from_utf8_lossy(&name).into_owned();
+        let f = env.function(&label, Some(read_field), (&*reader as *const FieldReader).cast_mut().cast())?;
+        // The readers live as long as the environment (classes are never unregistered).
+        data.field_readers.borrow_mut().push(reader);
+        env.set_element(out, i, f)?;
+    }
+    Ok(out)
+}
+
+/// `setFieldScratch(float64Array)`: where field readers leave numbers (kept for the life of
+/// the environment).
+pub fn set_field_scratch(data: &EnvData, array: napi_value) -> Result<()> {
+    let env = data.env;
+    let info = env.typedarray_info(array)?;
+    if info.kind != napi_sys::TypedarrayType::float64_array || info.length < 1 {
+        return napi::type_error("the field scratch must be a Float64Array of at least 1 element");
+    }
+    // Held until the environment's teardown frees its references.
+    env.reference(array, 1)?;
+    data.field_scratch.set(info.data.cast());
+    Ok(())
+}
+
+/// Is an object of type `type_index` a `reader.type_index` (or of a subtype)?
+#[inline]
+fn reader_accepts(reader: &FieldReader, type_index: i32) -> bool {
+    if type_index == reader.type_index {
+        return true;
+    }
+    ffi::type_info(type_index).is_some_and(|info| {
+        info.type_depth > reader.type_depth
+            // SAFETY: `type_ancestors` has `type_depth` entries, each a stable record.
+            && unsafe { (*info.type_ancestors.add(reader.type_depth as usize)).as_ref() }
+                .is_some_and(|a| a.type_index == reader.type_index)
+    })
+}
+
+/// The native function of a [`FieldReader`]: `read(handleExternal)`. Scalars go straight
+/// back; other values, and errors, through the general conversion.
+unsafe extern "C" fn read_field(env: napi_sys::napi_env, info: napi_sys::napi_callback_info) -> napi_value {
+    let mut argc = 1usize;
+    let mut argv = [ptr::null_mut(); 1];
+    let mut cell: *mut c_void = ptr::null_mut();
+    // SAFETY: `env` and `info` come from Node for this call; `argv` has room for 1 value.
+    let status = unsafe {
+        napi_sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut cell)
+    };
+    if status != napi_sys::Status::napi_ok {
+        return crate::entry(env, info, |env, _| env.check(status).map(|()| ptr::null_mut()));
+    }
+    // SAFETY: the data of a reader function is its FieldReader, alive with the environment.
+    let reader = unsafe { &*(cell as *const FieldReader) };
+    // SAFETY: the environment outlives its functions.
+    let data = unsafe { &*reader.data };
+    let handle = match data.env.get_external(argv[0]) {
+        // SAFETY: a live handle (see `lib/object.js`: a wrapper's External is dropped before
+        // its reference is).
+        Some(h) if reader_accepts(reader, unsafe { ffi::type_index_of(h) }) => h,
+        Some(_) => {
+            return crate::entry(env, info, |_, _| {
+                napi::type_error("the receiver is not an object of the field's class")
+            })
+        }
+        None => {
+            return crate::entry(env, info, |_, _| {
+                napi::type_error("the receiver is not a TVM-FFI object (or it was disposed)")
+            })
+        }
+    };
+    let mut out = ffi::none();
+    // SAFETY: the field lives at `offset` from the header of a live object of this type (or
+    // of a subtype, which keeps its ancestors' layout).
+    let rc = unsafe { (reader.getter)((handle as *mut u8).offset(reader.offset as isize).cast(), &mut out) };
+    if rc == 0 {
+        let env = data.env;
+        // A number goes back through the scratch element (`undefined` says so): JavaScript
+        // reads it from there without a number object made on this side, which would cost
+        // more than all the rest of the read.
+        let scratch = data.field_scratch.get();
+        let number = match out.type_index {
+            tindex::FLOAT => Some(ffi::payload_f64(&out)),
+            tindex::INT => {
+                let i = ffi::payload_i64(&out);
+                (-convert::MAX_SAFE_INTEGER..=convert::MAX_SAFE_INTEGER)
+                    .contains(&i)
+                    .then_some(i as f64)
+            }
+            _ => None,
+        };
+        match number {
+            Some(x) if !scratch.is_null() => {
+                // SAFETY: the scratch element lives as long as the environment (referenced).
+                unsafe { scratch.write(x) };
+                return env.undefined();
+            }
+            Some(x) => {
+                if let Ok(value) = env.double(x) {
+                    return value;
+                }
+            }
+            None if out.type_index == tindex::BOOL => {
+                return env.boolean(ffi::payload_i64(&out) != 0);
+            }
+            None => {}
+        }
+    }
+    crate::entry(env, info, |_, _| {
+        if rc != 0 {
+            return Err(Error::Ffi(ffi::take_raised_error()));
+        }
+        convert::from_any(data, out)
+    })
 }
 
 /// The handle of a field read's receiver: a wrapped object (the common case, one Node-API
