@@ -207,6 +207,33 @@ mod tests {
         assert!(String::from_utf8_lossy(err.message()).contains("on purpose"));
     }
 
+    unsafe extern "C" fn nop(_: *mut c_void, _: *const TVMFFIAny, _: i32, _: *mut TVMFFIAny) -> i32 {
+        0
+    }
+
+    static DELETED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    unsafe extern "C" fn count_deletion(_: *mut c_void) {
+        DELETED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    #[test]
+    fn only_c_functions_without_deleter_are_leaves() {
+        let bare = from_extern_c(std::ptr::null_mut(), nop, None);
+        let with_self = from_extern_c(8 as *mut c_void, nop, None);
+        let with_deleter = from_extern_c(8 as *mut c_void, nop, Some(count_deletion));
+        let closure = from_closure(|_| Ok(Any::none()));
+        unsafe {
+            assert!(is_c_function_without_deleter(bare.as_ptr().cast()));
+            assert!(is_c_function_without_deleter(with_self.as_ptr().cast()));
+            assert!(!is_c_function_without_deleter(with_deleter.as_ptr().cast()));
+            assert!(!is_c_function_without_deleter(closure.as_ptr().cast()));
+        }
+        // The deleter still runs on the general path.
+        drop(with_deleter);
+        assert_eq!(DELETED.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
     #[test]
     fn functions_we_create_have_no_cpp_call() {
         let f = from_closure(|_| Ok(Any::none()));

@@ -173,7 +173,7 @@ function construct(key, args, coercions, keywords) {
       if (options[js] !== undefined) (kwargs ??= []).push(field, options[js]);
     }
   }
-  return new Token(native.construct(typeIndexOfKey(key), values, kwargs));
+  return new Token(native.construct(typeIndexOfKey(key), kwargs, ...values));
 }
 
 // Field names are resolved to small ids once: the addon then finds a field's accessor by

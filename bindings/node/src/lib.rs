@@ -189,9 +189,17 @@ native!(call_async, 8, |data, args, info| {
     function::call_async(data, all[0], &all[1..])
 });
 
-native!(construct, 3, |data, args, _info| {
+native!(construct, 8, |data, args, info| {
+    if args.argc < 2 {
+        return napi::type_error("construct(typeIndex, kwargs, ...args)");
+    }
     let index = arg_i32(data.env, args.argv[0], "typeIndex")?;
-    object::construct(data, index, args.argv[1], args.argv[2])
+    if args.argc <= 8 {
+        object::construct(data, index, &args.argv[2..args.argc], args.argv[1])
+    } else {
+        let all = args.all(data.env, info)?;
+        object::construct(data, index, &all[2..], all[1])
+    }
 });
 
 native!(adopt, 2, |data, args, _info| {

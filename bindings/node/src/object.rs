@@ -237,8 +237,9 @@ fn find_method(
     })
 }
 
-/// `construct(typeIndex, positional, kwargs)`: creates an object with its `__ffi_init__` (the
-/// static method, else the type attribute with keyword arguments after the kwargs marker).
+/// `construct(typeIndex, kwargs, ...positional)`: creates an object with its `__ffi_init__`
+/// (the static method, else the type attribute with keyword arguments after the kwargs
+/// marker). The positional arguments come as the call's own (no array to read back).
 ///
 /// The new object waits in `EnvData::pending` for `adopt`, which the base class constructor
 /// calls right after (only binding code runs in between); the result is the construction's
@@ -248,7 +249,7 @@ fn find_method(
 pub fn construct(
     data: &EnvData,
     type_index: i32,
-    positional: napi_value,
+    positional: &[napi_value],
     kwargs: napi_value,
 ) -> Result<napi_value> {
     let env = data.env;
@@ -256,9 +257,8 @@ pub fn construct(
         return napi::error("unknown type");
     };
     let mut args = ArgBuf::new();
-    let n = env.array_len(positional)?;
-    for i in 0..n {
-        args.push_js(data, env.get_element(positional, i)?)?;
+    for &value in positional {
+        args.push_js(data, value)?;
     }
     let func = if let Some(f) = find_method(info, b"__ffi_init__", Some(true)) {
         f
