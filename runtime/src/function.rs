@@ -207,7 +207,12 @@ mod tests {
         assert!(String::from_utf8_lossy(err.message()).contains("on purpose"));
     }
 
-    unsafe extern "C" fn nop(_: *mut c_void, _: *const TVMFFIAny, _: i32, _: *mut TVMFFIAny) -> i32 {
+    unsafe extern "C" fn nop(
+        _: *mut c_void,
+        _: *const TVMFFIAny,
+        _: i32,
+        _: *mut TVMFFIAny,
+    ) -> i32 {
         0
     }
 

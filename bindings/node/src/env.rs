@@ -234,7 +234,9 @@ pub struct EnvData {
     pub field_ids: RefCell<HashMap<Box<[u8]>, u32>>,
     /// Per field id: its name and the accessors resolved so far, by type index.
     pub field_slots: RefCell<Vec<FieldSlot>>,
-    /// The field readers made by `fieldGetters` (their functions point at them).
+    /// The field readers made by `fieldGetters` (their functions point at them, so each is
+    /// boxed: its address must not change when the vector grows).
+    #[allow(clippy::vec_box)]
     pub field_readers: RefCell<Vec<Box<crate::object::FieldReader>>>,
     /// Where field readers leave a number for JavaScript to pick up (the element of a
     /// `Float64Array` that `lib/object.js` keeps; see `object::read_field`), once set.

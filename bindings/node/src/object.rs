@@ -437,7 +437,11 @@ pub fn field_getters(data: &EnvData, type_index: i32, names: napi_value) -> Resu
             getter,
         });
         let label = String::from_utf8_lossy(&name).into_owned();
-        let f = env.function(&label, Some(read_field), (&*reader as *const FieldReader).cast_mut().cast())?;
+        let f = env.function(
+            &label,
+            Some(read_field),
+            (&*reader as *const FieldReader).cast_mut().cast(),
+        )?;
         // The readers live as long as the environment (classes are never unregistered).
         data.field_readers.borrow_mut().push(reader);
         env.set_element(out, i, f)?;
@@ -475,16 +479,28 @@ fn reader_accepts(reader: &FieldReader, type_index: i32) -> bool {
 
 /// The native function of a [`FieldReader`]: `read(handleExternal)`. Scalars go straight
 /// back; other values, and errors, through the general conversion.
-unsafe extern "C" fn read_field(env: napi_sys::napi_env, info: napi_sys::napi_callback_info) -> napi_value {
+unsafe extern "C" fn read_field(
+    env: napi_sys::napi_env,
+    info: napi_sys::napi_callback_info,
+) -> napi_value {
     let mut argc = 1usize;
     let mut argv = [ptr::null_mut(); 1];
     let mut cell: *mut c_void = ptr::null_mut();
     // SAFETY: `env` and `info` come from Node for this call; `argv` has room for 1 value.
     let status = unsafe {
-        napi_sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut cell)
+        napi_sys::napi_get_cb_info(
+            env,
+            info,
+            &mut argc,
+            argv.as_mut_ptr(),
+            ptr::null_mut(),
+            &mut cell,
+        )
     };
     if status != napi_sys::Status::napi_ok {
-        return crate::entry(env, info, |env, _| env.check(status).map(|()| ptr::null_mut()));
+        return crate::entry(env, info, |env, _| {
+            env.check(status).map(|()| ptr::null_mut())
+        });
     }
     // SAFETY: the data of a reader function is its FieldReader, alive with the environment.
     let reader = unsafe { &*(cell as *const FieldReader) };
@@ -508,7 +524,12 @@ unsafe extern "C" fn read_field(env: napi_sys::napi_env, info: napi_sys::napi_ca
     let mut out = ffi::none();
     // SAFETY: the field lives at `offset` from the header of a live object of this type (or
     // of a subtype, which keeps its ancestors' layout).
-    let rc = unsafe { (reader.getter)((handle as *mut u8).offset(reader.offset as isize).cast(), &mut out) };
+    let rc = unsafe {
+        (reader.getter)(
+            (handle as *mut u8).offset(reader.offset as isize).cast(),
+            &mut out,
+        )
+    };
     if rc == 0 {
         let env = data.env;
         // A number goes back through the scratch element (`undefined` says so): JavaScript

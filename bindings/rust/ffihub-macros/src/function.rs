@@ -286,13 +286,13 @@ fn generate(target: &Target<'_>) -> TokenStream {
                 }
                 call_args.push(quote!(#var));
             }
-                // The count bounds are constants here, so the hot path never reads the
-                // signature (built once, on first use): only errors do.
-                let total = offset + params.len();
-                let required = params
-                    .iter()
-                    .position(|p| p.default.is_some())
-                    .map_or(total, |i| i + offset);
+            // The count bounds are constants here, so the hot path never reads the
+            // signature (built once, on first use): only errors do.
+            let total = offset + params.len();
+            let required = params
+                .iter()
+                .position(|p| p.default.is_some())
+                .map_or(total, |i| i + offset);
             (
                 quote!(::ffihub::__private::FnSig::typed(
                     #display_name,
