@@ -31,6 +31,13 @@ impl Drop for ExternCPayload {
     }
 }
 
+/// The deleter of Functions over a C function without a deleter of its own. A distinct,
+/// non-generic function, so that its address identifies them (a generic instance may have
+/// several addresses).
+unsafe extern "C" fn delete_c_function_without_deleter(obj: *mut c_void, flags: i32) {
+    crate::object::delete_rust_object::<ExternCPayload>(obj, flags)
+}
+
 /// Is `obj` a Function over a C function without a deleter? Destroying one runs no foreign
 /// code, so it releases no other object.
 ///
@@ -38,9 +45,8 @@ impl Drop for ExternCPayload {
 /// `obj` points at a live object (or one whose strong count just reached 0).
 #[inline]
 pub(crate) unsafe fn is_c_function_without_deleter(obj: *mut TVMFFIObject) -> bool {
-    (*obj).type_index == tindex::FUNCTION
-        && crate::object::is_rust_object_of::<ExternCPayload>(obj)
-        && payload::<ExternCPayload>(obj).deleter.is_none()
+    (*obj).deleter.map(|d| d as usize)
+        == Some(delete_c_function_without_deleter as *const () as usize)
 }
 
 unsafe extern "C" fn call_extern_c(
@@ -82,7 +88,7 @@ pub fn from_extern_c(
         safe_call,
         cpp_call: std::ptr::null_mut(),
     };
-    alloc_object(
+    let function = alloc_object(
         tindex::FUNCTION,
         ExternCPayload {
             cell,
@@ -91,7 +97,12 @@ pub fn from_extern_c(
             deleter,
         },
         0,
-    )
+    );
+    if deleter.is_none() {
+        // SAFETY: the object is new and only ours; the deleter does what the default one does.
+        unsafe { (*function.as_ptr()).deleter = Some(delete_c_function_without_deleter) };
+    }
+    function
 }
 
 /// The Rust side of a packed function: borrowed arguments in, an owned result or an error out.

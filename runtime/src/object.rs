@@ -284,7 +284,7 @@ pub unsafe fn free_raw(obj: *mut c_void) {
 }
 
 /// The deleter of every object made by [`alloc_object`].
-unsafe extern "C" fn delete_rust_object<T>(obj: *mut c_void, flags: i32) {
+pub(crate) unsafe extern "C" fn delete_rust_object<T>(obj: *mut c_void, flags: i32) {
     let obj = obj.cast::<RustObject<T>>();
     if flags & DELETE_STRONG != 0 {
         // A panicking destructor must not unwind into C; abort-on-unwind is the safe outcome.
@@ -294,16 +294,6 @@ unsafe extern "C" fn delete_rust_object<T>(obj: *mut c_void, flags: i32) {
         free(obj.cast());
         count_free();
     }
-}
-
-/// Was `obj` made by [`alloc_object`] with payload type `T`? (A `false` may also mean the
-/// compiler gave the deleter of `T` two addresses; callers must treat it as "unknown".)
-///
-/// # Safety
-/// `obj` points at a live object.
-#[inline]
-pub unsafe fn is_rust_object_of<T>(obj: *const TVMFFIObject) -> bool {
-    (*obj).deleter.map(|d| d as usize) == Some(delete_rust_object::<T> as *const () as usize)
 }
 
 /// Address of the payload of an object created with payload type `T`.
