@@ -145,6 +145,8 @@ test('field getters check their receiver', () => {
   assert.throws(() => getX.call({}), /not a TVM-FFI object/);
   assert.throws(() => getX.call(Object.create(demo.Point.prototype)), /not a TVM-FFI object/);
   assert.throws(() => getX.call(undefined), /not a TVM-FFI object/);
+  // the memory readers take handles from cannot be redirected
+  assert.throws(() => ffi._native.setFieldScratch(new Float64Array(2)), /already set/);
   // ffi.dispose releases through the same path as dispose()
   const p = new demo.Point(1, 2);
   ffi.dispose(p);

@@ -41,11 +41,11 @@ function typeKeyOfIndex(index) {
   return key;
 }
 
-// Each wrapper carries its handle as an External in a private field, stamped on it once (by
-// the constructor or the shell that made it): field readers take it from there, which costs
-// far less than `napi_unwrap`. The field goes back to null *before* the reference is
-// released (`disposeValue`), so a reader never sees a released handle. Private fields cannot
-// be read or forged by other code.
+// Each wrapper carries its handle's address in a private field, stamped on it once (by the
+// constructor or the shell that made it): field readers get it from there, which costs far
+// less than `napi_unwrap`. The field goes back to 0 *before* the reference is released
+// (`disposeValue`), so a reader never sees a released handle. Private fields cannot be read
+// or forged by other code.
 class Stamp {
   constructor(target) {
     return target;
@@ -57,12 +57,12 @@ class HandleSlot extends Stamp {
     super(target);
     this.#handle = handle;
   }
-  /** The handle External of a live wrapper, else null. */
+  /** The handle address of a live wrapper, else 0. */
   static of(value) {
-    return typeof value === 'object' && value !== null && #handle in value ? value.#handle : null;
+    return typeof value === 'object' && value !== null && #handle in value ? value.#handle : 0;
   }
   static clear(value) {
-    if (typeof value === 'object' && value !== null && #handle in value) value.#handle = null;
+    if (typeof value === 'object' && value !== null && #handle in value) value.#handle = 0;
   }
 }
 
@@ -123,7 +123,7 @@ Object.defineProperty(FFIObject, 'name', { value: 'Object' });
 
 /**
  * A shell: instances get `Class.prototype` without running `Class`'s constructor (the addon
- * passes the handle's External).
+ * passes the handle's address).
  */
 function shellOf(Class) {
   const shell = function (handle) {
@@ -195,14 +195,17 @@ function fieldId(name) {
 function fieldGetters(key, names) {
   const readers = native.fieldGetters(typeIndexOfKey(key), names);
   return readers.map((read) => (object) => {
-    const value = read(HandleSlot.of(object));
+    fieldScratch[1] = HandleSlot.of(object);
+    const value = read();
     return value === undefined ? fieldScratch[0] : value;
   });
 }
-// Readers return numbers here (and `undefined`, which no field holds): reading a Float64Array
-// element costs JavaScript nothing, while making a number object in the addon costs more than
-// the rest of the read. Its own ArrayBuffer, so that the memory never moves.
-const fieldScratch = new Float64Array(new ArrayBuffer(8));
+// What readers exchange with the addon, in memory both sides read without a Node-API call:
+// [1] the receiver's handle (the reader takes it and zeroes it), [0] the number read (the
+// reader then returns `undefined`, which no field holds). Making and reading JavaScript values
+// in the addon costs more than the rest of a read. Its own ArrayBuffer, so that the memory
+// never moves; the addon takes only the first one it is given, this one.
+const fieldScratch = new Float64Array(new ArrayBuffer(16));
 native.setFieldScratch(fieldScratch);
 
 /** Reads a field (by its registered name). */

@@ -238,8 +238,8 @@ pub struct EnvData {
     /// boxed: its address must not change when the vector grows).
     #[allow(clippy::vec_box)]
     pub field_readers: RefCell<Vec<Box<crate::object::FieldReader>>>,
-    /// Where field readers leave a number for JavaScript to pick up (the element of a
-    /// `Float64Array` that `lib/object.js` keeps; see `object::read_field`), once set.
+    /// The field scratch: a 2-element `Float64Array` that `lib/object.js` keeps, through
+    /// which field readers take a handle and return a number (see `object::read_field`).
     pub field_scratch: Cell<*mut f64>,
     /// The JavaScript containers being converted, outermost first (see `convert::Nesting`).
     pub open_containers: RefCell<Vec<napi_value>>,

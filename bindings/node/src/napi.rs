@@ -410,26 +410,6 @@ impl Env {
         )
     }
 
-    /// An External holding `data` (no finalizer: it owns nothing).
-    pub fn external(self, data: *mut c_void) -> Result<napi_value> {
-        let mut v = ptr::null_mut();
-        call!(
-            self,
-            napi_create_external(data, None, ptr::null_mut(), &mut v)
-        )?;
-        Ok(v)
-    }
-
-    /// The data of an External, if `value` is one (and not NULL).
-    #[inline]
-    pub fn get_external(self, value: napi_value) -> Option<*mut c_void> {
-        let mut data = ptr::null_mut();
-        // SAFETY: `env` is live; a value that is not an External gives napi_invalid_arg without
-        // throwing.
-        let status = unsafe { napi_get_value_external(self.0, value, &mut data) };
-        (status == Status::napi_ok && !data.is_null()).then_some(data)
-    }
-
     /// The data attached to `object` by [`Env::wrap`], if any.
     pub fn unwrap(self, object: napi_value) -> Option<*mut c_void> {
         let mut data = ptr::null_mut();

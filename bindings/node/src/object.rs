@@ -12,8 +12,8 @@ use crate::ffi::{self, bytes_of};
 use crate::function;
 use crate::napi::{self, napi_value, Env, Error, Result, Type};
 use ffihub_abi::abi::{
-    TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIObjectHandle, TVMFFISeqCell, TVMFFIShapeCell,
-    TVMFFITypeInfo,
+    TVMFFIAny, TVMFFIAnyValue, TVMFFIFieldFlagBitMask as Flag, TVMFFIFieldInfo, TVMFFIObjectHandle,
+    TVMFFISeqCell, TVMFFIShapeCell, TVMFFITypeInfo,
 };
 use ffihub_abi::tindex;
 use std::ffi::c_void;
@@ -29,10 +29,10 @@ pub fn wrap_object(data: &EnvData, handle: TVMFFIObjectHandle) -> Result<napi_va
         tindex::FUNCTION => function::wrap_function(data, handle, ""),
         tindex::ERROR => crate::error::error_value(data, handle),
         _ => {
-            // The shell stamps the handle's External on the instance (see `lib/object.js`).
+            // The shell stamps the handle's address on the instance (see `lib/object.js`).
             let made = resolve_class(data, type_index).and_then(|shell| {
-                let external = data.env.external(handle)?;
-                data.env.new_instance(shell, &[external])
+                let address = handle_number(data.env, handle)?;
+                data.env.new_instance(shell, &[address])
             });
             match made {
                 Ok(object) => {
@@ -47,6 +47,11 @@ pub fn wrap_object(data: &EnvData, handle: TVMFFIObjectHandle) -> Result<napi_va
             }
         }
     }
+}
+
+/// A handle's address as a JavaScript number (exact: addresses have at most 53 bits).
+fn handle_number(env: Env, handle: TVMFFIObjectHandle) -> Result<napi_value> {
+    env.double(handle as usize as f64)
 }
 
 /// Attaches an owned handle to a JavaScript object (released on failure).
@@ -300,7 +305,7 @@ pub fn construct(
 }
 
 /// `adopt(object, number)`: attaches the object of construction `number` to `object`; returns
-/// the handle's External, which the wrapper carries for field reads.
+/// the handle's address, which the wrapper carries for field reads.
 pub fn adopt(data: &EnvData, object: napi_value, number: napi_value) -> Result<napi_value> {
     let number = data.env.get_f64(number)?;
     let (pending, handle) = data.pending.get();
@@ -309,7 +314,7 @@ pub fn adopt(data: &EnvData, object: napi_value, number: napi_value) -> Result<n
     }
     data.pending.set((pending, ptr::null_mut()));
     attach(data.env, object, handle)?;
-    data.env.external(handle)
+    handle_number(data.env, handle)
 }
 
 /// The `__ffi_init__` type attribute of a type (a borrowed Function), if any.
@@ -360,7 +365,7 @@ fn field_access(data: &EnvData, type_index: i32, id: u32) -> Result<FieldAccess>
     }
     let name = slot.name.clone();
     drop(slots);
-    match find_field(type_index, &name) {
+    match find_field(type_index, &name).map(field_access_of) {
         Some(access) => {
             data.field_slots.borrow_mut()[id as usize]
                 .by_type
@@ -371,20 +376,49 @@ fn field_access(data: &EnvData, type_index: i32, id: u32) -> Result<FieldAccess>
     }
 }
 
-/// The accessor of the field `name` of a type (its own or an ancestor's).
-fn find_field(type_index: i32, name: &[u8]) -> Option<FieldAccess> {
+/// The record of the field `name` of a type (its own or an ancestor's).
+fn find_field(type_index: i32, name: &[u8]) -> Option<&'static TVMFFIFieldInfo> {
     ffi::self_and_ancestors(type_index).iter().find_map(|info| {
         (0..info.num_fields.max(0) as usize).find_map(|i| {
-            // SAFETY: `fields` has `num_fields` records.
-            let f = unsafe { &*info.fields.add(i) };
-            (unsafe_bytes(&f.name) == name).then_some(FieldAccess {
-                offset: f.offset,
-                flags: f.flags,
-                getter: f.getter,
-                setter: f.setter,
-            })
+            // SAFETY: `fields` has `num_fields` records, which live for the process.
+            let f: &'static TVMFFIFieldInfo = unsafe { &*info.fields.add(i) };
+            (unsafe_bytes(&f.name) == name).then_some(f)
         })
     })
+}
+
+fn field_access_of(f: &TVMFFIFieldInfo) -> FieldAccess {
+    FieldAccess {
+        offset: f.offset,
+        flags: f.flags,
+        getter: f.getter,
+        setter: f.setter,
+    }
+}
+
+/// How a reader reads its field: through the getter, or straight from memory for a
+/// read-only field stored as a plain 64-bit integer, double or bool (the storage the
+/// reflection record's static type and size describe, which is all such a getter reads).
+#[derive(Clone, Copy)]
+enum ReadKind {
+    Getter,
+    Int64,
+    Float64,
+    Bool,
+}
+
+impl ReadKind {
+    fn of(f: &TVMFFIFieldInfo) -> ReadKind {
+        if f.flags & Flag::kTVMFFIFieldFlagBitMaskWritable as i64 != 0 {
+            return ReadKind::Getter;
+        }
+        match (f.field_static_type_index, f.size) {
+            (tindex::INT, 8) => ReadKind::Int64,
+            (tindex::FLOAT, 8) => ReadKind::Float64,
+            (tindex::BOOL, 1) => ReadKind::Bool,
+            _ => ReadKind::Getter,
+        }
+    }
 }
 
 fn no_such_field<T>(type_index: i32, name: &[u8]) -> Result<T> {
@@ -396,8 +430,8 @@ fn no_such_field<T>(type_index: i32, name: &[u8]) -> Result<T> {
 }
 
 /// A field getter resolved once per class (`fieldGetters`): the native function reading it
-/// gets the receiver's handle (the External its wrapper carries, see `lib/object.js`) and
-/// needs no name, hash lookup or `napi_unwrap` per read.
+/// takes the receiver's handle from the field scratch (where `lib/object.js` puts the address
+/// its wrapper carries) and needs no name, hash lookup or `napi_unwrap` per read.
 pub struct FieldReader {
     data: *const EnvData,
     /// The class's type; receivers must be of it or of a subtype.
@@ -407,10 +441,10 @@ pub struct FieldReader {
     /// The field's offset from the object header, and its getter.
     offset: i64,
     getter: unsafe extern "C" fn(*mut c_void, *mut TVMFFIAny) -> i32,
+    kind: ReadKind,
 }
 
-/// `fieldGetters(typeIndex, names)`: one native reader per field name, each called with the
-/// receiver's handle External.
+/// `fieldGetters(typeIndex, names)`: one native reader per field name (see [`read_field`]).
 pub fn field_getters(data: &EnvData, type_index: i32, names: napi_value) -> Result<napi_value> {
     let env = data.env;
     let Some(info) = ffi::type_info(type_index) else {
@@ -420,10 +454,10 @@ pub fn field_getters(data: &EnvData, type_index: i32, names: napi_value) -> Resu
     let out = env.array(n as usize)?;
     for i in 0..n {
         let name = env.get_string(env.get_element(names, i)?)?;
-        let Some(access) = find_field(type_index, &name) else {
+        let Some(field) = find_field(type_index, &name) else {
             return no_such_field(type_index, &name);
         };
-        let Some(getter) = access.getter else {
+        let Some(getter) = field.getter else {
             return napi::type_error(format!(
                 "the field `{}` has no getter",
                 String::from_utf8_lossy(&name)
@@ -433,8 +467,9 @@ pub fn field_getters(data: &EnvData, type_index: i32, names: napi_value) -> Resu
             data,
             type_index,
             type_depth: info.type_depth,
-            offset: access.offset,
+            offset: field.offset,
             getter,
+            kind: ReadKind::of(field),
         });
         let label = String::from_utf8_lossy(&name).into_owned();
         let f = env.function(
@@ -449,13 +484,17 @@ pub fn field_getters(data: &EnvData, type_index: i32, names: napi_value) -> Resu
     Ok(out)
 }
 
-/// `setFieldScratch(float64Array)`: where field readers leave numbers (kept for the life of
-/// the environment).
+/// `setFieldScratch(float64Array)`: the memory field readers exchange values through (kept
+/// for the life of the environment). Only the first call counts: `lib/object.js` makes it
+/// when it loads, so no other code can hand readers addresses.
 pub fn set_field_scratch(data: &EnvData, array: napi_value) -> Result<()> {
     let env = data.env;
+    if !data.field_scratch.get().is_null() {
+        return napi::type_error("the field scratch is already set");
+    }
     let info = env.typedarray_info(array)?;
-    if info.kind != napi_sys::TypedarrayType::float64_array || info.length < 1 {
-        return napi::type_error("the field scratch must be a Float64Array of at least 1 element");
+    if info.kind != napi_sys::TypedarrayType::float64_array || info.length < 2 {
+        return napi::type_error("the field scratch must be a Float64Array of 2 elements");
     }
     // Held until the environment's teardown frees its references.
     env.reference(array, 1)?;
@@ -477,22 +516,22 @@ fn reader_accepts(reader: &FieldReader, type_index: i32) -> bool {
     })
 }
 
-/// The native function of a [`FieldReader`]: `read(handleExternal)`. Scalars go straight
-/// back; other values, and errors, through the general conversion.
+/// The native function of a [`FieldReader`]: `read()`, with the receiver's handle address in
+/// element 1 of the field scratch (taken and zeroed here, so a handle is never read twice).
+/// Numbers go back through element 0 (`undefined` says so); other values, and errors,
+/// through the general conversion.
 unsafe extern "C" fn read_field(
     env: napi_sys::napi_env,
     info: napi_sys::napi_callback_info,
 ) -> napi_value {
-    let mut argc = 1usize;
-    let mut argv = [ptr::null_mut(); 1];
     let mut cell: *mut c_void = ptr::null_mut();
-    // SAFETY: `env` and `info` come from Node for this call; `argv` has room for 1 value.
+    // SAFETY: `env` and `info` come from Node for this call; only the data is asked for.
     let status = unsafe {
         napi_sys::napi_get_cb_info(
             env,
             info,
-            &mut argc,
-            argv.as_mut_ptr(),
+            ptr::null_mut(),
+            ptr::null_mut(),
             ptr::null_mut(),
             &mut cell,
         )
@@ -506,36 +545,61 @@ unsafe extern "C" fn read_field(
     let reader = unsafe { &*(cell as *const FieldReader) };
     // SAFETY: the environment outlives its functions.
     let data = unsafe { &*reader.data };
-    let handle = match data.env.get_external(argv[0]) {
-        // SAFETY: a live handle (see `lib/object.js`: a wrapper's External is dropped before
-        // its reference is).
-        Some(h) if reader_accepts(reader, unsafe { ffi::type_index_of(h) }) => h,
-        Some(_) => {
-            return crate::entry(env, info, |_, _| {
-                napi::type_error("the receiver is not an object of the field's class")
-            })
-        }
-        None => {
-            return crate::entry(env, info, |_, _| {
-                napi::type_error("the receiver is not a TVM-FFI object (or it was disposed)")
-            })
-        }
+    let scratch = data.field_scratch.get();
+    let address = if scratch.is_null() {
+        0.0
+    } else {
+        // SAFETY: the scratch has 2 elements and lives as long as the environment.
+        unsafe { scratch.add(1).replace(0.0) }
     };
-    let mut out = ffi::none();
+    // Only `lib/object.js` writes the scratch, with the address a live wrapper carries (or 0).
+    let handle = address as usize as TVMFFIObjectHandle;
+    if handle.is_null() || address != handle as usize as f64 {
+        return crate::entry(env, info, |_, _| {
+            napi::type_error("the receiver is not a TVM-FFI object (or it was disposed)")
+        });
+    }
+    // SAFETY: a live handle (a wrapper's address goes back to 0 before its reference is
+    // released).
+    if !reader_accepts(reader, unsafe { ffi::type_index_of(handle) }) {
+        return crate::entry(env, info, |_, _| {
+            napi::type_error("the receiver is not an object of the field's class")
+        });
+    }
     // SAFETY: the field lives at `offset` from the header of a live object of this type (or
     // of a subtype, which keeps its ancestors' layout).
-    let rc = unsafe {
-        (reader.getter)(
-            (handle as *mut u8).offset(reader.offset as isize).cast(),
-            &mut out,
-        )
+    let field = unsafe { (handle as *mut u8).offset(reader.offset as isize) };
+    let scalar = |type_index, value| TVMFFIAny {
+        type_index,
+        small_str_len: 0,
+        value,
+    };
+    let mut out = ffi::none();
+    // SAFETY (each read): a read-only field stored as the kind's plain value (`ReadKind::of`).
+    let rc = match reader.kind {
+        ReadKind::Int64 => {
+            let v_int64 = unsafe { field.cast::<i64>().read() };
+            out = scalar(tindex::INT, TVMFFIAnyValue { v_int64 });
+            0
+        }
+        ReadKind::Float64 => {
+            let v_float64 = unsafe { field.cast::<f64>().read() };
+            out = scalar(tindex::FLOAT, TVMFFIAnyValue { v_float64 });
+            0
+        }
+        ReadKind::Bool => {
+            let v_int64 = i64::from(unsafe { field.read() } != 0);
+            out = scalar(tindex::BOOL, TVMFFIAnyValue { v_int64 });
+            0
+        }
+        // SAFETY: the getter of this field, given its address and a result slot.
+        ReadKind::Getter => unsafe { (reader.getter)(field.cast(), &mut out) },
     };
     if rc == 0 {
         let env = data.env;
         // A number goes back through the scratch element (`undefined` says so): JavaScript
         // reads it from there without a number object made on this side, which would cost
         // more than all the rest of the read.
-        let scratch = data.field_scratch.get();
         let number = match out.type_index {
             tindex::FLOAT => Some(ffi::payload_f64(&out)),
             tindex::INT => {
