@@ -614,7 +614,9 @@ unsafe extern "C" fn read_field(
             Some(x) if !scratch.is_null() => {
                 // SAFETY: the scratch element lives as long as the environment (referenced).
                 unsafe { scratch.write(x) };
-                return env.undefined();
+                // A Node-API callback returning NULL (no exception pending) returns
+                // `undefined`, without the call that makes it.
+                return ptr::null_mut();
             }
             Some(x) => {
                 if let Ok(value) = env.double(x) {
