@@ -102,6 +102,13 @@ row("maps: per-entry build cost, 1e6 vs 1e3 entries, `key-<i>` (reference: ours 
     med[("ours", "map_1000000")], med[("ours", "map_1000")], 2.0)
 row("maps: per-entry build cost, 1e6 vs 1e3 entries, colliding keys (reference: ours at 1e3)",
     med[("ours", "map_1000000_padded")], med[("ours", "map_1000_padded")], 2.0)
+# The same scaling of Apache's runtime, for comparison (its layout and hash are the ABI ours
+# keeps: see docs/adr/0008-runtime-hot-paths.md).
+for key, label in (("map_{}", "`key-<i>`"), ("map_{}_padded", "colliding keys")):
+    ours = med[("ref", key.format(1000000))]
+    ref = med[("ref", key.format(1000))]
+    print(f"| maps: Apache's per-entry build cost, 1e6 vs 1e3 entries, {label} (reference: Apache at 1e3) "
+          f"| {time(ours)} | {time(ref)} | {ours / ref:.2f}x | — |")
 row("rust: `#[ffihub::function]` demo.add_one vs Apache's C++ testing.add_one (ffihub runtime)",
     med[("calls", "demo.add_one")], med[("calls", "testing.add_one")], 1.1)
 PY

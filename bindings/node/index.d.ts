@@ -100,6 +100,8 @@ export declare function construct(
   keywords: { readonly [option: string]: string } | null,
 ): Token;
 
+/** The readers of fields `names` of type `key`, resolved once (generated getters use them). */
+export declare function fieldGetters(key: string, names: readonly string[]): Array<(object: FFIObject) => unknown>;
 /** Reads a field by its registered name. */
 export declare function getField(object: FFIObject, name: string): unknown;
 /** Writes a writable field by its registered name. */

@@ -65,7 +65,7 @@ function same(a, b) {
 
 /** Releases any wrapper (object or function) now. */
 function dispose(value) {
-  native.dispose(value);
+  object.disposeValue(value);
 }
 
 module.exports = {
@@ -74,6 +74,7 @@ module.exports = {
   Function: object.FFIFunction,
   registerType: object.registerType,
   construct: object.construct,
+  fieldGetters: object.fieldGetters,
   getField: object.getField,
   setField: object.setField,
   dispose,

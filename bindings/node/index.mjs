@@ -3,8 +3,8 @@ import ffi from './index.js';
 
 export default ffi;
 export const {
-  Object, Function, registerType, construct, getField, setField, dispose, same, refCount,
-  getGlobal, requireGlobal, registerGlobal, listGlobals, toFunction, callAsync, Sequence, Array,
+  Object, Function, registerType, construct, fieldGetters, getField, setField, dispose, same,
+  refCount, getGlobal, requireGlobal, registerGlobal, listGlobals, toFunction, callAsync, Sequence, Array,
   List, MapBase, Map, Dict, Shape, array, list, map, dict, shape, toShape, toList, toDict,
   Tensor, tensor, toTensor, DataType, Device, OpaquePtr, dtype, device, toDataType, toDevice,
   Module, loadModule, systemLib, loadLibrary, loadLibraries, loadModules, FFIError, registerError,

@@ -31,6 +31,24 @@ impl Drop for ExternCPayload {
     }
 }
 
+/// The deleter of Functions over a C function without a deleter of its own. A distinct,
+/// non-generic function, so that its address identifies them (a generic instance may have
+/// several addresses).
+unsafe extern "C" fn delete_c_function_without_deleter(obj: *mut c_void, flags: i32) {
+    crate::object::delete_rust_object::<ExternCPayload>(obj, flags)
+}
+
+/// Is `obj` a Function over a C function without a deleter? Destroying one runs no foreign
+/// code, so it releases no other object.
+///
+/// # Safety
+/// `obj` points at a live object (or one whose strong count just reached 0).
+#[inline]
+pub(crate) unsafe fn is_c_function_without_deleter(obj: *mut TVMFFIObject) -> bool {
+    (*obj).deleter.map(|d| d as usize)
+        == Some(delete_c_function_without_deleter as *const () as usize)
+}
+
 unsafe extern "C" fn call_extern_c(
     handle: *mut c_void,
     args: *const TVMFFIAny,
@@ -70,7 +88,7 @@ pub fn from_extern_c(
         safe_call,
         cpp_call: std::ptr::null_mut(),
     };
-    alloc_object(
+    let function = alloc_object(
         tindex::FUNCTION,
         ExternCPayload {
             cell,
@@ -79,7 +97,12 @@ pub fn from_extern_c(
             deleter,
         },
         0,
-    )
+    );
+    if deleter.is_none() {
+        // SAFETY: the object is new and only ours; the deleter does what the default one does.
+        unsafe { (*function.as_ptr()).deleter = Some(delete_c_function_without_deleter) };
+    }
+    function
 }
 
 /// The Rust side of a packed function: borrowed arguments in, an owned result or an error out.
@@ -193,6 +216,38 @@ mod tests {
         let err = unsafe { call(f.as_ptr(), &[]) }.unwrap_err();
         assert_eq!(err.kind(), b"InternalError");
         assert!(String::from_utf8_lossy(err.message()).contains("on purpose"));
+    }
+
+    unsafe extern "C" fn nop(
+        _: *mut c_void,
+        _: *const TVMFFIAny,
+        _: i32,
+        _: *mut TVMFFIAny,
+    ) -> i32 {
+        0
+    }
+
+    static DELETED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    unsafe extern "C" fn count_deletion(_: *mut c_void) {
+        DELETED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    #[test]
+    fn only_c_functions_without_deleter_are_leaves() {
+        let bare = from_extern_c(std::ptr::null_mut(), nop, None);
+        let with_self = from_extern_c(8 as *mut c_void, nop, None);
+        let with_deleter = from_extern_c(8 as *mut c_void, nop, Some(count_deletion));
+        let closure = from_closure(|_| Ok(Any::none()));
+        unsafe {
+            assert!(is_c_function_without_deleter(bare.as_ptr().cast()));
+            assert!(is_c_function_without_deleter(with_self.as_ptr().cast()));
+            assert!(!is_c_function_without_deleter(with_deleter.as_ptr().cast()));
+            assert!(!is_c_function_without_deleter(closure.as_ptr().cast()));
+        }
+        // The deleter still runs on the general path.
+        drop(with_deleter);
+        assert_eq!(DELETED.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 
     #[test]

@@ -123,10 +123,12 @@ thread_local! {
 unsafe fn release_last_strong(obj: *mut TVMFFIObject, sole: bool) {
     // Strings, bytes, shapes and big integers hold no objects: their destruction cannot nest,
     // so the most common releases skip the bookkeeping.
+    // So do Functions over a C function without a deleter, the kind libraries export.
     if matches!(
         (*obj).type_index,
         crate::tindex::STR | crate::tindex::BYTES | crate::tindex::SHAPE | crate::tindex::BIG_INT
-    ) {
+    ) || crate::function::is_c_function_without_deleter(obj)
+    {
         return destroy(obj, sole);
     }
     // One thread-local lookup for the whole release (each costs a call in a shared library);
@@ -293,7 +295,7 @@ pub unsafe fn free_raw(obj: *mut c_void) {
 }
 
 /// The deleter of every object made by [`alloc_object`].
-unsafe extern "C" fn delete_rust_object<T>(obj: *mut c_void, flags: i32) {
+pub(crate) unsafe extern "C" fn delete_rust_object<T>(obj: *mut c_void, flags: i32) {
     let obj = obj.cast::<RustObject<T>>();
     if flags & DELETE_STRONG != 0 {
         // A panicking destructor must not unwind into C; abort-on-unwind is the safe outcome.

@@ -7,7 +7,7 @@
 {%- for fld in c.fields %}
 
   get {{ fld.ident }}() {
-    return __ffi.getField(this, {{ fld.ffi_name }});
+    return {{ c.binding }}F[{{ loop.index0 }}](this);
   }
 {%- if fld.writable %}
 
@@ -24,3 +24,6 @@
 {%- endfor %}
 };
 {% if c.methods.is_empty() %}__ffi.registerType({{ c.key }}, {{ c.path }});{% else %}const {{ c.binding }} = __ffi.registerType({{ c.key }}, {{ c.path }});{% endif %}
+{%- if !c.fields.is_empty() %}
+const {{ c.binding }}F = __ffi.fieldGetters({{ c.key }}, [{% for fld in c.fields %}{{ fld.ffi_name }}{% if !loop.last %}, {% endif %}{% endfor %}]);
+{%- endif %}

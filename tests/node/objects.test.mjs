@@ -134,6 +134,28 @@ test('dispose releases the object now; the wrapper is unusable after', () => {
   }
 });
 
+test('field getters check their receiver', () => {
+  const getX = Object.getOwnPropertyDescriptor(demo.Point.prototype, 'x').get;
+  // a subclass's instance, made by a constructor or returned by a function, reads the field
+  const p3 = new demo.Point3D(7, 8, 9);
+  assert.equal(getX.call(p3), 7);
+  assert.equal(getX.call(demo.echoAny(p3)), 7);
+  // anything else is refused, never read
+  assert.throws(() => getX.call(new demo.Counter('c', 1, 1)), /not an object of the field's class/);
+  assert.throws(() => getX.call({}), /not a TVM-FFI object/);
+  assert.throws(() => getX.call(Object.create(demo.Point.prototype)), /not a TVM-FFI object/);
+  assert.throws(() => getX.call(undefined), /not a TVM-FFI object/);
+  // the memory readers take handles from cannot be redirected
+  assert.throws(() => ffi._native.setFieldScratch(new Float64Array(2)), /already set/);
+  // ffi.dispose releases through the same path as dispose()
+  const p = new demo.Point(1, 2);
+  ffi.dispose(p);
+  assert.throws(() => p.x, /disposed/);
+  // fields of every kind come back through the readers
+  const c = new demo.Counter('clicks', 5, 2);
+  assert.deepEqual([c.label, c.count, c.step], ['clicks', 5, 2]);
+});
+
 test('objects of unregistered types get the nearest registered class', () => {
   const o = testing.makeUnregisteredObject();
   assert.ok(o instanceof ffi.Object);

@@ -41,6 +41,37 @@ function typeKeyOfIndex(index) {
   return key;
 }
 
+// Each wrapper carries its handle's address in a private field, stamped on it once (by the
+// constructor or the shell that made it): field readers get it from there, which costs far
+// less than `napi_unwrap`. The field goes back to 0 *before* the reference is released
+// (`disposeValue`), so a reader never sees a released handle. Private fields cannot be read
+// or forged by other code.
+class Stamp {
+  constructor(target) {
+    return target;
+  }
+}
+class HandleSlot extends Stamp {
+  #handle;
+  constructor(target, handle) {
+    super(target);
+    this.#handle = handle;
+  }
+  /** The handle address of a live wrapper, else 0. */
+  static of(value) {
+    return typeof value === 'object' && value !== null && #handle in value ? value.#handle : 0;
+  }
+  static clear(value) {
+    if (typeof value === 'object' && value !== null && #handle in value) value.#handle = 0;
+  }
+}
+
+/** Releases any wrapper (object or function) now; idempotent. */
+function disposeValue(value) {
+  HandleSlot.clear(value);
+  native.dispose(value);
+}
+
 let reprPrint = null;
 
 /** The base class of every TVM-FFI object. */
@@ -50,7 +81,7 @@ class FFIObject {
     if (!(token instanceof Token)) {
       throw new TypeError(`${new.target.name} has no constructor; TVM-FFI objects come from functions`);
     }
-    native.adopt(this, token.number);
+    new HandleSlot(this, native.adopt(this, token.number));
   }
 
   /** The registered type key of the object's type (`demo.Point`). */
@@ -65,11 +96,11 @@ class FFIObject {
 
   /** Releases the object now (otherwise the garbage collector does). Idempotent. */
   dispose() {
-    native.dispose(this);
+    disposeValue(this);
   }
 
   [Symbol.dispose]() {
-    native.dispose(this);
+    disposeValue(this);
   }
 
   /** Whether `other` wraps the same object. */
@@ -90,9 +121,14 @@ class FFIObject {
 }
 Object.defineProperty(FFIObject, 'name', { value: 'Object' });
 
-/** A shell: instances get `Class.prototype` without running `Class`'s constructor. */
+/**
+ * A shell: instances get `Class.prototype` without running `Class`'s constructor (the addon
+ * passes the handle's address).
+ */
 function shellOf(Class) {
-  const shell = function () {};
+  const shell = function (handle) {
+    new HandleSlot(this, handle);
+  };
   shell.prototype = Class.prototype;
   return shell;
 }
@@ -137,7 +173,7 @@ function construct(key, args, coercions, keywords) {
       if (options[js] !== undefined) (kwargs ??= []).push(field, options[js]);
     }
   }
-  return new Token(native.construct(typeIndexOfKey(key), values, kwargs));
+  return new Token(native.construct(typeIndexOfKey(key), kwargs, ...values));
 }
 
 // Field names are resolved to small ids once: the addon then finds a field's accessor by
@@ -151,6 +187,26 @@ function fieldId(name) {
   }
   return id;
 }
+
+/**
+ * The readers of fields `names` of type `key`, resolved once (generated getters call them with
+ * the receiver): `fieldGetters('demo.Point', ['x', 'y'])[0](point)` is `point.x`.
+ */
+function fieldGetters(key, names) {
+  const readers = native.fieldGetters(typeIndexOfKey(key), names);
+  return readers.map((read) => (object) => {
+    fieldScratch[1] = HandleSlot.of(object);
+    const value = read();
+    return value === undefined ? fieldScratch[0] : value;
+  });
+}
+// What readers exchange with the addon, in memory both sides read without a Node-API call:
+// [1] the receiver's handle (the reader takes it and zeroes it), [0] the number read (the
+// reader then returns `undefined`, which no field holds). Making and reading JavaScript values
+// in the addon costs more than the rest of a read. Its own ArrayBuffer, so that the memory
+// never moves; the addon takes only the first one it is given, this one.
+const fieldScratch = new Float64Array(new ArrayBuffer(16));
+native.setFieldScratch(fieldScratch);
 
 /** Reads a field (by its registered name). */
 function getField(object, name) {
@@ -245,8 +301,10 @@ module.exports = {
   registerType,
   registerBuiltin,
   construct,
+  fieldGetters,
   getField,
   setField,
+  disposeValue,
   getGlobal,
   requireGlobal,
   registerGlobal,

@@ -234,6 +234,13 @@ pub struct EnvData {
     pub field_ids: RefCell<HashMap<Box<[u8]>, u32>>,
     /// Per field id: its name and the accessors resolved so far, by type index.
     pub field_slots: RefCell<Vec<FieldSlot>>,
+    /// The field readers made by `fieldGetters` (their functions point at them, so each is
+    /// boxed: its address must not change when the vector grows).
+    #[allow(clippy::vec_box)]
+    pub field_readers: RefCell<Vec<Box<crate::object::FieldReader>>>,
+    /// The field scratch: a 2-element `Float64Array` that `lib/object.js` keeps, through
+    /// which field readers take a handle and return a number (see `object::read_field`).
+    pub field_scratch: Cell<*mut f64>,
     /// The JavaScript containers being converted, outermost first (see `convert::Nesting`).
     pub open_containers: RefCell<Vec<napi_value>>,
     /// The `ffi.GetKwargsObject()` marker (owned), once fetched.
@@ -265,6 +272,8 @@ impl EnvData {
             resolved: RefCell::default(),
             field_ids: RefCell::default(),
             field_slots: RefCell::default(),
+            field_readers: RefCell::default(),
+            field_scratch: Cell::new(ptr::null_mut()),
             open_containers: RefCell::default(),
             kwargs_marker: Cell::new(ptr::null_mut()),
             pending: Cell::new((0, ptr::null_mut())),

@@ -189,14 +189,31 @@ native!(call_async, 8, |data, args, info| {
     function::call_async(data, all[0], &all[1..])
 });
 
-native!(construct, 3, |data, args, _info| {
+native!(construct, 8, |data, args, info| {
+    if args.argc < 2 {
+        return napi::type_error("construct(typeIndex, kwargs, ...args)");
+    }
     let index = arg_i32(data.env, args.argv[0], "typeIndex")?;
-    object::construct(data, index, args.argv[1], args.argv[2])
+    if args.argc <= 8 {
+        object::construct(data, index, &args.argv[2..args.argc], args.argv[1])
+    } else {
+        let all = args.all(data.env, info)?;
+        object::construct(data, index, &all[2..], all[1])
+    }
 });
 
 native!(adopt, 2, |data, args, _info| {
-    object::adopt(data, args.argv[0], args.argv[1])?;
+    object::adopt(data, args.argv[0], args.argv[1])
+});
+
+native!(set_field_scratch, 1, |data, args, _info| {
+    object::set_field_scratch(data, args.argv[0])?;
     Ok(data.env.undefined())
+});
+
+native!(field_getters, 2, |data, args, _info| {
+    let index = arg_i32(data.env, args.argv[0], "typeIndex")?;
+    object::field_getters(data, index, args.argv[1])
 });
 
 native!(field_id, 1, |data, args, _info| {
@@ -375,6 +392,8 @@ const EXPORTS: &[(
     ("construct", construct),
     ("adopt", adopt),
     ("fieldId", field_id),
+    ("fieldGetters", field_getters),
+    ("setFieldScratch", set_field_scratch),
     ("getFieldById", get_field_by_id),
     ("setFieldById", set_field_by_id),
     ("dispose", dispose),

@@ -12,8 +12,8 @@ use crate::ffi::{self, bytes_of};
 use crate::function;
 use crate::napi::{self, napi_value, Env, Error, Result, Type};
 use ffihub_abi::abi::{
-    TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIObjectHandle, TVMFFISeqCell, TVMFFIShapeCell,
-    TVMFFITypeInfo,
+    TVMFFIAny, TVMFFIAnyValue, TVMFFIFieldFlagBitMask as Flag, TVMFFIFieldInfo, TVMFFIObjectHandle,
+    TVMFFISeqCell, TVMFFIShapeCell, TVMFFITypeInfo,
 };
 use ffihub_abi::tindex;
 use std::ffi::c_void;
@@ -29,8 +29,11 @@ pub fn wrap_object(data: &EnvData, handle: TVMFFIObjectHandle) -> Result<napi_va
         tindex::FUNCTION => function::wrap_function(data, handle, ""),
         tindex::ERROR => crate::error::error_value(data, handle),
         _ => {
-            let made =
-                resolve_class(data, type_index).and_then(|shell| data.env.new_instance(shell, &[]));
+            // The shell stamps the handle's address on the instance (see `lib/object.js`).
+            let made = resolve_class(data, type_index).and_then(|shell| {
+                let address = handle_number(data.env, handle)?;
+                data.env.new_instance(shell, &[address])
+            });
             match made {
                 Ok(object) => {
                     attach(data.env, object, handle)?;
@@ -44,6 +47,11 @@ pub fn wrap_object(data: &EnvData, handle: TVMFFIObjectHandle) -> Result<napi_va
             }
         }
     }
+}
+
+/// A handle's address as a JavaScript number (exact: addresses have at most 53 bits).
+fn handle_number(env: Env, handle: TVMFFIObjectHandle) -> Result<napi_value> {
+    env.double(handle as usize as f64)
 }
 
 /// Attaches an owned handle to a JavaScript object (released on failure).
@@ -234,8 +242,9 @@ fn find_method(
     })
 }
 
-/// `construct(typeIndex, positional, kwargs)`: creates an object with its `__ffi_init__` (the
-/// static method, else the type attribute with keyword arguments after the kwargs marker).
+/// `construct(typeIndex, kwargs, ...positional)`: creates an object with its `__ffi_init__`
+/// (the static method, else the type attribute with keyword arguments after the kwargs
+/// marker). The positional arguments come as the call's own (no array to read back).
 ///
 /// The new object waits in `EnvData::pending` for `adopt`, which the base class constructor
 /// calls right after (only binding code runs in between); the result is the construction's
@@ -245,7 +254,7 @@ fn find_method(
 pub fn construct(
     data: &EnvData,
     type_index: i32,
-    positional: napi_value,
+    positional: &[napi_value],
     kwargs: napi_value,
 ) -> Result<napi_value> {
     let env = data.env;
@@ -253,9 +262,8 @@ pub fn construct(
         return napi::error("unknown type");
     };
     let mut args = ArgBuf::new();
-    let n = env.array_len(positional)?;
-    for i in 0..n {
-        args.push_js(data, env.get_element(positional, i)?)?;
+    for &value in positional {
+        args.push_js(data, value)?;
     }
     let func = if let Some(f) = find_method(info, b"__ffi_init__", Some(true)) {
         f
@@ -296,15 +304,17 @@ pub fn construct(
     env.double(number as f64)
 }
 
-/// `adopt(object, number)`: attaches the object of construction `number` to `object`.
-pub fn adopt(data: &EnvData, object: napi_value, number: napi_value) -> Result<()> {
+/// `adopt(object, number)`: attaches the object of construction `number` to `object`; returns
+/// the handle's address, which the wrapper carries for field reads.
+pub fn adopt(data: &EnvData, object: napi_value, number: napi_value) -> Result<napi_value> {
     let number = data.env.get_f64(number)?;
     let (pending, handle) = data.pending.get();
     if handle.is_null() || pending as f64 != number {
         return napi::type_error("this construction token was already used");
     }
     data.pending.set((pending, ptr::null_mut()));
-    attach(data.env, object, handle)
+    attach(data.env, object, handle)?;
+    handle_number(data.env, handle)
 }
 
 /// The `__ffi_init__` type attribute of a type (a borrowed Function), if any.
@@ -355,29 +365,276 @@ fn field_access(data: &EnvData, type_index: i32, id: u32) -> Result<FieldAccess>
     }
     let name = slot.name.clone();
     drop(slots);
-    for info in ffi::self_and_ancestors(type_index) {
-        for i in 0..info.num_fields.max(0) as usize {
-            // SAFETY: `fields` has `num_fields` records.
-            let f = unsafe { &*info.fields.add(i) };
-            if unsafe_bytes(&f.name) == &name[..] {
-                let access = FieldAccess {
-                    offset: f.offset,
-                    flags: f.flags,
-                    getter: f.getter,
-                    setter: f.setter,
-                };
-                data.field_slots.borrow_mut()[id as usize]
-                    .by_type
-                    .push((type_index, access));
-                return Ok(access);
-            }
+    match find_field(type_index, &name).map(field_access_of) {
+        Some(access) => {
+            data.field_slots.borrow_mut()[id as usize]
+                .by_type
+                .push((type_index, access));
+            Ok(access)
+        }
+        None => no_such_field(type_index, &name),
+    }
+}
+
+/// The record of the field `name` of a type (its own or an ancestor's).
+fn find_field(type_index: i32, name: &[u8]) -> Option<&'static TVMFFIFieldInfo> {
+    ffi::self_and_ancestors(type_index).iter().find_map(|info| {
+        (0..info.num_fields.max(0) as usize).find_map(|i| {
+            // SAFETY: `fields` has `num_fields` records, which live for the process.
+            let f: &'static TVMFFIFieldInfo = unsafe { &*info.fields.add(i) };
+            (unsafe_bytes(&f.name) == name).then_some(f)
+        })
+    })
+}
+
+fn field_access_of(f: &TVMFFIFieldInfo) -> FieldAccess {
+    FieldAccess {
+        offset: f.offset,
+        flags: f.flags,
+        getter: f.getter,
+        setter: f.setter,
+    }
+}
+
+/// How a reader reads its field: through the getter, or straight from memory for a
+/// read-only field stored as a plain 64-bit integer, double or bool (the storage the
+/// reflection record's static type and size describe, which is all such a getter reads).
+#[derive(Clone, Copy)]
+enum ReadKind {
+    Getter,
+    Int64,
+    Float64,
+    Bool,
+}
+
+impl ReadKind {
+    fn of(f: &TVMFFIFieldInfo) -> ReadKind {
+        if f.flags & Flag::kTVMFFIFieldFlagBitMaskWritable as i64 != 0 {
+            return ReadKind::Getter;
+        }
+        match (f.field_static_type_index, f.size) {
+            (tindex::INT, 8) => ReadKind::Int64,
+            (tindex::FLOAT, 8) => ReadKind::Float64,
+            (tindex::BOOL, 1) => ReadKind::Bool,
+            _ => ReadKind::Getter,
         }
     }
+}
+
+fn no_such_field<T>(type_index: i32, name: &[u8]) -> Result<T> {
     napi::type_error(format!(
         "`{}` has no field `{}`",
         ffi::type_key(type_index),
-        String::from_utf8_lossy(&name)
+        String::from_utf8_lossy(name)
     ))
+}
+
+/// A field getter resolved once per class (`fieldGetters`): the native function reading it
+/// takes the receiver's handle from the field scratch (where `lib/object.js` puts the address
+/// its wrapper carries) and needs no name, hash lookup or `napi_unwrap` per read.
+pub struct FieldReader {
+    data: *const EnvData,
+    /// The class's type; receivers must be of it or of a subtype.
+    type_index: i32,
+    /// Its depth in the type hierarchy (where subtypes list it among their ancestors).
+    type_depth: i32,
+    /// The field's offset from the object header, and its getter.
+    offset: i64,
+    getter: unsafe extern "C" fn(*mut c_void, *mut TVMFFIAny) -> i32,
+    kind: ReadKind,
+}
+
+/// `fieldGetters(typeIndex, names)`: one native reader per field name (see [`read_field`]).
+pub fn field_getters(data: &EnvData, type_index: i32, names: napi_value) -> Result<napi_value> {
+    let env = data.env;
+    let Some(info) = ffi::type_info(type_index) else {
+        return napi::error(format!("no type with index {type_index}"));
+    };
+    let n = env.array_len(names)?;
+    let out = env.array(n as usize)?;
+    for i in 0..n {
+        let name = env.get_string(env.get_element(names, i)?)?;
+        let Some(field) = find_field(type_index, &name) else {
+            return no_such_field(type_index, &name);
+        };
+        let Some(getter) = field.getter else {
+            return napi::type_error(format!(
+                "the field `{}` has no getter",
+                String::from_utf8_lossy(&name)
+            ));
+        };
+        let reader = Box::new(FieldReader {
+            data,
+            type_index,
+            type_depth: info.type_depth,
+            offset: field.offset,
+            getter,
+            kind: ReadKind::of(field),
+        });
+        let label = String::from_utf8_lossy(&name).into_owned();
+        let f = env.function(
+            &label,
+            Some(read_field),
+            (&*reader as *const FieldReader).cast_mut().cast(),
+        )?;
+        // The readers live as long as the environment (classes are never unregistered).
+        data.field_readers.borrow_mut().push(reader);
+        env.set_element(out, i, f)?;
+    }
+    Ok(out)
+}
+
+/// `setFieldScratch(float64Array)`: the memory field readers exchange values through (kept
+/// for the life of the environment). Only the first call counts: `lib/object.js` makes it
+/// when it loads, so no other code can hand readers addresses.
+pub fn set_field_scratch(data: &EnvData, array: napi_value) -> Result<()> {
+    let env = data.env;
+    if !data.field_scratch.get().is_null() {
+        return napi::type_error("the field scratch is already set");
+    }
+    let info = env.typedarray_info(array)?;
+    if info.kind != napi_sys::TypedarrayType::float64_array || info.length < 2 {
+        return napi::type_error("the field scratch must be a Float64Array of 2 elements");
+    }
+    // Held until the environment's teardown frees its references.
+    env.reference(array, 1)?;
+    data.field_scratch.set(info.data.cast());
+    Ok(())
+}
+
+/// Is an object of type `type_index` a `reader.type_index` (or of a subtype)?
+#[inline]
+fn reader_accepts(reader: &FieldReader, type_index: i32) -> bool {
+    if type_index == reader.type_index {
+        return true;
+    }
+    ffi::type_info(type_index).is_some_and(|info| {
+        info.type_depth > reader.type_depth
+            // SAFETY: `type_ancestors` has `type_depth` entries, each a stable record.
+            && unsafe { (*info.type_ancestors.add(reader.type_depth as usize)).as_ref() }
+                .is_some_and(|a| a.type_index == reader.type_index)
+    })
+}
+
+/// The native function of a [`FieldReader`]: `read()`, with the receiver's handle address in
+/// element 1 of the field scratch (taken and zeroed here, so a handle is never read twice).
+/// Numbers go back through element 0 (`undefined` says so); other values, and errors,
+/// through the general conversion.
+unsafe extern "C" fn read_field(
+    env: napi_sys::napi_env,
+    info: napi_sys::napi_callback_info,
+) -> napi_value {
+    let mut cell: *mut c_void = ptr::null_mut();
+    // SAFETY: `env` and `info` come from Node for this call; only the data is asked for.
+    let status = unsafe {
+        napi_sys::napi_get_cb_info(
+            env,
+            info,
+            ptr::null_mut(),
+            ptr::null_mut(),
+            ptr::null_mut(),
+            &mut cell,
+        )
+    };
+    if status != napi_sys::Status::napi_ok {
+        return crate::entry(env, info, |env, _| {
+            env.check(status).map(|()| ptr::null_mut())
+        });
+    }
+    // SAFETY: the data of a reader function is its FieldReader, alive with the environment.
+    let reader = unsafe { &*(cell as *const FieldReader) };
+    // SAFETY: the environment outlives its functions.
+    let data = unsafe { &*reader.data };
+    let scratch = data.field_scratch.get();
+    let address = if scratch.is_null() {
+        0.0
+    } else {
+        // SAFETY: the scratch has 2 elements and lives as long as the environment.
+        unsafe { scratch.add(1).replace(0.0) }
+    };
+    // Only `lib/object.js` writes the scratch, with the address a live wrapper carries (or 0).
+    let handle = address as usize as TVMFFIObjectHandle;
+    if handle.is_null() || address != handle as usize as f64 {
+        return crate::entry(env, info, |_, _| {
+            napi::type_error("the receiver is not a TVM-FFI object (or it was disposed)")
+        });
+    }
+    // SAFETY: a live handle (a wrapper's address goes back to 0 before its reference is
+    // released).
+    if !reader_accepts(reader, unsafe { ffi::type_index_of(handle) }) {
+        return crate::entry(env, info, |_, _| {
+            napi::type_error("the receiver is not an object of the field's class")
+        });
+    }
+    // SAFETY: the field lives at `offset` from the header of a live object of this type (or
+    // of a subtype, which keeps its ancestors' layout).
+    let field = unsafe { (handle as *mut u8).offset(reader.offset as isize) };
+    let scalar = |type_index, value| TVMFFIAny {
+        type_index,
+        small_str_len: 0,
+        value,
+    };
+    let mut out = ffi::none();
+    // SAFETY (each read): a read-only field stored as the kind's plain value (`ReadKind::of`).
+    let rc = match reader.kind {
+        ReadKind::Int64 => {
+            let v_int64 = unsafe { field.cast::<i64>().read() };
+            out = scalar(tindex::INT, TVMFFIAnyValue { v_int64 });
+            0
+        }
+        ReadKind::Float64 => {
+            let v_float64 = unsafe { field.cast::<f64>().read() };
+            out = scalar(tindex::FLOAT, TVMFFIAnyValue { v_float64 });
+            0
+        }
+        ReadKind::Bool => {
+            let v_int64 = i64::from(unsafe { field.read() } != 0);
+            out = scalar(tindex::BOOL, TVMFFIAnyValue { v_int64 });
+            0
+        }
+        // SAFETY: the getter of this field, given its address and a result slot.
+        ReadKind::Getter => unsafe { (reader.getter)(field.cast(), &mut out) },
+    };
+    if rc == 0 {
+        let env = data.env;
+        // A number goes back through the scratch element (`undefined` says so): JavaScript
+        // reads it from there without a number object made on this side, which would cost
+        // more than all the rest of the read.
+        let number = match out.type_index {
+            tindex::FLOAT => Some(ffi::payload_f64(&out)),
+            tindex::INT => {
+                let i = ffi::payload_i64(&out);
+                (-convert::MAX_SAFE_INTEGER..=convert::MAX_SAFE_INTEGER)
+                    .contains(&i)
+                    .then_some(i as f64)
+            }
+            _ => None,
+        };
+        match number {
+            Some(x) if !scratch.is_null() => {
+                // SAFETY: the scratch element lives as long as the environment (referenced).
+                unsafe { scratch.write(x) };
+                // A Node-API callback returning NULL (no exception pending) returns
+                // `undefined`, without the call that makes it.
+                return ptr::null_mut();
+            }
+            Some(x) => {
+                if let Ok(value) = env.double(x) {
+                    return value;
+                }
+            }
+            None if out.type_index == tindex::BOOL => {
+                return env.boolean(ffi::payload_i64(&out) != 0);
+            }
+            None => {}
+        }
+    }
+    crate::entry(env, info, |_, _| {
+        if rc != 0 {
+            return Err(Error::Ffi(ffi::take_raised_error()));
+        }
+        convert::from_any(data, out)
+    })
 }
 
 /// The handle of a field read's receiver: a wrapped object (the common case, one Node-API

@@ -254,7 +254,8 @@ fn generate(target: &Target<'_>) -> TokenStream {
             if let Some(self_ty) = receiver {
                 schema_items.push(quote!(::ffihub::__private::Param::receiver::<#self_ty>()));
                 conversions.push(quote!(
-                    let __ffihub_self: ::ffihub::ObjectRef<#self_ty> = __ffihub_sig.arg(args, 0)?;
+                    let __ffihub_self: ::ffihub::ObjectRef<#self_ty> =
+                        ::ffihub::__private::arg(args, 0, #sig_fn)?;
                 ));
                 call_args.push(quote!(&*__ffihub_self));
             }
@@ -269,7 +270,7 @@ fn generate(target: &Target<'_>) -> TokenStream {
                             quote_spanned!(ty.span()=> ::ffihub::__private::param::<#ty>(#name)),
                         );
                         conversions.push(quote_spanned!(ty.span()=>
-                            let #var: #ty = __ffihub_sig.arg(args, #index)?;
+                            let #var: #ty = ::ffihub::__private::arg(args, #index, #sig_fn)?;
                         ));
                     }
                     Some(default) => {
@@ -278,12 +279,20 @@ fn generate(target: &Target<'_>) -> TokenStream {
                             ::ffihub::__private::param_with_default::<#ty>(#name, #make)
                         ));
                         conversions.push(quote_spanned!(ty.span()=>
-                            let #var: #ty = __ffihub_sig.arg_or(args, #index, #make)?;
+                            let #var: #ty =
+                                ::ffihub::__private::arg_or(args, #index, #make, #sig_fn)?;
                         ));
                     }
                 }
                 call_args.push(quote!(#var));
             }
+            // The count bounds are constants here, so the hot path never reads the
+            // signature (built once, on first use): only errors do.
+            let total = offset + params.len();
+            let required = params
+                .iter()
+                .position(|p| p.default.is_some())
+                .map_or(total, |i| i + offset);
             (
                 quote!(::ffihub::__private::FnSig::typed(
                     #display_name,
@@ -292,7 +301,7 @@ fn generate(target: &Target<'_>) -> TokenStream {
                     #ret_schema,
                 )),
                 quote! {
-                    __ffihub_sig.check_count(args)?;
+                    ::ffihub::__private::check_count(args, #required, #total, #sig_fn)?;
                     #(#conversions)*
                     ::ffihub::__private::ret(#callee(#(#call_args),*))
                 },
@@ -316,8 +325,6 @@ fn generate(target: &Target<'_>) -> TokenStream {
             // and a result slot holding no owned value.
             unsafe {
                 ::ffihub::__private::safe_call(args, num_args, result, |args| {
-                    #[allow(unused_variables)]
-                    let __ffihub_sig = #sig_fn();
                     #body
                 })
             }

@@ -60,15 +60,23 @@ pub trait FromAny: Sized {
     }
 }
 
-/// The `TypeError` for a value that is not a `T` (out of line: conversions inline the
-/// successful path only).
+/// The `TypeError` for a value that is not a `T`.
+///
+/// Only the type index goes out of line: were the whole view passed, the compiler would copy
+/// the argument to the stack on the hot path, with one 16-byte load of values the caller has
+/// just written in parts (a store-forwarding stall that doubled the cost of a scalar call).
+#[inline(always)]
+pub(crate) fn mismatch<T: FfiType>(view: AnyView<'_>) -> Error {
+    mismatch_of_index::<T>(view.type_index())
+}
+
 #[cold]
 #[inline(never)]
-pub(crate) fn mismatch<T: FfiType>(view: AnyView<'_>) -> Error {
+fn mismatch_of_index<T: FfiType>(type_index: i32) -> Error {
     Error::type_error(format!(
         "Expected `{}` but got `{}`",
         T::schema().display_name(),
-        view.type_key()
+        crate::reflection::type_key_of_index(type_index)
     ))
 }
 

@@ -265,14 +265,15 @@ pub(crate) fn count_error(signature: &str, expected: &str, got: usize) -> Error 
     ))
 }
 
-/// Converts argument `i`, naming the call in a type mismatch.
+/// Converts argument `i`, naming the call (`signature()`, only evaluated then) in a type
+/// mismatch.
 #[inline]
-pub(crate) fn convert_arg<T: FromAny>(
-    signature: &str,
+pub(crate) fn convert_arg<'s, T: FromAny>(
     args: &[AnyView<'_>],
     i: usize,
+    signature: impl FnOnce() -> &'s str,
 ) -> Result<T> {
-    T::from_view(args[i]).map_err(|e| name_the_argument(e, signature, i))
+    T::from_view(args[i]).map_err(|e| name_the_argument(e, signature(), i))
 }
 
 #[cold]
@@ -310,7 +311,7 @@ macro_rules! typed_closure {
                 if args.len() != $n {
                     return Err(count_error(signature, stringify!($n), args.len()));
                 }
-                self($(convert_arg::<$arg>(signature, args, $idx)?),*).into_return()
+                self($(convert_arg::<$arg>(args, $idx, || signature)?),*).into_return()
             }
         }
 

@@ -225,7 +225,6 @@ pub struct FnSig {
     params: Option<Vec<Param>>,
     ret: Schema,
     text: StdString,
-    required: usize,
 }
 
 impl FnSig {
@@ -239,17 +238,12 @@ impl FnSig {
         let name = name.into();
         let schemas: Vec<Schema> = params.iter().map(|p| p.schema.clone()).collect();
         let text = format!("{name}{}", signature_text(&ret, &schemas));
-        let required = params
-            .iter()
-            .position(|p| p.default_json.is_some())
-            .unwrap_or(params.len());
         FnSig {
             name,
             doc,
             params: Some(params),
             ret,
             text,
-            required,
         }
     }
 
@@ -262,7 +256,6 @@ impl FnSig {
             doc,
             params: None,
             ret: Schema::named("Any"),
-            required: 0,
         }
     }
 
@@ -336,57 +329,62 @@ impl FnSig {
         self.doc
     }
 
-    /// Checks the argument count.
-    #[inline]
-    pub fn check_count(&self, args: &[AnyView<'_>]) -> Result<()> {
-        let Some(params) = &self.params else {
-            return Ok(());
-        };
-        if args.len() < self.required || args.len() > params.len() {
-            return Err(self.count_mismatch(params.len(), args.len()));
-        }
-        Ok(())
-    }
-
     #[cold]
     #[inline(never)]
-    fn count_mismatch(&self, params: usize, got: usize) -> Error {
-        let expected = if self.required == params {
+    fn count_mismatch(&self, required: usize, params: usize, got: usize) -> Error {
+        let expected = if required == params {
             params.to_string()
         } else {
-            format!("{} to {}", self.required, params)
+            format!("{required} to {params}")
         };
         count_error(&self.text, &expected, got)
     }
+}
 
-    /// Converts argument `i`.
-    #[inline]
-    pub fn arg<T: FromAny>(&self, args: &[AnyView<'_>], i: usize) -> Result<T> {
-        convert_arg(&self.text, args, i)
+/// Checks the argument count of a typed function (`required` to `total` arguments); `sig` is
+/// read only to describe a mismatch.
+#[inline]
+pub fn check_count(
+    args: &[AnyView<'_>],
+    required: usize,
+    total: usize,
+    sig: fn() -> &'static FnSig,
+) -> Result<()> {
+    if args.len() < required || args.len() > total {
+        return Err(sig().count_mismatch(required, total, args.len()));
     }
+    Ok(())
+}
 
-    /// Converts argument `i`, or uses the default when the caller passed fewer arguments.
-    pub fn arg_or<T: FromAny>(
-        &self,
-        args: &[AnyView<'_>],
-        i: usize,
-        default: fn() -> T,
-    ) -> Result<T> {
-        if i < args.len() {
-            self.arg(args, i)
-        } else {
-            Ok(default())
-        }
+/// Converts argument `i`; `sig` is read only to name the call in an error.
+#[inline]
+pub fn arg<T: FromAny>(args: &[AnyView<'_>], i: usize, sig: fn() -> &'static FnSig) -> Result<T> {
+    convert_arg(args, i, || &sig().text)
+}
+
+/// Converts argument `i`, or uses the default when the caller passed fewer arguments.
+#[inline]
+pub fn arg_or<T: FromAny>(
+    args: &[AnyView<'_>],
+    i: usize,
+    default: fn() -> T,
+    sig: fn() -> &'static FnSig,
+) -> Result<T> {
+    if i < args.len() {
+        arg(args, i, sig)
+    } else {
+        Ok(default())
     }
 }
 
 /// A function object calling `call` (a generated safe-call function).
 pub fn function_from_safe_call(call: SafeCall) -> Result<Function> {
     let mut handle: TVMFFIObjectHandle = std::ptr::null_mut();
-    // SAFETY: `call` is a static function and needs no state; a non-NULL `self` avoids the ABI's
-    // "NULL self and deleter" special case. `handle` is valid for a write.
+    // SAFETY: `call` is a static function and needs no state: with NULL `self` and deleter the
+    // runtime stores it as the object's safe call (it ignores the `self` it then receives, the
+    // function handle), so calls reach it without a trampoline. `handle` is valid for a write.
     crate::error::check(unsafe {
-        sys::TVMFFIFunctionCreate(call as *mut c_void, Some(call), None, &mut handle)
+        sys::TVMFFIFunctionCreate(std::ptr::null_mut(), Some(call), None, &mut handle)
     })?;
     // SAFETY: the runtime handed over a new function object.
     Any::from_value(unsafe { crate::ObjectRef::<crate::Object>::from_raw(handle) })?.cast()
@@ -470,13 +468,30 @@ impl FieldDef {
     }
 }
 
+/// Writes a result field by field. A whole-value copy would load the 16 bytes that
+/// [`call_boundary`] has just stored in parts, a store-forwarding stall that costs more than
+/// the rest of a field read; the writes are volatile only so that the compiler does not merge
+/// them back into that copy.
+///
+/// # Safety
+/// `out` is valid for a write.
+#[inline(always)]
+unsafe fn write_parts(out: *mut TVMFFIAny, raw: TVMFFIAny) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        std::ptr::addr_of_mut!((*out).type_index).write_volatile(raw.type_index);
+        std::ptr::addr_of_mut!((*out).small_str_len).write_volatile(raw.small_str_len);
+        std::ptr::addr_of_mut!((*out).value).write_volatile(raw.value);
+    }
+}
+
 unsafe extern "C" fn field_getter<F: FieldStorage>(field: *mut c_void, out: *mut TVMFFIAny) -> i32 {
     // SAFETY: the runtime passes the address of a live field of type `F` (the offset we
     // registered) and a result slot.
     match guard(|| unsafe { &*field.cast::<F>() }.get_any()) {
         Ok(value) => {
             // SAFETY: `out` is valid for a write and holds no owned value.
-            unsafe { out.write(value.into_raw()) };
+            unsafe { write_parts(out, value.into_raw()) };
             0
         }
         Err(error) => {
