@@ -417,6 +417,9 @@ export declare function loadModules(
 // Errors
 // ---------------------------------------------------------------------------------------------
 
+/** Throws the TypeError of a generated function `name` given `got` arguments for `expected`. */
+export declare function tooManyArguments(name: string, expected: number, got: number): never;
+
 /** A TVM-FFI error: `kind` (`ValueError`...), `message`, and the native `backtrace`. */
 export declare class FFIError extends Error {
   constructor(message?: string, options?: { kind?: string; backtrace?: string; cause?: unknown });

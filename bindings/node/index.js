@@ -125,6 +125,7 @@ module.exports = {
   // errors
   FFIError: errors.FFIError,
   registerError: errors.registerError,
+  tooManyArguments: errors.tooManyArguments,
   ValueError: errors.ValueError,
   TypeError: errors.TypeError,
   IndexError: errors.IndexError,

@@ -7,7 +7,7 @@ export const {
   refCount, getGlobal, requireGlobal, registerGlobal, listGlobals, toFunction, callAsync, Sequence, Array,
   List, MapBase, Map, Dict, Shape, array, list, map, dict, shape, toShape, toList, toDict,
   Tensor, tensor, toTensor, DataType, Device, OpaquePtr, dtype, device, toDataType, toDevice,
-  Module, loadModule, systemLib, loadLibrary, loadLibraries, loadModules, FFIError, registerError,
+  Module, loadModule, systemLib, loadLibrary, loadLibraries, loadModules, FFIError, registerError, tooManyArguments,
   ValueError, TypeError, IndexError, KeyError, AttributeError, RuntimeError,
   NotImplementedError, InternalError, AssertionError, MemoryError, runtimeVersion, liveObjectCount, _native,
   _metadata,

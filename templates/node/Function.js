@@ -5,6 +5,7 @@ let {{ f.handle }};  // looked up on first call
 };
 {%- else %}
 {{ f.path }} = function {{ f.ident }}({% for p in f.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %}) {
+  if (arguments.length > {{ f.params.len() }}) __ffi.tooManyArguments({{ f.ffi_name }}, {{ f.params.len() }}, arguments.length);
   return ({{ f.handle }} ??= {{ f.lookup }})({% for p in f.params %}{{ p.arg }}{% if !loop.last %}, {% endif %}{% endfor %});
 };
 {%- endif %}

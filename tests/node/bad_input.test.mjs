@@ -27,10 +27,11 @@ test('wrong type: TypeError naming the function, the argument and both types', a
   });
 });
 
-test('wrong count: missing arguments are None (TypeError), the raw function checks the count', async () => {
+test('wrong count: missing arguments are None (TypeError), extra ones a TypeError', async () => {
   await withoutLeaks(assert, () => {
     throwsWith(() => demo.addOne(), ffi.TypeError, /got `None`/);
     throwsWith(() => new demo.Point(1), ffi.TypeError, /`demo\.Point\.new.*Expected 2 but got 1 arguments/);
+    throwsWith(() => demo.addOne(1, 2), ffi.TypeError, /`demo\.add_one.*Expected 1 but got 2 arguments/);
     const raw = ffi.requireGlobal('demo.add_one');
     throwsWith(() => raw(1, 2), ffi.TypeError, /`demo\.add_one.*Expected 1 but got 2 arguments/);
     raw.dispose();

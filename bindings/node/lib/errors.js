@@ -111,4 +111,16 @@ function errorParts(error) {
   return ['RuntimeError', `JavaScript exception: ${String(error)}`, ''];
 }
 
-module.exports = { FFIError, registerError, makeError, errorParts, ...builtin };
+/**
+ * Throws the TypeError of a generated function called with more arguments than it declares
+ * (JavaScript would drop them silently; the runtime refuses the same call to a raw function).
+ */
+function tooManyArguments(name, expected, got) {
+  throw makeError(
+    'TypeError',
+    `Mismatched number of arguments when calling: \`${name}\`. Expected ${expected} but got ${got} arguments`,
+    '',
+  );
+}
+
+module.exports = { FFIError, registerError, makeError, errorParts, tooManyArguments, ...builtin };
