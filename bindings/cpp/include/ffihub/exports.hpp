@@ -5,7 +5,6 @@
 #include <link.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -68,20 +67,12 @@ inline const Module& package_module(const std::string& file) {
   } else {
     tried += "the loaded libraries (not loaded), ";
   }
-  const char* env = std::getenv("FFIHUB_LIBRARY_PATH");
-  if (env == nullptr || *env == '\0') tried += "FFIHUB_LIBRARY_PATH (unset), ";
-  std::string_view dirs = env != nullptr ? env : "";
-  while (!dirs.empty()) {
-    std::size_t colon = dirs.find(':');
-    std::string_view dir = dirs.substr(0, colon);
-    dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
-    if (dir.empty()) continue;
-    std::string path = std::string(dir) + "/" + file;
-    if (access(path.c_str(), F_OK) != 0) {
-      tried += path + " (no such file), ";
-    } else if (const Module* m = attempt(path, path)) {
-      return *m;
-    }
+  const Module* found = nullptr;
+  if (try_library_path(file, tried, [&](const std::string& path) {
+        found = attempt(path, path);
+        return found != nullptr;
+      })) {
+    return *found;
   }
   if (const Module* m = attempt(file, "the system loader")) return *m;
   tried.resize(tried.size() - 2);
@@ -93,36 +84,15 @@ inline const Module& package_module(const std::string& file) {
 /// A module export of a generated header, looked up (and checked against the signature it was
 /// generated for, `"packed"` when untyped) on first use. Keeps its reference for the life of
 /// the process.
-class ModuleFunction {
+class ModuleFunction : public LazyFunction<ModuleFunction> {
  public:
   constexpr ModuleFunction(LibraryRef lib, const char* library, const char* name,
                            const char* signature) noexcept
       : lib_(lib), library_(library), name_(name), signature_(signature) {}
-  template <typename R, typename... A>
-  R call(A&&... args) const {
-    return call_typed<R>(get<A...>(), std::forward<A>(args)...);
-  }
-  template <typename... A>
-  Any operator()(A&&... args) const {
-    return call_typed<Any>(get<A...>(), std::forward<A>(args)...);
-  }
 
  private:
-  // Inlined only for scalar arguments, as GlobalFunction does (reflection.hpp).
-  template <typename... A>
-  TVMFFIObject* get() const {
-    if constexpr (inline_lookup_v<A...>) {
-      TVMFFIObject* p = ptr_.load(std::memory_order_acquire);
-      return p != nullptr ? p : resolve();
-    } else {
-      return get_out_of_line();
-    }
-  }
-  FFIHUB_NOINLINE TVMFFIObject* get_out_of_line() const {
-    TVMFFIObject* p = ptr_.load(std::memory_order_acquire);
-    return p != nullptr ? p : resolve();
-  }
-  FFIHUB_NOINLINE TVMFFIObject* resolve() const {
+  friend class LazyFunction<ModuleFunction>;
+  Function lookup() const {
     lib_().ensure_checked();
     const Module& module = package_module(library_);
     std::optional<Function> f = module.get_function(name_, false);
@@ -139,19 +109,12 @@ class ModuleFunction {
                              "; regenerate the bindings from the current library",
                          "<ffihub>", 0, "metadata check");
     }
-    TVMFFIObject* p = ObjectAccess::release(*f);
-    TVMFFIObject* expected = nullptr;
-    if (!ptr_.compare_exchange_strong(expected, p, std::memory_order_acq_rel)) {
-      TVMFFIObjectDecRef(p);
-      return expected;
-    }
-    return p;
+    return *std::move(f);
   }
   LibraryRef lib_;
   const char* library_;
   const char* name_;
   const char* signature_;
-  mutable std::atomic<TVMFFIObject*> ptr_{nullptr};
 };
 
 }  // namespace detail

@@ -20,6 +20,33 @@ inline std::string open_library(const std::string& file) {
   const char* why = dlerror();
   return why != nullptr ? why : "unknown error";
 }
+
+/// Calls `open(path)` with `file` in each folder of FFIHUB_LIBRARY_PATH (colon-separated), in
+/// order (docs/install.md, "Finding libraries"), until it returns true. Each folder without the
+/// file is appended to `tried` (`open` appends its own reason when it fails).
+template <typename Open>
+bool try_library_path(const std::string& file, std::string& tried, Open&& open) {
+  const char* search = std::getenv("FFIHUB_LIBRARY_PATH");
+  if (search == nullptr || *search == '\0') {
+    tried += "FFIHUB_LIBRARY_PATH (unset), ";
+    return false;
+  }
+  std::string_view rest(search);
+  for (bool more = true; more;) {
+    size_t colon = rest.find(':');
+    more = colon != std::string_view::npos;
+    std::string_view dir = rest.substr(0, colon);
+    if (more) rest.remove_prefix(colon + 1);
+    if (dir.empty()) continue;
+    std::string path = std::string(dir) + "/" + file;
+    if (access(path.c_str(), F_OK) != 0) {
+      tried += path + " (no such file), ";
+    } else if (open(path)) {
+      return true;
+    }
+  }
+  return false;
+}
 }  // namespace detail
 
 /**
@@ -39,27 +66,12 @@ inline void load_library(const std::string& name) {
     return;
   }
   std::string tried;
-  const char* search = std::getenv("FFIHUB_LIBRARY_PATH");
-  if (search == nullptr || *search == '\0') {
-    tried = "FFIHUB_LIBRARY_PATH (unset), ";
-  } else {
-    std::string_view rest(search);
-    for (bool more = true; more;) {
-      size_t colon = rest.find(':');
-      more = colon != std::string_view::npos;
-      std::string_view dir = rest.substr(0, colon);
-      if (more) rest.remove_prefix(colon + 1);
-      if (dir.empty()) continue;
-      std::string file = std::string(dir) + "/" + name;
-      if (access(file.c_str(), F_OK) != 0) {
-        tried += file + " (no such file), ";
-        continue;
-      }
-      std::string why = detail::open_library(file);
-      if (why.empty()) return;
-      tried += file + " (" + why + "), ";
-    }
-  }
+  bool opened = detail::try_library_path(name, tried, [&](const std::string& file) {
+    std::string why = detail::open_library(file);
+    if (!why.empty()) tried += file + " (" + why + "), ";
+    return why.empty();
+  });
+  if (opened) return;
   std::string why = detail::open_library(name);
   if (why.empty()) return;
   throw RuntimeError("cannot load " + name + ": tried " + tried + "the system loader (" + why +

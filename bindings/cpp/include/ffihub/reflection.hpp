@@ -119,11 +119,12 @@ inline void write_field(const TVMFFIFieldInfo& f, const ObjectRef& obj, const TV
 template <typename... A>
 inline constexpr bool inline_lookup_v = (std::is_trivially_copyable_v<std::decay_t<A>> && ...);
 
-/// A global function of a generated header, looked up on first use. It keeps the reference it
-/// takes for the life of the process (as the registry does).
-class GlobalFunction {
+/// The call side of a function of a generated header that is looked up on first use:
+/// `Derived::lookup()` finds it (and checks it); the reference it returns is kept for the life
+/// of the process (as the registry does).
+template <typename Derived>
+class LazyFunction {
  public:
-  constexpr GlobalFunction(LibraryRef lib, const char* name) noexcept : lib_(lib), name_(name) {}
   template <typename R, typename... A>
   R call(A&&... args) const {
     return call_typed<R>(get<A...>(), std::forward<A>(args)...);
@@ -148,8 +149,7 @@ class GlobalFunction {
     return p != nullptr ? p : resolve();
   }
   FFIHUB_NOINLINE TVMFFIObject* resolve() const {
-    lib_().ensure_checked();
-    Function f = Function::get_global_required(name_);
+    Function f = static_cast<const Derived*>(this)->lookup();
     TVMFFIObject* p = ObjectAccess::release(f);
     TVMFFIObject* expected = nullptr;
     if (!ptr_.compare_exchange_strong(expected, p, std::memory_order_acq_rel)) {
@@ -158,9 +158,22 @@ class GlobalFunction {
     }
     return p;
   }
+  mutable std::atomic<TVMFFIObject*> ptr_{nullptr};
+};
+
+/// A global function of a generated header, looked up on first use.
+class GlobalFunction : public LazyFunction<GlobalFunction> {
+ public:
+  constexpr GlobalFunction(LibraryRef lib, const char* name) noexcept : lib_(lib), name_(name) {}
+
+ private:
+  friend class LazyFunction<GlobalFunction>;
+  Function lookup() const {
+    lib_().ensure_checked();
+    return Function::get_global_required(name_);
+  }
   LibraryRef lib_;
   const char* name_;
-  mutable std::atomic<TVMFFIObject*> ptr_{nullptr};
 };
 
 /// A field of a generated class: its registry record, looked up on first use.
