@@ -13,8 +13,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use ffihub_tests::{
-    apache_runtime, compile_cxx, ffihub_runtime_checked, run_ok, scratch_dir, target_dir,
-    workspace_root, Runtime,
+    apache_runtime, compile_cxx, ffihub_runtime_checked, julia_lock, run_ok, scratch_dir,
+    target_dir, workspace_root, Runtime,
 };
 
 /// The Rust global's doc comment (examples/demo/src/scalars.rs).
@@ -118,7 +118,10 @@ fn julia_docstrings(runtime: &Runtime, generated: &Generated, names: &[&str]) ->
             std::env::join_paths(std::iter::once(runtime.lib_dir.clone()).chain(lib_dirs.clone()))
                 .unwrap(),
         );
-    let out = run_ok(cmd);
+    let out = {
+        let _julia = julia_lock();
+        run_ok(cmd)
+    };
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     names
         .iter()

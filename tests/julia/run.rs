@@ -22,18 +22,16 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, apache_testing_lib, ffihub_runtime, ffihub_runtime_checked, run_ok,
+    apache_runtime, apache_testing_lib, ffihub_runtime, ffihub_runtime_checked, julia_lock, run_ok,
     run_with_timeout, target_dir, workspace_root, Runtime,
 };
 
 /// The whole suite takes a few minutes (a 1,000,000-call GC stress test included).
 const SUITE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
-
-static SERIAL: Mutex<()> = Mutex::new(());
 
 /// The Julia wrapper, checked to run; fails with the setup command otherwise.
 fn julia() -> PathBuf {
@@ -65,7 +63,7 @@ fn run_julia(
     script: &Path,
     env: &[(&str, PathBuf)],
 ) {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = julia_lock();
     let root = workspace_root();
     let mut cmd = Command::new(julia());
     cmd.current_dir(&root)
@@ -213,7 +211,7 @@ fn run_generated(runtime: &Runtime) {
 /// that scripts/setup-julia.sh provides.
 fn run_pkg_test(runtime: &Runtime) {
     generated();
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = julia_lock();
     let target = target_dir();
     let folder = std::env::temp_dir().join(format!("ffihub-julia-pkg-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&folder);
@@ -265,7 +263,7 @@ fn run_pkg_test(runtime: &Runtime) {
 /// file and the loader's reason (docs/install.md, "Errors").
 #[test]
 fn julia_missing_runtime_names_what_was_tried() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = julia_lock();
     let missing = std::env::temp_dir().join("ffihub-no-runtime-here/libtvm_ffi.so");
     let mut cmd = Command::new(julia());
     cmd.current_dir(workspace_root())

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, compile_cxx, ffihub_runtime_checked, run_with_timeout, scratch_dir,
+    apache_runtime, compile_cxx, ffihub_runtime_checked, julia_lock, run_with_timeout, scratch_dir,
     workspace_root, Runtime,
 };
 
@@ -82,6 +82,7 @@ fn on(runtime: &Runtime, program: impl AsRef<Path>) -> Command {
 }
 
 fn run_julia(runtime: &Runtime) {
+    let _julia = julia_lock();
     let root = workspace_root();
     let mut cmd = on(runtime, root.join("scripts/julia"));
     cmd.arg("--startup-file=no")

@@ -7,6 +7,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
 pub mod valgrind;
@@ -302,6 +303,13 @@ pub fn assert_same_transcripts(what: &str, a: (&Runtime, &Output), b: (&Runtime,
             b_name = b.0.name,
         );
     }
+}
+
+/// Held while a test runs Julia: the tests of one binary run in parallel, and Julia processes
+/// precompiling the same packages into the same depot race on its cache files.
+pub fn julia_lock() -> MutexGuard<'static, ()> {
+    static JULIA: Mutex<()> = Mutex::new(());
+    JULIA.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Runs a command and returns its output, failing the test with both streams if it failed.
