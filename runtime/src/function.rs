@@ -1,10 +1,10 @@
 //! Function objects: wrappers of C safe-call functions and of Rust closures, and calling any
 //! Function object (ours or foreign) through its cell.
 
-use crate::abi::{TVMFFIAny, TVMFFIFunctionCell, TVMFFIObject, TVMFFISafeCallType};
+use crate::abi::{TVMFFIAny, TVMFFIFunctionCell, TVMFFIObject};
 use crate::any::{Any, RAW_NONE};
 use crate::error::{raise, take_raised_or_unknown, Error};
-use crate::object::{alloc_object, payload, ObjectRef};
+use crate::object::{alloc_object, alloc_object_with_deleter, payload, ObjectRef};
 use crate::tindex;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -31,11 +31,13 @@ impl Drop for ExternCPayload {
     }
 }
 
-/// The deleter of Functions over a C function without a deleter of its own. A distinct,
-/// non-generic function, so that its address identifies them (a generic instance may have
-/// several addresses).
+/// The deleter of Functions over a C function without a deleter of its own: their payload
+/// (whichever of the two below) owns nothing, so only the memory is freed. A distinct,
+/// non-generic function, so that its address identifies them.
 unsafe extern "C" fn delete_c_function_without_deleter(obj: *mut c_void, flags: i32) {
-    crate::object::delete_rust_object::<ExternCPayload>(obj, flags)
+    if flags & crate::object::DELETE_WEAK != 0 {
+        crate::object::free_rust_object(obj.cast());
+    }
 }
 
 /// Is `obj` a Function over a C function without a deleter? Destroying one runs no foreign
@@ -73,36 +75,39 @@ fn refuse_reentry() -> i32 {
 }
 
 /// A Function over a C safe-call function, with Apache's rule: when both `self_` and `deleter`
-/// are NULL the function is stored directly and receives the Function handle as its `self`.
+/// are NULL the function is stored directly and receives the Function handle as its `self`
+/// (the object is then only the header and the cell).
 pub fn from_extern_c(
     self_: *mut c_void,
     call: SafeCallFn,
     deleter: Option<unsafe extern "C" fn(*mut c_void)>,
 ) -> ObjectRef {
-    let safe_call: TVMFFISafeCallType = if self_.is_null() && deleter.is_none() {
-        Some(call)
-    } else {
-        Some(call_extern_c)
-    };
-    let cell = TVMFFIFunctionCell {
-        safe_call,
+    let direct = TVMFFIFunctionCell {
+        safe_call: Some(call),
         cpp_call: std::ptr::null_mut(),
     };
-    let function = alloc_object(
-        tindex::FUNCTION,
-        ExternCPayload {
-            cell,
-            self_,
-            call,
-            deleter,
-        },
-        0,
-    );
-    if deleter.is_none() {
-        // SAFETY: the object is new and only ours; the deleter does what the default one does.
-        unsafe { (*function.as_ptr()).deleter = Some(delete_c_function_without_deleter) };
+    if self_.is_null() && deleter.is_none() {
+        return alloc_object_with_deleter(
+            tindex::FUNCTION,
+            direct,
+            delete_c_function_without_deleter,
+        );
     }
-    function
+    let payload = ExternCPayload {
+        cell: TVMFFIFunctionCell {
+            safe_call: Some(call_extern_c),
+            ..direct
+        },
+        self_,
+        call,
+        deleter,
+    };
+    match deleter {
+        Some(_) => alloc_object(tindex::FUNCTION, payload, 0),
+        None => {
+            alloc_object_with_deleter(tindex::FUNCTION, payload, delete_c_function_without_deleter)
+        }
+    }
 }
 
 /// The Rust side of a packed function: borrowed arguments in, an owned result or an error out.

@@ -22,23 +22,28 @@ pub const DELETE_STRONG: i32 = 1;
 /// Deleter flag: free the memory.
 pub const DELETE_WEAK: i32 = 2;
 
-/// The number of objects this runtime allocated and has not freed yet (served as
-/// `ffihub.LiveObjectCount`; see [`crate::live_count`] for how it stays off the hot path).
+/// The number of objects this runtime allocated and has not freed yet, counting from the first
+/// call (served as `ffihub.LiveObjectCount`; see [`crate::live_count`] for how it stays off the
+/// hot path).
 pub fn live_object_count() -> i64 {
     crate::live_count::total()
 }
 
 /// Records an object allocated outside [`alloc_object`] / [`alloc_raw`] (objects with a custom
-/// block layout), so that the live-object count stays exact. Pair with [`count_free`].
+/// block layout), so that the live-object count stays exact: returns the value the object's
+/// header must carry in `__padding`. Pair with [`count_free`].
 #[inline]
-pub fn count_allocation() {
-    crate::live_count::allocated();
+pub fn count_allocation() -> u32 {
+    crate::live_count::allocated()
 }
 
-/// Records the release of an object counted with [`count_allocation`].
+/// Records the release of an object allocated with [`count_allocation`]'s mark in its header.
+///
+/// # Safety
+/// `obj` points at the object's header, still readable (call before freeing the memory).
 #[inline]
-pub fn count_free() {
-    crate::live_count::freed();
+pub unsafe fn count_free(obj: *const TVMFFIObject) {
+    crate::live_count::freed((*obj).__padding);
 }
 
 /// Adds one strong reference.
@@ -131,6 +136,13 @@ unsafe fn release_last_strong(obj: *mut TVMFFIObject, sole: bool) {
     {
         return destroy(obj, sole);
     }
+    release_nesting(obj, sole)
+}
+
+/// [`release_last_strong`] for objects whose destruction may release others (a separate
+/// function, so that the common case above saves no registers).
+#[inline(never)]
+unsafe fn release_nesting(obj: *mut TVMFFIObject, sole: bool) {
     // One thread-local lookup for the whole release (each costs a call in a shared library);
     // the state has no destructor, so it lives as long as the thread.
     let state: *const Destructions = DESTRUCTIONS.with(|state| state as *const Destructions);
@@ -230,6 +242,26 @@ extern "C" {
 /// Allocates an object with `payload` and `tail_bytes` extra bytes right after it (for inline
 /// string data and the like), with one strong reference owned by the result.
 pub fn alloc_object<T>(type_index: i32, payload: T, tail_bytes: usize) -> ObjectRef {
+    alloc_with(type_index, payload, tail_bytes, delete_rust_object::<T>)
+}
+
+/// [`alloc_object`] without a tail, with a deleter of the caller's: for payloads that own
+/// nothing, whose deleter only calls [`free_rust_object`] on the weak flag.
+pub fn alloc_object_with_deleter<T>(
+    type_index: i32,
+    payload: T,
+    deleter: unsafe extern "C" fn(*mut c_void, i32),
+) -> ObjectRef {
+    alloc_with(type_index, payload, 0, deleter)
+}
+
+#[inline]
+fn alloc_with<T>(
+    type_index: i32,
+    payload: T,
+    tail_bytes: usize,
+    deleter: unsafe extern "C" fn(*mut c_void, i32),
+) -> ObjectRef {
     let size = std::mem::size_of::<RustObject<T>>() + tail_bytes;
     assert!(
         std::mem::align_of::<RustObject<T>>() <= 16,
@@ -246,12 +278,11 @@ pub fn alloc_object<T>(type_index: i32, payload: T, tail_bytes: usize) -> Object
             header: TVMFFIObject {
                 combined_ref_count: AtomicU64::new(FRESH_COUNT),
                 type_index,
-                __padding: 0,
-                deleter: Some(delete_rust_object::<T>),
+                __padding: count_allocation(),
+                deleter: Some(deleter),
             },
             payload,
         });
-        count_allocation();
         ObjectRef::from_raw(ptr.cast())
     }
 }
@@ -277,10 +308,9 @@ pub fn alloc_raw(
         ptr.write(TVMFFIObject {
             combined_ref_count: AtomicU64::new(FRESH_COUNT),
             type_index,
-            __padding: 0,
+            __padding: count_allocation(),
             deleter,
         });
-        count_allocation();
         ObjectRef::from_raw(ptr)
     }
 }
@@ -290,8 +320,8 @@ pub fn alloc_raw(
 /// # Safety
 /// `obj` came from [`alloc_raw`] and is not used afterwards.
 pub unsafe fn free_raw(obj: *mut c_void) {
+    count_free(obj.cast());
     free(obj);
-    count_free();
 }
 
 /// The deleter of every object made by [`alloc_object`].
@@ -302,9 +332,19 @@ pub(crate) unsafe extern "C" fn delete_rust_object<T>(obj: *mut c_void, flags: i
         std::ptr::drop_in_place(std::ptr::addr_of_mut!((*obj).payload));
     }
     if flags & DELETE_WEAK != 0 {
-        free(obj.cast());
-        count_free();
+        free_rust_object(obj.cast());
     }
+}
+
+/// Frees the memory of an object from [`alloc_object`] (its payload already dropped).
+///
+/// # Safety
+/// `obj` came from [`alloc_object`] or [`alloc_object_with_deleter`] and is not used
+/// afterwards.
+#[inline]
+pub unsafe fn free_rust_object(obj: *mut TVMFFIObject) {
+    count_free(obj);
+    free(obj.cast());
 }
 
 /// Address of the payload of an object created with payload type `T`.

@@ -22,13 +22,17 @@ pub unsafe extern "C" fn TVMFFIFunctionCreate(
 ) -> i32 {
     safe_call(|| {
         let out = out_ptr(out, "out")?;
-        let call =
-            safe_call_fn.ok_or_else(|| Error::new("ValueError", "safe_call must not be NULL"))?;
+        let call = safe_call_fn.ok_or_else(null_safe_call)?;
         *out = crate::function::from_extern_c(self_, call, deleter)
             .into_raw()
             .cast();
         Ok(())
     })
+}
+
+#[cold]
+fn null_safe_call() -> Error {
+    Error::new("ValueError", "safe_call must not be NULL")
 }
 
 /// Calls a Function: borrowed arguments in, an owned result out (`result` must hold no object).

@@ -46,8 +46,7 @@ fn or_exit<T>(function: &str, body: impl FnOnce() -> Result<T, Error>) -> T {
 #[inline]
 fn non_null<'a, T>(ptr: *const T, what: &str) -> Result<&'a T, Error> {
     // SAFETY: non-NULL pointers handed to the C API point at valid values.
-    unsafe { ptr.as_ref() }
-        .ok_or_else(|| Error::new("ValueError", format!("{what} must not be NULL")))
+    unsafe { ptr.as_ref() }.ok_or_else(|| null_argument(what))
 }
 
 /// The bytes of a required byte-array argument, or a ValueError naming it: the array itself
@@ -72,10 +71,17 @@ fn byte_array_arg<'a>(
     Ok(unsafe { crate::any::byte_array_slice(array) })
 }
 
+/// The error for a required pointer argument that is NULL (out of line: the hot paths of the
+/// C API only test the pointer).
+#[cold]
+#[inline(never)]
+fn null_argument(what: &str) -> Error {
+    Error::new("ValueError", format!("{what} must not be NULL"))
+}
+
 /// A required output pointer, or a ValueError naming it.
 #[inline]
 fn out_ptr<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, Error> {
     // SAFETY: as for `non_null`.
-    unsafe { ptr.as_mut() }
-        .ok_or_else(|| Error::new("ValueError", format!("{what} must not be NULL")))
+    unsafe { ptr.as_mut() }.ok_or_else(|| null_argument(what))
 }

@@ -155,8 +155,8 @@ unsafe extern "C" fn delete_module(obj: *mut c_void, flags: i32) {
     }
     if flags & DELETE_WEAK != 0 {
         // SAFETY: the block came from `Box::new` in `new_module`, whose layout is this one.
+        crate::object::count_free(obj.cast());
         std::alloc::dealloc(block.cast(), std::alloc::Layout::new::<ModuleBlock>());
-        crate::object::count_free();
     }
 }
 
@@ -176,7 +176,7 @@ pub fn new_module(imp: impl ModuleImpl) -> Module {
         header: TVMFFIObject {
             combined_ref_count: AtomicU64::new(FRESH_COUNT),
             type_index: tindex::MODULE,
-            __padding: 0,
+            __padding: crate::object::count_allocation(),
             deleter: Some(delete_module),
         },
         imports_slot: Array::new().into_object().into_raw(),
@@ -187,7 +187,6 @@ pub fn new_module(imp: impl ModuleImpl) -> Module {
         },
     });
     let block = Box::into_raw(block);
-    crate::object::count_allocation();
     // SAFETY: the block is live and its header carries the one fresh reference.
     Module(unsafe { ObjectRef::from_raw(std::ptr::addr_of_mut!((*block).header)) })
 }
