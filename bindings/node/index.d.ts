@@ -447,5 +447,8 @@ export declare function registerError(kind: string, Class: new (message?: string
 
 /** The ABI version of the loaded runtime (`0.1.16`). */
 export declare function runtimeVersion(): string;
-/** ffihub's runtime's count of live objects (`ffihub.LiveObjectCount`), or null on other runtimes. */
+/**
+ * ffihub's runtime's count of live objects allocated since the first call
+ * (`ffihub.LiveObjectCount`), or null on other runtimes.
+ */
 export declare function liveObjectCount(): number | null;

@@ -330,9 +330,10 @@ _forget_global(name::String) = lock(() -> (delete!(_GLOBAL_CACHE, name); nothing
 """
     live_object_count() -> Union{Int,Nothing}
 
-The number of objects the runtime has allocated and not yet freed, from ffihub's
-`ffihub.LiveObjectCount` global; `nothing` on runtimes without it (Apache's). For leak tests:
-run `GC.gc()` first so that finalizers have released unreachable wrappers.
+The number of objects the runtime has allocated since the first call and not yet freed, from
+ffihub's `ffihub.LiveObjectCount` global; `nothing` on runtimes without it (Apache's). For leak
+tests: take a baseline before the work, and run `GC.gc()` before each reading so that finalizers
+have released unreachable wrappers.
 """
 function live_object_count()
     f = get_global_func("ffihub.LiveObjectCount"; allow_missing = true)
