@@ -394,7 +394,7 @@ unsafe fn bigint_arg<'a>(value: *const TVMFFIAny) -> Result<&'a TVMFFIAny, Error
             "TypeError",
             format!(
                 "Cannot convert from type `{}` to `ffi.BigInt`",
-                crate::builtins::type_key_of(v.type_index)
+                crate::types::type_key_of(v.type_index)
             ),
         )),
         None => Err(Error::new(

@@ -101,7 +101,7 @@ fn bigint_arg(args: &[TVMFFIAny], i: usize) -> Result<&TVMFFIAny, Error> {
             "TypeError",
             format!(
                 "Cannot convert from type `{}` to `ffi.BigInt`",
-                crate::builtins::type_key_of(v.type_index)
+                crate::types::type_key_of(v.type_index)
             ),
         )),
         None => Err(Error::new("TypeError", "missing BigInt argument")),

@@ -12,13 +12,13 @@
 
 use crate::abi::{TVMFFIAny, TVMFFIFieldInfo, TVMFFIObject};
 use crate::any::Any;
-use crate::builtins::type_key_of;
 use crate::containers::map::{Dict, Map, MapView};
 use crate::containers::seq::{seq_elements, Array, List};
 use crate::error::Error;
 use crate::object::is_object_index;
 use crate::reflection::{all_fields, get_field, set_field};
 use crate::tindex;
+use crate::types::type_key_of;
 use std::collections::{HashMap, HashSet};
 
 /// The deepest nesting the walk accepts (Apache's limit).

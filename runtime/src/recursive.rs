@@ -14,7 +14,6 @@
 
 use crate::abi::{TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIObject};
 use crate::any::Any;
-use crate::builtins::type_key_of;
 use crate::containers::map::MapView;
 use crate::containers::seq::seq_elements;
 use crate::error::Error;
@@ -22,6 +21,7 @@ use crate::hash::{stable_hash_bytes, stable_hash_combine as combine};
 use crate::object::is_object_index;
 use crate::reflection::{all_fields, get_field};
 use crate::tindex;
+use crate::types::type_key_of;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -325,7 +325,7 @@ fn mismatch(expected: &str, value: &TVMFFIAny) -> Error {
         "TypeError",
         format!(
             "Cannot convert from type `{}` to `{expected}`",
-            crate::builtins::type_key_of(value.type_index)
+            crate::types::type_key_of(value.type_index)
         ),
     )
 }

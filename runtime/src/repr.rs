@@ -253,7 +253,7 @@ pub fn escape_bytes(bytes: &[u8]) -> String {
 }
 
 fn type_key(type_index: i32) -> String {
-    crate::builtins::type_key_of(type_index)
+    crate::types::type_key_of(type_index)
 }
 
 /// The sentinel objects of `ffi.GetInvalidObject` / `ffi.GetKwargsObject`.

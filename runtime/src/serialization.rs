@@ -19,7 +19,6 @@
 use crate::abi::{TVMFFIFieldFlagBitMask as Flag, TVMFFIFieldInfo};
 use crate::any::{byte_array_slice, Any};
 use crate::any_hash::{equal_of, hash_of};
-use crate::builtins::type_key_of;
 use crate::containers::map::{Dict, Map, MapView};
 use crate::containers::seq::{seq_elements, Array, List};
 use crate::containers::shape::Shape;
@@ -28,6 +27,7 @@ use crate::json::Value;
 use crate::object::{is_object_index, ObjectRef};
 use crate::reflection::{all_fields, get_field, set_field, set_field_to_default};
 use crate::tindex;
+use crate::types::type_key_of;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 

@@ -612,7 +612,7 @@ impl Tensor {
                 "TypeError",
                 format!(
                     "expected `ffi.Tensor` but got `{}`",
-                    crate::builtins::type_key_of(type_index)
+                    crate::types::type_key_of(type_index)
                 ),
             ));
         }

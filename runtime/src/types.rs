@@ -166,6 +166,17 @@ fn publish(index: i32, info: *mut TVMFFITypeInfo) {
     unsafe { (*table)[slot].store(info, Ordering::Release) };
 }
 
+/// The type key of a value's type index, for messages.
+pub fn type_key_of(type_index: i32) -> String {
+    type_info(type_index)
+        // SAFETY: type keys point at registry-owned storage.
+        .map(|info| {
+            String::from_utf8_lossy(unsafe { crate::any::byte_array_slice(&info.type_key) })
+                .into_owned()
+        })
+        .unwrap_or_else(|| format!("<unknown type {type_index}>"))
+}
+
 /// The type info of `index`, if registered. Lock-free after the registry exists.
 pub fn type_info(index: i32) -> Option<&'static TVMFFITypeInfo> {
     if index < 0 || index as usize >= MAX_TYPES {

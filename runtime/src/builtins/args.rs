@@ -19,17 +19,6 @@ pub struct Call<'a> {
     pub args: &'a [TVMFFIAny],
 }
 
-/// The type key of a value's type index, for messages.
-pub fn type_key_of(type_index: i32) -> String {
-    crate::types::type_info(type_index)
-        // SAFETY: type keys point at registry-owned storage.
-        .map(|info| {
-            String::from_utf8_lossy(unsafe { crate::any::byte_array_slice(&info.type_key) })
-                .into_owned()
-        })
-        .unwrap_or_else(|| format!("<unknown type {type_index}>"))
-}
-
 impl<'a> Call<'a> {
     fn signature(&self) -> String {
         format!("{}{}", self.name, signature_text(self.ret, self.params))
@@ -67,7 +56,7 @@ impl<'a> Call<'a> {
                 "Mismatched type on argument #{i} when calling: `{}`. Expected `{}` but got `{}`",
                 self.signature(),
                 self.params[i].display_name(),
-                type_key_of(self.args[i].type_index)
+                crate::types::type_key_of(self.args[i].type_index)
             ),
         )
     }

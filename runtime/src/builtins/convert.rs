@@ -4,7 +4,7 @@
 //! String from a C string), failing with `TypeError: Cannot cast from ...`. Bindings call it
 //! when a value must become a given type (Python's type converters do).
 
-use super::args::{type_key_of, Call};
+use super::args::Call;
 use crate::abi::TVMFFIAny;
 use crate::any::{view_to_owned, Any};
 use crate::containers::map::{Dict, Map, MapView};
@@ -14,6 +14,7 @@ use crate::error::Error;
 use crate::object::{is_object_index, ObjectRef};
 use crate::tindex;
 use crate::type_schema::{Ty, ANY};
+use crate::types::type_key_of;
 use crate::types::{is_instance, TypeRegistrar};
 
 /// A builtin type with a converter: its index, the converter's name, the name of the C++

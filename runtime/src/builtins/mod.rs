@@ -14,7 +14,7 @@ mod static_types;
 mod structural;
 mod tensor;
 
-pub use args::{type_key_of, Borrowed, Call};
+pub use args::{Borrowed, Call};
 pub(crate) use dyn_types::{access_kind, new_step, path_from_steps, path_steps, step_parts};
 pub(crate) use reflection::create_empty;
 pub use reflection::{kwargs_object, missing_object, ENUM_TYPE_INDEX};

@@ -171,7 +171,7 @@ pub(super) fn register(globals: &mut Globals) {
                     "TypeError",
                     format!(
                         "Cannot convert from type `{}` to `str`",
-                        super::type_key_of(arg.type_index)
+                        crate::types::type_key_of(arg.type_index)
                     ),
                 )
             })?,

@@ -211,7 +211,7 @@ impl Value {
                             "ValueError",
                             format!(
                                 "JSON object keys must be strings, got `{}`",
-                                crate::builtins::type_key_of(key.type_index())
+                                crate::types::type_key_of(key.type_index())
                             ),
                         )
                     })?;
@@ -222,10 +222,7 @@ impl Value {
             other => {
                 return Err(Error::new(
                     "ValueError",
-                    format!(
-                        "`{}` is not a JSON value",
-                        crate::builtins::type_key_of(other)
-                    ),
+                    format!("`{}` is not a JSON value", crate::types::type_key_of(other)),
                 ))
             }
         })

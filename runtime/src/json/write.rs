@@ -100,7 +100,7 @@ impl Writer<'_> {
                         "ValueError",
                         format!(
                             "Expect key to be string, got `{}`",
-                            crate::builtins::type_key_of(item.type_index)
+                            crate::types::type_key_of(item.type_index)
                         ),
                     )
                 })?;
@@ -170,10 +170,7 @@ impl Writer<'_> {
             other => {
                 return Err(Error::new(
                     "ValueError",
-                    format!(
-                        "Unsupported type: `{}`",
-                        crate::builtins::type_key_of(other)
-                    ),
+                    format!("Unsupported type: `{}`", crate::types::type_key_of(other)),
                 ))
             }
         }

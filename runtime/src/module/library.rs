@@ -206,7 +206,7 @@ unsafe fn call_string_getter(symbol: *mut c_void) -> Result<Vec<u8>, Error> {
             "TypeError",
             format!(
                 "Cannot convert from type `{}` to `str`",
-                crate::builtins::type_key_of(other)
+                crate::types::type_key_of(other)
             ),
         )),
     }

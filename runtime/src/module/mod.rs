@@ -212,7 +212,7 @@ impl Module {
                 "TypeError",
                 format!(
                     "Cannot convert from type `{}` to `ffi.Module`",
-                    crate::builtins::type_key_of(obj.type_index())
+                    crate::types::type_key_of(obj.type_index())
                 ),
             ))
         }
@@ -226,7 +226,7 @@ impl Module {
                 "TypeError",
                 format!(
                     "Cannot convert from type `{}` to `ffi.Module`",
-                    crate::builtins::type_key_of(value.type_index())
+                    crate::types::type_key_of(value.type_index())
                 ),
             )),
         }

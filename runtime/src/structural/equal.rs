@@ -282,7 +282,7 @@ impl Comparer {
                 "TypeError",
                 format!(
                     "__s_equal__ must return bool, got `{}`",
-                    crate::builtins::type_key_of(other)
+                    crate::types::type_key_of(other)
                 ),
             )),
         }

@@ -228,7 +228,7 @@ impl Hasher {
                 "TypeError",
                 format!(
                     "__s_hash__ must return int, got `{}`",
-                    crate::builtins::type_key_of(other)
+                    crate::types::type_key_of(other)
                 ),
             )),
         }

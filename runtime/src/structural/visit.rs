@@ -91,7 +91,7 @@ fn outcome_from(value: Any) -> Outcome {
             "TypeError",
             format!(
                 "a structural visit must return None or ffi.VisitInterrupt, got `{}`",
-                crate::builtins::type_key_of(other)
+                crate::types::type_key_of(other)
             ),
         )),
     }
@@ -258,7 +258,7 @@ fn walk_step(result: Any) -> Result<Step, Error> {
             "TypeError",
             format!(
                 "a structural walk callback must return a WalkResult, got `{}`",
-                crate::builtins::type_key_of(other)
+                crate::types::type_key_of(other)
             ),
         )),
     }
