@@ -4,26 +4,8 @@
 //! asking for `libtvm_ffi.so` gets the same runtime (the loader matches the SONAME).
 
 use crate::napi::{self, Result};
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
-
-const RTLD_NOW: c_int = 2;
-const RTLD_GLOBAL: c_int = 0x100;
-/// glibc: only return a handle if the object is already loaded.
-const RTLD_NOLOAD: c_int = 4;
-
-extern "C" {
-    fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
-    fn dlerror() -> *mut c_char;
-    fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
-}
-
-#[repr(C)]
-struct DlInfo {
-    dli_fname: *const c_char,
-    dli_fbase: *mut c_void,
-    dli_sname: *const c_char,
-    dli_saddr: *mut c_void,
-}
+use libc::{c_void, dlerror, dlopen, Dl_info, RTLD_GLOBAL, RTLD_NOLOAD, RTLD_NOW};
+use std::ffi::{CStr, CString};
 
 /// Makes the runtime's symbols global. Node loads the addon, and with it `libtvm_ffi.so`, with
 /// `RTLD_LOCAL`; a library that does not link the runtime but uses its symbols (every kernel a
@@ -31,7 +13,7 @@ struct DlInfo {
 /// undefined) could then not be loaded with `loadModule`. Python's `tvm_ffi` and Julia load the
 /// runtime globally as well.
 pub fn share_runtime_symbols() {
-    let mut info = DlInfo {
+    let mut info = Dl_info {
         dli_fname: std::ptr::null(),
         dli_fbase: std::ptr::null_mut(),
         dli_sname: std::ptr::null(),
@@ -40,7 +22,7 @@ pub fn share_runtime_symbols() {
     // SAFETY: the address of a function of the loaded runtime and a valid out record; the
     // runtime's own file name is then reopened (already loaded: only its scope changes).
     unsafe {
-        if dladdr(crate::ffi::TVMFFIGetVersion as *const c_void, &mut info) != 0
+        if libc::dladdr(crate::ffi::TVMFFIGetVersion as *const c_void, &mut info) != 0
             && !info.dli_fname.is_null()
         {
             dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);

@@ -17,68 +17,17 @@ pub fn readable_extent(addr: *const c_void) -> Option<usize> {
 
 #[cfg(all(target_os = "linux", target_env = "gnu", target_pointer_width = "64"))]
 mod imp {
-    use std::ffi::{c_char, c_int, c_void};
+    use libc::{c_int, c_void, dl_phdr_info, Dl_info, Elf64_Sym, PT_LOAD};
 
-    #[repr(C)]
-    struct DlInfo {
-        dli_fname: *const c_char,
-        dli_fbase: *mut c_void,
-        dli_sname: *const c_char,
-        dli_saddr: *mut c_void,
-    }
-
-    #[repr(C)]
-    struct Elf64Sym {
-        st_name: u32,
-        st_info: u8,
-        st_other: u8,
-        st_shndx: u16,
-        st_value: u64,
-        st_size: u64,
-    }
-
-    #[repr(C)]
-    struct Elf64Phdr {
-        p_type: u32,
-        p_flags: u32,
-        p_offset: u64,
-        p_vaddr: u64,
-        p_paddr: u64,
-        p_filesz: u64,
-        p_memsz: u64,
-        p_align: u64,
-    }
-
-    /// The leading members of glibc's `struct dl_phdr_info` (the only ones read).
-    #[repr(C)]
-    struct DlPhdrInfo {
-        dlpi_addr: u64,
-        dlpi_name: *const c_char,
-        dlpi_phdr: *const Elf64Phdr,
-        dlpi_phnum: u16,
-    }
-
-    type PhdrCallback = unsafe extern "C" fn(*mut DlPhdrInfo, usize, *mut c_void) -> c_int;
-
-    extern "C" {
-        fn dladdr1(
-            addr: *const c_void,
-            info: *mut DlInfo,
-            extra: *mut *mut c_void,
-            flags: c_int,
-        ) -> c_int;
-        fn dl_iterate_phdr(callback: Option<PhdrCallback>, data: *mut c_void) -> c_int;
-    }
-
+    /// glibc's `dladdr1` flag for the symbol's ELF record (not in the libc crate).
     const RTLD_DL_SYMENT: c_int = 1;
-    const PT_LOAD: u32 = 1;
 
     struct Search {
         addr: u64,
         found: Option<u64>,
     }
 
-    unsafe extern "C" fn visit(info: *mut DlPhdrInfo, _size: usize, data: *mut c_void) -> c_int {
+    unsafe extern "C" fn visit(info: *mut dl_phdr_info, _size: usize, data: *mut c_void) -> c_int {
         // SAFETY: glibc passes a valid info record, and `data` is the `Search` handed to
         // `dl_iterate_phdr` below, alive for the whole iteration.
         let (info, search) = (&*info, &mut *data.cast::<Search>());
@@ -108,13 +57,13 @@ mod imp {
             found: None,
         };
         // SAFETY: the callback only reads the records glibc gives it and writes `search`.
-        unsafe { dl_iterate_phdr(Some(visit), std::ptr::addr_of_mut!(search).cast()) };
+        unsafe { libc::dl_iterate_phdr(Some(visit), std::ptr::addr_of_mut!(search).cast()) };
         search.found
     }
 
     /// `st_size` of the dynamic symbol that starts exactly at `addr`, if it has one.
     fn symbol_size(addr: *const c_void) -> Option<u64> {
-        let mut info = DlInfo {
+        let mut info = Dl_info {
             dli_fname: std::ptr::null(),
             dli_fbase: std::ptr::null_mut(),
             dli_sname: std::ptr::null(),
@@ -122,12 +71,12 @@ mod imp {
         };
         let mut sym: *mut c_void = std::ptr::null_mut();
         // SAFETY: plain out-parameters; dladdr1 only inspects the loader's tables.
-        let ok = unsafe { dladdr1(addr, &mut info, &mut sym, RTLD_DL_SYMENT) };
+        let ok = unsafe { libc::dladdr1(addr, &mut info, &mut sym, RTLD_DL_SYMENT) };
         if ok == 0 || sym.is_null() || !std::ptr::eq(info.dli_saddr.cast_const(), addr) {
             return None;
         }
         // SAFETY: with RTLD_DL_SYMENT, `sym` points at the symbol's ELF record.
-        let size = unsafe { (*sym.cast::<Elf64Sym>()).st_size };
+        let size = unsafe { (*sym.cast::<Elf64_Sym>()).st_size };
         (size > 0).then_some(size)
     }
 

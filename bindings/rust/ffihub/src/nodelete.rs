@@ -4,33 +4,16 @@
 //! extension needs no link option: the first registration re-opens the library holding this code
 //! with `RTLD_NOLOAD | RTLD_NODELETE`, which marks the loaded copy as never to be unloaded.
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use libc::{c_void, Dl_info, RTLD_NODELETE, RTLD_NOLOAD, RTLD_NOW};
+use std::ffi::CStr;
 use std::sync::Once;
-
-#[cfg(target_os = "linux")]
-const FLAGS: c_int = 0x0002 /* RTLD_NOW */ | 0x0004 /* RTLD_NOLOAD */ | 0x1000 /* RTLD_NODELETE */;
-#[cfg(target_vendor = "apple")]
-const FLAGS: c_int = 0x2 /* RTLD_NOW */ | 0x10 /* RTLD_NOLOAD */ | 0x80 /* RTLD_NODELETE */;
-
-#[repr(C)]
-struct DlInfo {
-    dli_fname: *const c_char,
-    dli_fbase: *mut c_void,
-    dli_sname: *const c_char,
-    dli_saddr: *mut c_void,
-}
-
-extern "C" {
-    fn dladdr(addr: *const c_void, info: *mut DlInfo) -> c_int;
-    fn dlopen(filename: *const c_char, flags: c_int) -> *mut c_void;
-}
 
 /// Marks the shared library holding this code as never unloaded (once per library; in a program
 /// that links the crate statically it is a no-op, since executables are never unloaded).
 pub(crate) fn keep_loaded() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        let mut info = DlInfo {
+        let mut info = Dl_info {
             dli_fname: std::ptr::null(),
             dli_fbase: std::ptr::null_mut(),
             dli_sname: std::ptr::null(),
@@ -39,14 +22,14 @@ pub(crate) fn keep_loaded() {
         // Any address inside this library names it; this function's is one.
         let here = keep_loaded as fn() as *const c_void;
         // SAFETY: `info` is a valid out parameter; dladdr only reads the loader's tables.
-        if unsafe { dladdr(here, &mut info) } == 0 || info.dli_fname.is_null() {
+        if unsafe { libc::dladdr(here, &mut info) } == 0 || info.dli_fname.is_null() {
             eprintln!("ffihub: cannot find the library holding this extension; it may be unloaded by dlclose");
             return;
         }
         // SAFETY: dladdr returned the loader's NUL-terminated name of a loaded object. With
         // RTLD_NOLOAD, dlopen only finds that object (it maps nothing new); the returned handle is
         // kept on purpose, like the library itself.
-        let handle = unsafe { dlopen(info.dli_fname, FLAGS) };
+        let handle = unsafe { libc::dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) };
         // SAFETY: as above.
         let name = unsafe { CStr::from_ptr(info.dli_fname) }.to_string_lossy();
         // In an executable (tests, hosts linking the crate) dladdr names the program, which
