@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): Apache TVM from PyPI (scripts/setup-tvm.sh) on ffihub's runtime
 # and on Apache's: `import tvm` and tvm.compile of the TE vector add and of a small Relax program
-# (bench/tvm/bench.py), the two venvs alternated over several runs (a fresh interpreter each);
-# the table shows the median per runtime. Target: at most 1.0x Apache's time. The machine is
+# (bench/tvm/bench.py), the two venvs alternated over several runs (a fresh interpreter each, the
+# order flipping every run); the table shows the median per runtime. Target: at most 1.0x Apache's time. The machine is
 # shared and noisy: compare the ratios, not the absolute numbers.
 #   bench/tvm/rows.sh [runs] [compiles-per-run]
 set -euo pipefail
@@ -18,11 +18,14 @@ ln -sfn "$ROOT/target/release/libtvm_ffi.so" "$DEPS/venv-ffihub/$WHEEL_LIBRARY"
 OUT="$ROOT/target/bench/tvm"
 mkdir -p "$OUT"
 
-RUNS="${1:-5}"
+RUNS="${1:-9}"
 COMPILES="${2:-10}"
 : >"$OUT/tvm.times"
 for ((i = 0; i < RUNS; i++)); do
-  for runtime in ffihub apache; do
+  # The order flips every run, so that neither side always runs first.
+  order="ffihub apache"
+  ((i % 2 == 0)) || order="apache ffihub"
+  for runtime in $order; do
     env -u LD_LIBRARY_PATH -u LD_PRELOAD PYTHONDONTWRITEBYTECODE=1 \
       "$DEPS/venv-$runtime/bin/python" bench/tvm/bench.py "$COMPILES" |
       sed "s/^/$runtime\t/" >>"$OUT/tvm.times"
