@@ -22,6 +22,7 @@
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/string.h>
 
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -330,6 +331,73 @@ void TestCxxMapsThroughGlobals() {
     CHECK_EQ_STR(Dump(Call("ffi.Dict", Views(args))), Dump(ffi::Any(d)));
   }
   std::printf("A1b colliding string keys, same layout as inline C++: ok\n");
+
+  // ffi.Map / ffi.Dict of one call with every pair build the table inline Set builds pair by
+  // pair: sizes around each growth point (small -> dense at 5, the doublings, counts just below
+  // a power of two where the load factor may or may not force one more doubling), repeated
+  // keys (first repeat early, late, right after the small form; many repeats), and colliding
+  // string keys.
+  {
+    auto check = [](const std::vector<ffi::Any>& keys, const char* what) {
+      std::vector<ffi::Any> args;
+      AnyMap m;
+      AnyDict d;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        ffi::Any value(static_cast<int64_t>(i));
+        args.push_back(keys[i]);
+        args.push_back(value);
+        m.Set(keys[i], value);
+        d.Set(keys[i], value);
+      }
+      std::string want_map = Dump(ffi::Any(m)), want_dict = Dump(ffi::Any(d));
+      std::string got_map = Dump(Call("ffi.Map", Views(args)));
+      std::string got_dict = Dump(Call("ffi.Dict", Views(args)));
+      if (got_map != want_map || got_dict != want_dict) {
+        std::fprintf(stderr, "FAILED: layout of %s with %zu pairs\n", what, keys.size());
+        ++g_failures;
+      }
+    };
+    auto keys_of = [](const std::vector<int64_t>& ids) {
+      std::vector<ffi::Any> keys;
+      for (int64_t id : ids) keys.push_back(Key(id));
+      return keys;
+    };
+    auto range = [](int64_t n) {
+      std::vector<int64_t> ids;
+      for (int64_t i = 0; i < n; ++i) ids.push_back(i);
+      return ids;
+    };
+    for (int64_t n : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127,
+                      128, 129, 250, 253, 254, 255, 256, 257, 500, 507, 508, 510, 512, 513, 1000,
+                      1013, 1014, 1016, 1020, 1023, 1024, 1025, 2028, 2030, 2040, 2048, 2049}) {
+      check(keys_of(range(n)), "distinct keys");
+    }
+    // The first repeat at position j of n pairs (it updates key r).
+    for (auto [n, j, r] : std::vector<std::array<int64_t, 3>>{
+             {6, 1, 0}, {6, 2, 0}, {6, 3, 1}, {6, 4, 0}, {6, 4, 3}, {6, 5, 2}, {9, 5, 4},
+             {9, 8, 0}, {10, 6, 1}, {20, 9, 3}, {100, 4, 2}, {100, 5, 0}, {100, 40, 39},
+             {300, 65, 1}, {300, 150, 7}, {1000, 513, 100}, {1000, 999, 0}, {1100, 1020, 5}}) {
+      std::vector<int64_t> ids;
+      for (int64_t i = 0, next = 0; i < n; ++i) ids.push_back(i == j ? r : next++);
+      check(keys_of(ids), "a repeated key");
+    }
+    {
+      std::vector<int64_t> ids;  // every key twice, then a third time for every third key
+      for (int64_t i = 0; i < 700; ++i) ids.push_back(i % 350);
+      for (int64_t i = 0; i < 350; i += 3) ids.push_back(i);
+      check(keys_of(ids), "many repeated keys");
+    }
+    for (int64_t n : {5, 100, 1000, 1020, 4000}) {
+      std::vector<ffi::Any> keys;
+      for (int64_t i = 0; i < n; ++i) {
+        char key[32];
+        std::snprintf(key, sizeof(key), "key-%010lld", static_cast<long long>(i));
+        keys.push_back(ffi::String(key));
+      }
+      check(keys, "colliding string keys");
+    }
+  }
+  std::printf("A1c one-call ffi.Map / ffi.Dict at growth points and with repeats, same layout: ok\n");
 
   for (int64_t n : {3, 100}) {
     AnyDict d;

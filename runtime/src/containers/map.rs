@@ -633,15 +633,16 @@ impl Raw {
         }
     }
 
-    /// Apache's `TryInsert` of an entry whose key hashes to `hash`: the slot now holding it (for
-    /// a new key, with a None value; an existing key is unlinked from the iteration list and
-    /// keeps its stored key), or the entry back when the table must grow.
+    /// Apache's `TryInsert` of an entry whose key hashes to `hash`: the slot now holding it (a
+    /// new key's entry, with a None value), the slot of an equal key already present (nothing
+    /// changes: Apache then unlinks it from the iteration list, see [`dense_insert`]), or the
+    /// entry back when the table must grow.
     unsafe fn try_insert<'k>(
         self,
         entry: NewEntry<'k>,
         hash: KeyHash,
         hashes: &mut SlotHashes,
-    ) -> Result<Result<u64, NewEntry<'k>>, Error> {
+    ) -> Result<Result<Placed, NewEntry<'k>>, Error> {
         if self.slots() == 0 || (*self.0).data.is_null() {
             return Ok(Err(entry));
         }
@@ -651,7 +652,7 @@ impl Raw {
             self.write_item(head, 0x00, entry.into_kv());
             hashes.set(head, hash);
             (*self.0).size += 1;
-            return Ok(Ok(head));
+            return Ok(Ok(Placed::New(head)));
         }
         // Case 2: the slot belongs to another chain: move that chain away.
         if !self.is_head(head) {
@@ -670,8 +671,7 @@ impl Raw {
                 if hashes.may_be_equal(node, hash, key)
                     && crate::any_hash::any_equal(key.as_raw(), self.key(node))?
                 {
-                    self.iter_unlink(node);
-                    return Ok(Ok(node));
+                    return Ok(Ok(Placed::Existing(node)));
                 }
             }
             tail = node;
@@ -691,7 +691,7 @@ impl Raw {
         hashes.set(empty, hash);
         self.set_jump(tail, jump);
         (*self.0).size += 1;
-        Ok(Ok(empty))
+        Ok(Ok(Placed::New(empty)))
     }
 
     /// Apache's `TrySpareListHead`: relocates the chain tail starting at `target` (which is not
@@ -702,7 +702,7 @@ impl Raw {
         entry: NewEntry<'k>,
         hash: KeyHash,
         hashes: &mut SlotHashes,
-    ) -> Result<Result<u64, NewEntry<'k>>, Error> {
+    ) -> Result<Result<Placed, NewEntry<'k>>, Error> {
         // The only fallible step comes first, before anything moves.
         let mut w = self.find_prev(target, hashes)?;
         let mut r = target;
@@ -729,7 +729,7 @@ impl Raw {
         self.write_item(target, 0x00, entry.into_kv());
         hashes.set(target, hash);
         (*self.0).size += 1;
-        Ok(Ok(target))
+        Ok(Ok(Placed::New(target)))
     }
 
     /// Apache's dense `Erase` of the entry in slot `i`; returns the removed entry.
@@ -854,6 +854,15 @@ impl Raw {
         }
         out
     }
+}
+
+/// Where [`Raw::try_insert`] put a key.
+#[derive(Clone, Copy)]
+enum Placed {
+    /// A new entry in this slot.
+    New(u64),
+    /// The key was already present, in this slot.
+    Existing(u64),
 }
 
 /// What [`Raw::try_insert`] inserts.
@@ -1090,7 +1099,21 @@ fn create_from_range(entries: Vec<(Any, Any)>, type_index: i32) -> Result<Object
 }
 
 /// A map of `type_index` made by inserting `pairs` one by one into an empty one, as
-/// `ffi.Map(k0, v0, ...)` and `ffi.Dict(...)` make it (later duplicates update earlier keys).
+/// `ffi.Map(k0, v0, ...)` and `ffi.Dict(...)` make it (later duplicates update earlier keys):
+/// the very table Apache's runtime builds, computed with fewer steps.
+///
+/// Apache's map grows by doubling, and each growth re-inserts every entry in iteration order
+/// into the doubled table. While no key repeats, the iteration order is the insertion order, so
+/// the table at any moment is "the pairs so far, inserted in order into an empty table of the
+/// current size", and that size is the first of 8, 16, 32, ... into which the pairs all insert
+/// without the table asking to grow. Every size below the pair count fails (a table cannot hold
+/// more entries than it has slots), so the build starts at the pair count's power of two (the
+/// lower bound of the iterator's size hint) and grows from there as Apache would: for most
+/// counts no growth is left at all. A repeated key (or fewer pairs than hinted) ends that
+/// shortcut: the table is brought to the size Apache's would have for the distinct keys so
+/// far, and the remaining pairs are inserted one by one, as Apache does (an update moves its
+/// key to the end of the iteration order, which later growths follow).
+///
 /// The object is only ours until it is returned, so its dense table keeps a hash cache, and the
 /// pairs are converted and hashed a few entries ahead so that the slots they will probe can be
 /// fetched from memory meanwhile.
@@ -1098,51 +1121,176 @@ fn build_by_insertion(
     type_index: i32,
     pairs: impl IntoIterator<Item = Result<(Any, Any), Error>>,
 ) -> Result<ObjectRef, Error> {
-    let mut obj = small_empty(SMALL_INIT_SLOTS, type_index);
-    let mut hashes = SlotHashes::none();
-    let insert =
-        |obj: &mut ObjectRef, hashes: &mut SlotHashes, (key, value, hash): (Any, Any, KeyHash)| {
-            let raw = Raw::of(obj);
-            // SAFETY: nobody else sees `obj` yet.
-            unsafe {
-                if let Some(grown) = insert_maybe_rehash(raw, key, value, Some(hash), hashes)? {
-                    if type_index == tindex::DICT {
-                        // A Dict keeps its identity, as `Dict::set` does; the cache follows the
-                        // storage it describes.
-                        inplace_switch_to(raw, grown)?;
-                    } else {
-                        *obj = grown;
-                    }
+    let mut pairs = pairs.into_iter();
+    let count = pairs.size_hint().0 as u64;
+    let mut ahead = Ahead::default();
+    let mut map = if count > SMALL_MAX_SLOTS {
+        build_distinct(type_index, count, &mut pairs, &mut ahead)?
+    } else {
+        Building::new(type_index)
+    };
+    while let Some(entry) = ahead.next(&mut pairs, |hash| map.prefetch(hash))? {
+        map.insert(entry)?;
+    }
+    Ok(map.obj)
+}
+
+/// A pair converted to owned values, with its key's hash.
+type Hashed = (Any, Any, KeyHash);
+
+/// The pairs of [`build_by_insertion`], converted and hashed [`AHEAD`] entries before they are
+/// inserted.
+#[derive(Default)]
+struct Ahead(std::collections::VecDeque<Hashed>);
+
+impl Ahead {
+    /// The next entry to insert; `prefetch` is given the hash of each entry as it is queued.
+    fn next(
+        &mut self,
+        pairs: &mut impl Iterator<Item = Result<(Any, Any), Error>>,
+        prefetch: impl Fn(u64),
+    ) -> Result<Option<Hashed>, Error> {
+        while self.0.len() <= AHEAD {
+            let Some(pair) = pairs.next() else { break };
+            let (key, value) = pair?;
+            // SAFETY: an `Any` is a valid owned value.
+            let hash = unsafe { KeyHash::of(key.as_raw())? };
+            prefetch(hash.hash);
+            self.0.push_back((key, value, hash));
+        }
+        Ok(self.0.pop_front())
+    }
+
+    /// Puts an entry back at the front.
+    fn put_back(&mut self, entry: Hashed) {
+        self.0.push_front(entry);
+    }
+}
+
+/// A map being built by [`build_by_insertion`], holding what Apache's would hold after the
+/// same pairs.
+struct Building {
+    type_index: i32,
+    /// The map; a Dict keeps its identity while its storage changes (as `Dict::set` does).
+    obj: ObjectRef,
+    /// The cache of `obj`'s dense table; it follows the storage it describes.
+    hashes: SlotHashes,
+}
+
+impl Building {
+    fn new(type_index: i32) -> Building {
+        Building {
+            type_index,
+            obj: small_empty(SMALL_INIT_SLOTS, type_index),
+            hashes: SlotHashes::none(),
+        }
+    }
+
+    /// A map holding the dense table `table` (a new Dict object takes over its storage).
+    fn of_table(type_index: i32, table: ObjectRef, hashes: SlotHashes) -> Result<Building, Error> {
+        let obj = if type_index == tindex::DICT {
+            let dict = small_empty(SMALL_INIT_SLOTS, type_index);
+            // SAFETY: both objects are only ours.
+            unsafe { inplace_switch_to(Raw::of(&dict), table)? };
+            dict
+        } else {
+            table
+        };
+        Ok(Building {
+            type_index,
+            obj,
+            hashes,
+        })
+    }
+
+    /// Apache's `Set` of one entry.
+    fn insert(&mut self, (key, value, hash): Hashed) -> Result<(), Error> {
+        let raw = Raw::of(&self.obj);
+        // SAFETY: nobody else sees `obj` yet.
+        unsafe {
+            if let Some(grown) = insert_maybe_rehash(raw, key, value, Some(hash), &mut self.hashes)?
+            {
+                if self.type_index == tindex::DICT {
+                    inplace_switch_to(raw, grown)?;
+                } else {
+                    self.obj = grown;
                 }
             }
-            Ok::<(), Error>(())
-        };
-    // Entries wait here once the table is large (it only grows): by then the slots their key
-    // will probe were prefetched while the entries before them were inserted.
-    let mut pending = std::collections::VecDeque::with_capacity(AHEAD + 1);
-    for pair in pairs {
-        let (key, value) = pair?;
-        // SAFETY: an `Any` is a valid owned value; `obj` is a live map.
-        let hash = unsafe { KeyHash::of(key.as_raw())? };
-        let raw = Raw::of(&obj);
+        }
+        Ok(())
+    }
+
+    /// Prefetches what inserting a key of `hash` reads first, when the table is large enough
+    /// for that to matter.
+    fn prefetch(&self, hash: u64) {
+        let raw = Raw::of(&self.obj);
+        // SAFETY: `obj` is a live map; a large dense table has storage.
+        unsafe {
+            if !raw.is_small() && raw.slots() >= CACHE_MIN_SLOTS {
+                prefetch_probe(raw, hash, &self.hashes);
+            }
+        }
+    }
+}
+
+/// The shortcut of [`build_by_insertion`]: inserts pairs into a dense table sized for `count`
+/// entries as long as their keys are new, then brings it to the size Apache's table would have
+/// for the keys inserted. A repeated key is left at the front of `ahead`.
+fn build_distinct(
+    type_index: i32,
+    count: u64,
+    pairs: &mut impl Iterator<Item = Result<(Any, Any), Error>>,
+    ahead: &mut Ahead,
+) -> Result<Building, Error> {
+    let start = first_table_size(count);
+    let mut table = dense_empty(64 - start.trailing_zeros(), start, type_index)?;
+    let mut hashes = SlotHashes::for_table_of(start);
+    let mut inserted: u64 = 0;
+    let prefetching = start >= CACHE_MIN_SLOTS;
+    while let Some(entry) = ahead.next(pairs, |hash| {
+        if prefetching {
+            // SAFETY: the table is a live dense map with storage (it only grows).
+            unsafe { prefetch_probe(Raw::of(&table), hash, &hashes) }
+        }
+    })? {
+        // SAFETY: the table is only ours.
+        match unsafe { dense_insert_new(Raw::of(&table), entry, &mut hashes)? } {
+            Ok(grown) => {
+                if let Some(grown) = grown {
+                    table = grown;
+                }
+                inserted += 1;
+            }
+            Err((repeated, _)) => {
+                ahead.put_back(repeated);
+                break;
+            }
+        }
+    }
+    if inserted <= SMALL_MAX_SLOTS {
+        // Apache's map is still small: replay the few entries.
+        let mut map = Building::new(type_index);
+        // SAFETY: the table is only ours.
+        for entry in unsafe { take_entries(Raw::of(&table), &mut hashes)? } {
+            map.insert(entry)?;
+        }
+        return Ok(map);
+    }
+    let size = first_table_size(inserted);
+    if size != start {
         // SAFETY: as above.
-        let large = unsafe { !raw.is_small() && raw.slots() >= CACHE_MIN_SLOTS };
-        if !large {
-            insert(&mut obj, &mut hashes, (key, value, hash))?;
-            continue;
-        }
-        // SAFETY: a large dense table has storage.
-        unsafe { prefetch_probe(raw, hash.hash, &hashes) };
-        pending.push_back((key, value, hash));
-        if pending.len() > AHEAD {
-            let entry = pending.pop_front().expect("more than AHEAD entries");
-            insert(&mut obj, &mut hashes, entry)?;
-        }
+        table = unsafe { rehash_into(Raw::of(&table), &mut hashes, size)? };
     }
-    for entry in pending {
-        insert(&mut obj, &mut hashes, entry)?;
-    }
-    Ok(obj)
+    Building::of_table(type_index, table, hashes)
+}
+
+/// The first dense table size that can hold `count` distinct keys, on the way of Apache's
+/// doublings (8, 16, 32, ...): every smaller one is too small for them.
+fn first_table_size(count: u64) -> u64 {
+    count
+        .checked_next_power_of_two()
+        .unwrap_or(SMALL_TAG)
+        .max(2 * SMALL_MAX_SLOTS)
 }
 
 /// Apache's `SmallMapBaseObj::InsertMaybeReHash`.
@@ -1187,75 +1335,137 @@ unsafe fn dense_insert(
         Some(hash) => hash,
         None => KeyHash::of(key.as_raw())?,
     };
+    match dense_insert_new(raw, (key, value, hash), hashes)? {
+        Ok(grown) => Ok(grown),
+        Err(((_, value, _), slot)) => {
+            // An update moves the key to the end of the iteration order, keeping the stored key.
+            raw.iter_unlink(slot);
+            let old = replace_value(raw, slot, value);
+            raw.iter_push_back(slot);
+            hashes.appended(slot);
+            drop(old);
+            Ok(None)
+        }
+    }
+}
+
+/// [`dense_insert`] of a key that is not present yet: the new table when the map had to grow;
+/// the entry back, with nothing changed, and the slot of its key when that is present.
+///
+/// # Safety
+/// `raw` is a dense map the caller may mutate.
+unsafe fn dense_insert_new(
+    raw: Raw,
+    (key, value, hash): Hashed,
+    hashes: &mut SlotHashes,
+) -> Result<Result<Option<ObjectRef>, (Hashed, u64)>, Error> {
     let mut grown: Option<ObjectRef> = None;
     loop {
         let table = grown.as_ref().map_or(raw, Raw::of);
         match table.try_insert(NewEntry::Key(&key), hash, hashes)? {
-            Ok(slot) => {
+            Ok(Placed::New(slot)) => {
                 let old = replace_value(table, slot, value);
                 table.iter_push_back(slot);
                 hashes.appended(slot);
                 drop(old);
-                return Ok(grown);
+                return Ok(Ok(grown));
             }
+            // Only the first table can hold the key: a table grows only for a new key.
+            Ok(Placed::Existing(slot)) => return Ok(Err(((key, value, hash), slot))),
             Err(_) => grown = Some(grow(table, hashes)?),
         }
     }
 }
 
+/// The occupied slots of a dense table in iteration order, with their keys' hashes: from
+/// `hashes` when it is a cache, otherwise computed (hash hooks may fail: nothing has moved yet).
+///
+/// # Safety
+/// `raw` is a live dense map nobody mutates meanwhile; `hashes` is its cache or none.
+unsafe fn ordered_slots(raw: Raw, hashes: &SlotHashes) -> Result<Vec<(u64, KeyHash)>, Error> {
+    match hashes.ordered(raw) {
+        Some(ordered) => Ok(ordered),
+        None => raw
+            .iteration_order()
+            .into_iter()
+            .map(|pos| Ok((pos, KeyHash::of(raw.key(pos))?)))
+            .collect(),
+    }
+}
+
+/// Moves every entry of a dense table out, in iteration order (keys, values and hashes); on
+/// return the table is empty, without storage and without a cache.
+///
+/// # Safety
+/// `raw` is a dense map the caller may mutate; `hashes` is its cache or none.
+unsafe fn take_entries(raw: Raw, hashes: &mut SlotHashes) -> Result<Vec<Hashed>, Error> {
+    let ordered = ordered_slots(raw, hashes)?;
+    let entries = ordered
+        .into_iter()
+        .map(|(pos, hash)| {
+            let kv = ptr::read(ptr::addr_of!((*raw.item(pos)).kv));
+            *raw.meta(pos) = EMPTY_SLOT;
+            (kv.key, kv.value, hash)
+        })
+        .collect();
+    drop(raw.clear());
+    raw.release_memory();
+    *hashes = SlotHashes::none();
+    Ok(entries)
+}
+
 /// Apache's rehash of a full dense table: a table of twice the slots receiving every entry in
-/// iteration order, as Apache's `InsertMaybeReHash` of each entry into the new table would
-/// place them. The entries are moved, not copied: keys are known to be distinct, so none is
-/// compared, and no reference count changes. Hashes come from `hashes` when it is a cache, and
-/// are otherwise computed before anything moves, so an error from a hash hook leaves the map
-/// intact. On return `raw` is empty and without storage, and `hashes` describes the new table.
+/// iteration order (see [`rehash_into`]).
 ///
 /// # Safety
 /// `raw` is a dense map the caller may mutate.
 unsafe fn grow(raw: Raw, hashes: &mut SlotHashes) -> Result<ObjectRef, Error> {
-    let (fib_shift, n_slots) = if raw.slots() == 0 {
-        calc_table_size(1)
+    let slots = if raw.slots() == 0 {
+        calc_table_size(1).1
     } else {
-        let doubled = raw
-            .slots()
+        raw.slots()
             .checked_mul(2)
-            .ok_or_else(|| corrupted("table too large"))?;
-        ((*raw.dense()).fib_shift.saturating_sub(1), doubled)
+            .ok_or_else(|| corrupted("table too large"))?
     };
+    rehash_into(raw, hashes, slots)
+}
+
+/// A new table of `n_slots` slots (a power of two) receiving every entry of `raw` in iteration
+/// order, as Apache's `InsertMaybeReHash` of each entry into that table would place them (and
+/// growing further where it would). The entries are moved, not copied: keys are known to be
+/// distinct, so none is compared, and no reference count changes. Hashes come from `hashes`
+/// when it is a cache, and are otherwise computed before anything moves, so an error from a
+/// hash hook leaves the map intact. On return `raw` is empty and without storage, and `hashes`
+/// describes the new table.
+///
+/// # Safety
+/// `raw` is a dense map the caller may mutate.
+unsafe fn rehash_into(raw: Raw, hashes: &mut SlotHashes, n_slots: u64) -> Result<ObjectRef, Error> {
     // The fallible step (hash hooks) comes before anything moves.
-    let (order, order_hashes): (Vec<u64>, Vec<KeyHash>) = match hashes.ordered(raw) {
-        Some(ordered) => ordered.into_iter().unzip(),
-        None => {
-            let order = raw.iteration_order();
-            let mut order_hashes = Vec::with_capacity(order.len());
-            for &pos in &order {
-                order_hashes.push(KeyHash::of(raw.key(pos))?);
-            }
-            (order, order_hashes)
-        }
-    };
-    let mut grown = dense_empty(fib_shift, n_slots, raw.type_index())?;
+    let ordered = ordered_slots(raw, hashes)?;
+    let mut grown = dense_empty(64 - n_slots.trailing_zeros(), n_slots, raw.type_index())?;
     let mut grown_hashes = SlotHashes::for_table_of(n_slots);
     // The slots read and probed next are known: fetch them ahead of time (a large table is far
     // bigger than the caches, so each access would otherwise wait on memory).
-    for &hash in order_hashes.iter().take(AHEAD) {
+    for &(_, hash) in ordered.iter().take(AHEAD) {
         prefetch_head(Raw::of(&grown), hash.hash);
     }
-    for (k, (&pos, &hash)) in order.iter().zip(&order_hashes).enumerate() {
-        if let Some(&later) = order_hashes.get(k + AHEAD) {
+    for (k, &(pos, hash)) in ordered.iter().enumerate() {
+        if let Some(&(later_pos, later)) = ordered.get(k + AHEAD) {
             prefetch_head(Raw::of(&grown), later.hash);
-            prefetch(raw.item(order[k + AHEAD]));
+            prefetch(raw.item(later_pos));
         }
         let mut entry = NewEntry::Moved(ptr::read(ptr::addr_of!((*raw.item(pos)).kv)));
         *raw.meta(pos) = EMPTY_SLOT;
         loop {
             let table = Raw::of(&grown);
             match table.try_insert(entry, hash, &mut grown_hashes)? {
-                Ok(slot) => {
+                Ok(Placed::New(slot)) => {
                     table.iter_push_back(slot);
                     grown_hashes.appended(slot);
                     break;
                 }
+                Ok(Placed::Existing(_)) => return Err(corrupted("a moved key compared equal")),
                 Err(back) => {
                     entry = back;
                     grown = grow(table, &mut grown_hashes)?;
@@ -1269,8 +1479,7 @@ unsafe fn grow(raw: Raw, hashes: &mut SlotHashes) -> Result<ObjectRef, Error> {
     *hashes = grown_hashes;
     Ok(grown)
 }
-
-/// How many entries ahead [`grow`] prefetches.
+/// How many entries ahead building and rehashing prefetch.
 const AHEAD: usize = 8;
 
 /// Asks the CPU to start fetching the memory at `ptr` (a hint: no effect on results).
