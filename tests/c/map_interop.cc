@@ -372,6 +372,17 @@ void TestCxxMapsThroughGlobals() {
                       1013, 1014, 1016, 1020, 1023, 1024, 1025, 2028, 2030, 2040, 2048, 2049}) {
       check(keys_of(range(n)), "distinct keys");
     }
+    // Integer keys, spread by Fibonacci hashing: near the load-factor limit of 1024 and 2048
+    // slots, whether the table grows depends on where the last keys land.
+    for (int64_t n : {7, 8, 15, 16, 31, 32, 62, 63, 64, 126, 127, 128, 252, 253, 254, 255, 256,
+                      1005, 1009, 1013, 1014, 1015, 1017, 1019, 1021, 1024, 2025, 2027, 2029,
+                      2031, 2033, 2039, 2045, 2048}) {
+      for (int64_t stride : {1, 7919, 104729, 1299709}) {
+        std::vector<ffi::Any> keys;
+        for (int64_t i = 0; i < n; ++i) keys.push_back(ffi::Any(i * stride + n));
+        check(keys, "integer keys");
+      }
+    }
     // The first repeat at position j of n pairs (it updates key r).
     for (auto [n, j, r] : std::vector<std::array<int64_t, 3>>{
              {6, 1, 0}, {6, 2, 0}, {6, 3, 1}, {6, 4, 0}, {6, 4, 3}, {6, 5, 2}, {9, 5, 4},

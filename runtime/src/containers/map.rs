@@ -1106,30 +1106,41 @@ fn create_from_range(entries: Vec<(Any, Any)>, type_index: i32) -> Result<Object
 /// into the doubled table. While no key repeats, the iteration order is the insertion order, so
 /// the table at any moment is "the pairs so far, inserted in order into an empty table of the
 /// current size", and that size is the first of 8, 16, 32, ... into which the pairs all insert
-/// without the table asking to grow. Every size below the pair count fails (a table cannot hold
-/// more entries than it has slots), so the build starts at the pair count's power of two (the
-/// lower bound of the iterator's size hint) and grows from there as Apache would: for most
-/// counts no growth is left at all. A repeated key (or fewer pairs than hinted) ends that
-/// shortcut: the table is brought to the size Apache's would have for the distinct keys so
-/// far, and the remaining pairs are inserted one by one, as Apache does (an update moves its
-/// key to the end of the iteration order, which later growths follow).
+/// without the table asking to grow. So the pairs are converted and hashed first, a dry run on
+/// the metadata alone ([`Placement`]) finds that size, and the entries go straight into a table
+/// of that size: no intermediate table, no entry moved. A repeated key ends that shortcut: the
+/// table is brought to the size Apache's would have for the distinct keys before it, and the
+/// remaining pairs are inserted one by one, as Apache does (an update moves its key to the end
+/// of the iteration order, which later growths follow).
 ///
-/// The object is only ours until it is returned, so its dense table keeps a hash cache, and the
-/// pairs are converted and hashed a few entries ahead so that the slots they will probe can be
-/// fetched from memory meanwhile.
+/// The object is only ours until it is returned, so its dense table keeps a hash cache, and
+/// the slots the next entries will probe are prefetched while the current one is inserted.
 fn build_by_insertion(
     type_index: i32,
     pairs: impl IntoIterator<Item = Result<(Any, Any), Error>>,
 ) -> Result<ObjectRef, Error> {
-    let mut pairs = pairs.into_iter();
-    let count = pairs.size_hint().0 as u64;
-    let mut ahead = Ahead::default();
-    let mut map = if count > SMALL_MAX_SLOTS {
-        build_distinct(type_index, count, &mut pairs, &mut ahead)?
-    } else {
-        Building::new(type_index)
-    };
-    while let Some(entry) = ahead.next(&mut pairs, |hash| map.prefetch(hash))? {
+    let entries: Vec<Hashed> = pairs
+        .into_iter()
+        .map(|pair| {
+            let (key, value) = pair?;
+            // SAFETY: an `Any` is a valid owned value.
+            let hash = unsafe { KeyHash::of(key.as_raw())? };
+            Ok((key, value, hash))
+        })
+        .collect::<Result<_, Error>>()?;
+    let mut entries = entries.into_iter();
+    let mut map = Building::new(type_index);
+    if entries.len() as u64 > SMALL_MAX_SLOTS {
+        let repeated;
+        (map, repeated) = build_distinct(type_index, &mut entries)?;
+        if let Some(entry) = repeated {
+            map.insert(entry)?;
+        }
+    }
+    while let Some(entry) = entries.next() {
+        if let Some(later) = entries.as_slice().get(AHEAD) {
+            map.prefetch(later.2.hash);
+        }
         map.insert(entry)?;
     }
     Ok(map.obj)
@@ -1137,35 +1148,6 @@ fn build_by_insertion(
 
 /// A pair converted to owned values, with its key's hash.
 type Hashed = (Any, Any, KeyHash);
-
-/// The pairs of [`build_by_insertion`], converted and hashed [`AHEAD`] entries before they are
-/// inserted.
-#[derive(Default)]
-struct Ahead(std::collections::VecDeque<Hashed>);
-
-impl Ahead {
-    /// The next entry to insert; `prefetch` is given the hash of each entry as it is queued.
-    fn next(
-        &mut self,
-        pairs: &mut impl Iterator<Item = Result<(Any, Any), Error>>,
-        prefetch: impl Fn(u64),
-    ) -> Result<Option<Hashed>, Error> {
-        while self.0.len() <= AHEAD {
-            let Some(pair) = pairs.next() else { break };
-            let (key, value) = pair?;
-            // SAFETY: an `Any` is a valid owned value.
-            let hash = unsafe { KeyHash::of(key.as_raw())? };
-            prefetch(hash.hash);
-            self.0.push_back((key, value, hash));
-        }
-        Ok(self.0.pop_front())
-    }
-
-    /// Puts an entry back at the front.
-    fn put_back(&mut self, entry: Hashed) {
-        self.0.push_front(entry);
-    }
-}
 
 /// A map being built by [`build_by_insertion`], holding what Apache's would hold after the
 /// same pairs.
@@ -1233,26 +1215,33 @@ impl Building {
     }
 }
 
-/// The shortcut of [`build_by_insertion`]: inserts pairs into a dense table sized for `count`
-/// entries as long as their keys are new, then brings it to the size Apache's table would have
-/// for the keys inserted. A repeated key is left at the front of `ahead`.
+/// The shortcut of [`build_by_insertion`] for more entries than a small map holds: inserts them
+/// into a dense table of the size Apache's would end in as long as their keys are new. At a
+/// repeated key it stops, brings the table to the size Apache's has before that key, and returns
+/// the key's entry with the map.
 fn build_distinct(
     type_index: i32,
-    count: u64,
-    pairs: &mut impl Iterator<Item = Result<(Any, Any), Error>>,
-    ahead: &mut Ahead,
-) -> Result<Building, Error> {
-    let start = first_table_size(count);
+    entries: &mut std::vec::IntoIter<Hashed>,
+) -> Result<(Building, Option<Hashed>), Error> {
+    let start = final_table_size(entries.as_slice());
     let mut table = dense_empty(64 - start.trailing_zeros(), start, type_index)?;
     let mut hashes = SlotHashes::for_table_of(start);
-    let mut inserted: u64 = 0;
     let prefetching = start >= CACHE_MIN_SLOTS;
-    while let Some(entry) = ahead.next(pairs, |hash| {
-        if prefetching {
-            // SAFETY: the table is a live dense map with storage (it only grows).
-            unsafe { prefetch_probe(Raw::of(&table), hash, &hashes) }
+    if prefetching {
+        for later in entries.as_slice().iter().take(AHEAD) {
+            // SAFETY: the table is a live dense map with storage.
+            unsafe { prefetch_probe(Raw::of(&table), later.2.hash, &hashes) };
         }
-    })? {
+    }
+    let mut inserted: u64 = 0;
+    let mut repeated = None;
+    while let Some(entry) = entries.next() {
+        if prefetching {
+            if let Some(later) = entries.as_slice().get(AHEAD - 1) {
+                // SAFETY: as above (the table only grows).
+                unsafe { prefetch_probe(Raw::of(&table), later.2.hash, &hashes) };
+            }
+        }
         // SAFETY: the table is only ours.
         match unsafe { dense_insert_new(Raw::of(&table), entry, &mut hashes)? } {
             Ok(grown) => {
@@ -1261,11 +1250,14 @@ fn build_distinct(
                 }
                 inserted += 1;
             }
-            Err((repeated, _)) => {
-                ahead.put_back(repeated);
+            Err((entry, _)) => {
+                repeated = Some(entry);
                 break;
             }
         }
+    }
+    if repeated.is_none() {
+        return Ok((Building::of_table(type_index, table, hashes)?, None));
     }
     if inserted <= SMALL_MAX_SLOTS {
         // Apache's map is still small: replay the few entries.
@@ -1274,14 +1266,16 @@ fn build_distinct(
         for entry in unsafe { take_entries(Raw::of(&table), &mut hashes)? } {
             map.insert(entry)?;
         }
-        return Ok(map);
+        return Ok((map, repeated));
     }
+    // Apache's table for the keys so far is the first size from their count's power of two on
+    // that holds them all: the same process as this table's, if it started there.
     let size = first_table_size(inserted);
     if size != start {
         // SAFETY: as above.
         table = unsafe { rehash_into(Raw::of(&table), &mut hashes, size)? };
     }
-    Building::of_table(type_index, table, hashes)
+    Ok((Building::of_table(type_index, table, hashes)?, repeated))
 }
 
 /// The first dense table size that can hold `count` distinct keys, on the way of Apache's
@@ -1291,6 +1285,163 @@ fn first_table_size(count: u64) -> u64 {
         .checked_next_power_of_two()
         .unwrap_or(SMALL_TAG)
         .max(2 * SMALL_MAX_SLOTS)
+}
+
+/// The size of the dense table Apache's map ends in after inserting `entries` (taken as
+/// distinct keys) one by one: the first of Apache's sizes, from the count's power of two on,
+/// into which a [`Placement`] dry run inserts them all. Where no dry run is possible, the
+/// count's power of two (the table then grows as Apache's does).
+fn final_table_size(entries: &[Hashed]) -> u64 {
+    let first = first_table_size(entries.len() as u64);
+    let mut slots = first;
+    while let Some(mut placement) = Placement::new(slots) {
+        let mut fits = true;
+        for entry in entries {
+            match placement.insert(entry.2.hash) {
+                Some(true) => {}
+                Some(false) => {
+                    fits = false;
+                    break;
+                }
+                None => return first,
+            }
+        }
+        if fits {
+            return slots;
+        }
+        slots *= 2;
+    }
+    first
+}
+
+/// A dry run of Apache's dense insertion of distinct keys (`TryInsert`, `TrySpareListHead`)
+/// into an empty table: only the metadata bytes and, per slot, the head slot of its key's chain
+/// (what finding a slot's predecessor needs), 5 bytes a slot instead of the table's 49 and the
+/// cache's 24. It tells whether the keys all insert without the table asking to grow, reading
+/// memory that stays in the CPU caches where the table would not.
+struct Placement {
+    meta: Vec<u8>,
+    chain_head: Vec<u32>,
+    fib_shift: u32,
+    size: u64,
+}
+
+impl Placement {
+    /// An empty table of `slots` slots (a power of two), if its slot numbers fit 32 bits.
+    fn new(slots: u64) -> Option<Placement> {
+        if slots > 1 << 32 || !slots.is_power_of_two() {
+            return None;
+        }
+        Some(Placement {
+            meta: vec![EMPTY_SLOT; slots as usize],
+            chain_head: vec![0; slots as usize],
+            fib_shift: 64 - slots.trailing_zeros(),
+            size: 0,
+        })
+    }
+
+    fn slots(&self) -> u64 {
+        self.meta.len() as u64
+    }
+
+    fn is_full(&self) -> bool {
+        (self.size + 1) as f64 > self.slots() as f64 * MAX_LOAD_FACTOR
+    }
+
+    fn next_in_chain(&self, i: u64) -> Option<u64> {
+        let offset = *NEXT_PROBE_LOCATION.get((self.meta[i as usize] & 0x7F) as usize)?;
+        (offset != 0).then(|| i.wrapping_add(offset) & (self.slots() - 1))
+    }
+
+    fn next_empty(&self, i: u64) -> Option<(u8, u64)> {
+        (1..NUM_JUMP_DISTS).find_map(|jump| {
+            let candidate = i.wrapping_add(NEXT_PROBE_LOCATION[jump]) & (self.slots() - 1);
+            (self.meta[candidate as usize] == EMPTY_SLOT).then_some((jump as u8, candidate))
+        })
+    }
+
+    fn place(&mut self, i: u64, meta: u8, head: u64) {
+        self.meta[i as usize] = meta;
+        self.chain_head[i as usize] = head as u32;
+    }
+
+    fn set_jump(&mut self, i: u64, jump: u8) {
+        let meta = &mut self.meta[i as usize];
+        *meta = (*meta & 0x80) | jump;
+    }
+
+    /// Inserts a key of hash `hash` (not present yet): false when Apache's table would grow
+    /// instead; None if the table is inconsistent (it never is).
+    fn insert(&mut self, hash: u64) -> Option<bool> {
+        let head = fib_hash(hash, self.fib_shift);
+        let meta = *self.meta.get(head as usize)?;
+        if meta == EMPTY_SLOT {
+            self.place(head, 0x00, head);
+            self.size += 1;
+            return Some(true);
+        }
+        if meta & 0x80 != 0 {
+            return Some(!self.is_full() && self.spare_list_head(head)?);
+        }
+        let mut tail = head;
+        let mut steps = 0;
+        while let Some(next) = self.next_in_chain(tail) {
+            tail = next;
+            steps += 1;
+            if steps > self.slots() {
+                return None;
+            }
+        }
+        if self.is_full() {
+            return Some(false);
+        }
+        let Some((jump, empty)) = self.next_empty(tail) else {
+            return Some(false);
+        };
+        self.place(empty, 0x80, head);
+        self.set_jump(tail, jump);
+        self.size += 1;
+        Some(true)
+    }
+
+    /// `TrySpareListHead`: moves the chain tail starting at `target` away so that `target` can
+    /// head a new chain.
+    fn spare_list_head(&mut self, target: u64) -> Option<bool> {
+        let mut w = u64::from(*self.chain_head.get(target as usize)?);
+        let mut steps = 0;
+        loop {
+            let next = self.next_in_chain(w)?;
+            if next == target {
+                break;
+            }
+            w = next;
+            steps += 1;
+            if steps > self.slots() {
+                return None;
+            }
+        }
+        let mut r = target;
+        let mut first = true;
+        loop {
+            let Some((jump, empty)) = self.next_empty(w) else {
+                return Some(false);
+            };
+            let r_head = u64::from(self.chain_head[r as usize]);
+            self.place(empty, 0x80, r_head);
+            let next = self.next_in_chain(r);
+            self.meta[r as usize] = if first { PROTECTED_SLOT } else { EMPTY_SLOT };
+            first = false;
+            self.set_jump(w, jump);
+            w = empty;
+            match next {
+                Some(next) => r = next,
+                None => break,
+            }
+        }
+        self.place(target, 0x00, target);
+        self.size += 1;
+        Some(true)
+    }
 }
 
 /// Apache's `SmallMapBaseObj::InsertMaybeReHash`.
@@ -2165,6 +2316,56 @@ mod tests {
         assert_eq!(calc_table_size(9), (59, 32));
         assert_eq!(calc_table_size(100), (56, 256));
         assert_eq!(calc_table_size(1), (63, 2));
+    }
+
+    /// `n` distinct keys of a few kinds, spread over the hash space (a tiny deterministic
+    /// generator).
+    fn spread_keys(n: usize, seed: u64) -> Vec<Any> {
+        let mut state = seed;
+        (0..n)
+            .map(|i| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                match i % 3 {
+                    0 => int(((state >> 24) << 20 | i as u64) as i64),
+                    1 => Any::string(&format!("k{i}-{}", state % 1000)),
+                    _ => Any::string(&format!("a longer key {i} {}", state >> 40)),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn dry_run_finds_the_table_size_of_one_by_one_insertion() {
+        // Counts around the load-factor limit of 1024 and 2048 slots, where whether the table
+        // grows depends on where the last keys land.
+        let counts = (1005..=1025)
+            .chain(2020..=2049)
+            .chain([5, 8, 9, 100, 127, 128, 129]);
+        for (round, n) in counts.enumerate() {
+            for seed in 0..3u64 {
+                let keys = spread_keys(n, seed * 1000 + round as u64);
+                let mut one_by_one = Map::new();
+                let entries: Vec<Hashed> = keys
+                    .iter()
+                    .map(|k| {
+                        one_by_one.set(k.clone(), int(0)).unwrap();
+                        // SAFETY: an `Any` is a valid owned value.
+                        (k.clone(), int(0), unsafe {
+                            KeyHash::of(k.as_raw()).unwrap()
+                        })
+                    })
+                    .collect();
+                let built =
+                    Map::from_insertions(keys.iter().map(|k| Ok((k.clone(), int(0))))).unwrap();
+                let want = one_by_one.view().slot_count();
+                assert_eq!(built.view().slot_count(), want, "{} keys", keys.len());
+                if keys.len() as u64 > SMALL_MAX_SLOTS {
+                    assert_eq!(final_table_size(&entries), want, "{} keys", keys.len());
+                }
+            }
+        }
     }
 
     #[test]
