@@ -2329,8 +2329,8 @@ mod tests {
                     .wrapping_add(1442695040888963407);
                 match i % 3 {
                     0 => int(((state >> 24) << 20 | i as u64) as i64),
-                    1 => Any::string(&format!("k{i}-{}", state % 1000)),
-                    _ => Any::string(&format!("a longer key {i} {}", state >> 40)),
+                    1 => Any::string(format!("k{i}-{}", state % 1000)),
+                    _ => Any::string(format!("a longer key {i} {}", state >> 40)),
                 }
             })
             .collect()
