@@ -543,6 +543,20 @@ void TestKeyHashing() {
   }
   ffi::Any ours = Call("ffi.Map", Views(args));
   CHECK_EQ_STR(Dump(ours), Dump(ffi::Any(m)));
+  // Plain keys around BigInt keys (whose type has hash hooks): one call, the same table.
+  {
+    std::vector<ffi::Any> mixed_args;
+    AnyMap mixed;
+    auto add = [&](ffi::Any key, int64_t value) {
+      mixed_args.push_back(key);
+      mixed_args.push_back(ffi::Any(value));
+      mixed.Set(key, ffi::Any(value));
+    };
+    for (int64_t i = 0; i < 300; ++i) add(Key(i), i);
+    for (int64_t i = 0; i < 4; ++i) add(big(bigs[i]), 1000 + i);
+    for (int64_t i = 300; i < 600; ++i) add(Key(i % 350), i);
+    CHECK_EQ_STR(Dump(Call("ffi.Map", Views(mixed_args))), Dump(ffi::Any(mixed)));
+  }
   AnyMap theirs = ours.cast<AnyMap>();
   for (int64_t i = 0; i < 4; ++i) {
     CHECK(Int(Call("ffi.MapGetItem", {ffi::Any(m), big(bigs[i])})) == i);

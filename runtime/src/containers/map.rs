@@ -1115,19 +1115,35 @@ fn create_from_range(entries: Vec<(Any, Any)>, type_index: i32) -> Result<Object
 ///
 /// The object is only ours until it is returned, so its dense table keeps a hash cache, and
 /// the slots the next entries will probe are prefetched while the current one is inserted.
+///
+/// The pairs are converted and hashed before any is inserted; that is invisible (converting
+/// and hashing strings, bytes and plain values cannot fail after an insertion would have, and
+/// runs no foreign code), except for keys of other object types, which may carry hash and
+/// equality hooks: from the first such key on, pairs are converted, hashed and inserted one by
+/// one, in Apache's order.
 fn build_by_insertion(
     type_index: i32,
     pairs: impl IntoIterator<Item = Result<(Any, Any), Error>>,
 ) -> Result<ObjectRef, Error> {
-    let entries: Vec<Hashed> = pairs
-        .into_iter()
-        .map(|pair| {
-            let (key, value) = pair?;
-            // SAFETY: an `Any` is a valid owned value.
-            let hash = unsafe { KeyHash::of(key.as_raw())? };
-            Ok((key, value, hash))
-        })
-        .collect::<Result<_, Error>>()?;
+    let mut pairs = pairs.into_iter();
+    let hashed = |(key, value): (Any, Any)| {
+        // SAFETY: an `Any` is a valid owned value.
+        let hash = unsafe { KeyHash::of(key.as_raw())? };
+        Ok::<Hashed, Error>((key, value, hash))
+    };
+    // Keys whose hash or equality may run a type's own hook go in one by one, as in Apache's
+    // loop, so that hooks run (and fail) in the same order: the shortcut takes the pairs before
+    // the first such key.
+    let mut entries = Vec::with_capacity(pairs.size_hint().0);
+    let mut hooked = None;
+    for pair in pairs.by_ref() {
+        let (key, value) = pair?;
+        if !hash_decides_equality(key.type_index()) {
+            hooked = Some((key, value));
+            break;
+        }
+        entries.push(hashed((key, value))?);
+    }
     let mut entries = entries.into_iter();
     let mut map = Building::new(type_index);
     if entries.len() as u64 > SMALL_MAX_SLOTS {
@@ -1142,6 +1158,9 @@ fn build_by_insertion(
             map.prefetch(later.2.hash);
         }
         map.insert(entry)?;
+    }
+    for pair in hooked.map(Ok).into_iter().chain(pairs) {
+        map.insert(hashed(pair?)?)?;
     }
     Ok(map.obj)
 }
