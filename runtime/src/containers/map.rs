@@ -1106,21 +1106,24 @@ fn create_from_range(entries: Vec<(Any, Any)>, type_index: i32) -> Result<Object
 /// into the doubled table. While no key repeats, the iteration order is the insertion order, so
 /// the table at any moment is "the pairs so far, inserted in order into an empty table of the
 /// current size", and that size is the first of 8, 16, 32, ... into which the pairs all insert
-/// without the table asking to grow. So the pairs are converted and hashed first, a dry run on
-/// the metadata alone ([`Placement`]) finds that size, and the entries go straight into a table
-/// of that size: no intermediate table, no entry moved. A repeated key ends that shortcut: the
-/// table is brought to the size Apache's would have for the distinct keys before it, and the
-/// remaining pairs are inserted one by one, as Apache does (an update moves its key to the end
-/// of the iteration order, which later growths follow).
+/// without the table asking to grow. So the pairs are converted and hashed first, and a dry run
+/// of the insertions on the metadata alone ([`Placement`], from the count's power of two on:
+/// smaller tables cannot hold the keys) finds that size, each entry's slot, and that no two keys
+/// can be equal. The table is then written once, slot after slot: no intermediate table, no
+/// entry moved, no random writes into a table far larger than the CPU caches.
 ///
-/// The object is only ours until it is returned, so its dense table keeps a hash cache, and
+/// Where two keys may be equal, the entries are inserted for real ([`build_distinct`]), and a
+/// repeated key ends the shortcut: the table is brought to the size Apache's would have for the
+/// distinct keys before it, and the remaining pairs are inserted one by one, as Apache does (an
+/// update moves its key to the end of the iteration order, which later growths follow). The
+/// object is only ours until it is returned, so its dense table then keeps a hash cache, and
 /// the slots the next entries will probe are prefetched while the current one is inserted.
 ///
-/// The pairs are converted and hashed before any is inserted; that is invisible (converting
-/// and hashing strings, bytes and plain values cannot fail after an insertion would have, and
-/// runs no foreign code), except for keys of other object types, which may carry hash and
-/// equality hooks: from the first such key on, pairs are converted, hashed and inserted one by
-/// one, in Apache's order.
+/// Converting and hashing every pair before inserting any is invisible (converting and hashing
+/// strings, bytes and plain values cannot fail after an insertion would have, and runs no
+/// foreign code), except for keys of other object types, which may carry hash and equality
+/// hooks: from the first such key on, pairs are converted, hashed and inserted one by one, in
+/// Apache's order.
 fn build_by_insertion(
     type_index: i32,
     pairs: impl IntoIterator<Item = Result<(Any, Any), Error>>,
@@ -1144,8 +1147,14 @@ fn build_by_insertion(
         }
         entries.push(hashed((key, value))?);
     }
-    let mut entries = entries.into_iter();
     let mut map = Building::new(type_index);
+    if entries.len() as u64 > SMALL_MAX_SLOTS {
+        if let Some(plan) = plan_table(&entries) {
+            let table = materialize(&plan, &mut entries, type_index)?;
+            map = Building::of_table(type_index, table, SlotHashes::none())?;
+        }
+    }
+    let mut entries = entries.into_iter();
     if entries.len() as u64 > SMALL_MAX_SLOTS {
         let repeated;
         (map, repeated) = build_distinct(type_index, &mut entries)?;
@@ -1234,15 +1243,15 @@ impl Building {
     }
 }
 
-/// The shortcut of [`build_by_insertion`] for more entries than a small map holds: inserts them
-/// into a dense table of the size Apache's would end in as long as their keys are new. At a
-/// repeated key it stops, brings the table to the size Apache's has before that key, and returns
-/// the key's entry with the map.
+/// The shortcut of [`build_by_insertion`] for more entries than a small map holds when two keys
+/// may be equal: inserts them into a dense table sized for their count (growing as Apache's
+/// does) as long as their keys are new. At a repeated key it stops, brings the table to the size
+/// Apache's has before that key, and returns the key's entry with the map.
 fn build_distinct(
     type_index: i32,
     entries: &mut std::vec::IntoIter<Hashed>,
 ) -> Result<(Building, Option<Hashed>), Error> {
-    let start = final_table_size(entries.as_slice());
+    let start = first_table_size(entries.len() as u64);
     let mut table = dense_empty(64 - start.trailing_zeros(), start, type_index)?;
     let mut hashes = SlotHashes::for_table_of(start);
     let prefetching = start >= CACHE_MIN_SLOTS;
@@ -1306,54 +1315,142 @@ fn first_table_size(count: u64) -> u64 {
         .max(2 * SMALL_MAX_SLOTS)
 }
 
-/// The size of the dense table Apache's map ends in after inserting `entries` (taken as
-/// distinct keys) one by one: the first of Apache's sizes, from the count's power of two on,
-/// into which a [`Placement`] dry run inserts them all. Where no dry run is possible, the
-/// count's power of two (the table then grows as Apache's does).
-fn final_table_size(entries: &[Hashed]) -> u64 {
-    let first = first_table_size(entries.len() as u64);
-    let mut slots = first;
-    while let Some(mut placement) = Placement::new(slots) {
+/// The table Apache's map ends in after inserting `entries` one by one, planned on the
+/// metadata alone when their keys are distinct: the first of Apache's sizes, from the count's
+/// power of two on, into which a [`Placement`] dry run inserts them all. None when two keys may
+/// be equal (then only real insertions can tell) or no dry run is possible.
+fn plan_table(entries: &[Hashed]) -> Option<Plan> {
+    let mut slots = first_table_size(entries.len() as u64);
+    loop {
+        let mut placement = Placement::new(entries, slots)?;
         let mut fits = true;
-        for entry in entries {
-            match placement.insert(entry.2.hash) {
-                Some(true) => {}
-                Some(false) => {
+        for idx in 0..entries.len() {
+            match placement.insert(idx)? {
+                Step::Inserted => {}
+                Step::Grow => {
                     fits = false;
                     break;
                 }
-                None => return first,
+                Step::MaybeRepeated => return None,
             }
         }
         if fits {
-            return slots;
+            return Some(Plan {
+                meta: placement.meta,
+                entry: placement.entry,
+                fib_shift: placement.fib_shift,
+            });
         }
-        slots *= 2;
+        slots = slots.checked_mul(2)?;
     }
-    first
 }
 
-/// A dry run of Apache's dense insertion of distinct keys (`TryInsert`, `TrySpareListHead`)
-/// into an empty table: only the metadata bytes and, per slot, the head slot of its key's chain
-/// (what finding a slot's predecessor needs), 5 bytes a slot instead of the table's 49 and the
-/// cache's 24. It tells whether the keys all insert without the table asking to grow, reading
-/// memory that stays in the CPU caches where the table would not.
-struct Placement {
+/// The dense table of a successful [`plan_table`], holding `entries` (moved out of the
+/// vector, which is left empty) linked in their order. The table is written from the first
+/// slot to the last.
+fn materialize(
+    plan: &Plan,
+    entries: &mut Vec<Hashed>,
+    type_index: i32,
+) -> Result<ObjectRef, Error> {
+    let slots = plan.meta.len() as u64;
+    let n = entries.len();
+    // Where each entry goes; a plan places each entry exactly once (checked before anything
+    // moves, so that no entry is dropped twice or lost).
+    const NOWHERE: u32 = u32::MAX;
+    let mut slot_of = vec![NOWHERE; n];
+    let mut placed = 0;
+    for slot in 0..slots as usize {
+        let meta = plan.meta[slot];
+        if meta == EMPTY_SLOT {
+            continue;
+        }
+        let idx = plan.entry[slot] as usize;
+        if meta == PROTECTED_SLOT || idx >= n || slot_of[idx] != NOWHERE {
+            return Err(corrupted("inconsistent placement plan"));
+        }
+        slot_of[idx] = slot as u32;
+        placed += 1;
+    }
+    if placed != n || n == 0 {
+        return Err(corrupted("inconsistent placement plan"));
+    }
+    let table = dense_empty(plan.fib_shift, slots, type_index)?;
+    let raw = Raw::of(&table);
+    let link = |idx: Option<usize>| idx.map_or(INVALID_INDEX, |i| u64::from(slot_of[i]));
+    // SAFETY: the table is only ours and has `slots` slots; every entry is read exactly once
+    // (checked above), and the vector forgets them afterwards.
+    unsafe {
+        let source = entries.as_ptr();
+        for slot in 0..slots as usize {
+            if let Some(&ahead) = plan.entry.get(slot + 2 * AHEAD) {
+                if plan.meta[slot + 2 * AHEAD] != EMPTY_SLOT {
+                    prefetch(source.add(ahead as usize));
+                }
+            }
+            let meta = plan.meta[slot];
+            if meta == EMPTY_SLOT {
+                continue;
+            }
+            let idx = plan.entry[slot] as usize;
+            let (key, value, _) = ptr::read(source.add(idx));
+            *raw.meta(slot as u64) = meta;
+            ptr::write(
+                raw.item(slot as u64),
+                DenseItem {
+                    kv: KvPair { key, value },
+                    prev: link(idx.checked_sub(1)),
+                    next: link(Some(idx + 1).filter(|&i| i < n)),
+                },
+            );
+        }
+        entries.set_len(0);
+        (*raw.0).size = n as u64;
+        (*raw.dense()).iter_list_head = link(Some(0));
+        (*raw.dense()).iter_list_tail = link(Some(n - 1));
+    }
+    Ok(table)
+}
+
+/// The outcome of a successful [`Placement`]: each slot's metadata byte and entry index.
+struct Plan {
     meta: Vec<u8>,
-    chain_head: Vec<u32>,
+    entry: Vec<u32>,
+    fib_shift: u32,
+}
+
+/// What a [`Placement`] insertion did.
+enum Step {
+    Inserted,
+    /// Apache's table would grow instead.
+    Grow,
+    /// The key's chain holds a key of equal hash and fingerprint: maybe the same key.
+    MaybeRepeated,
+}
+
+/// A dry run of Apache's dense insertion (`TryInsert`, `TrySpareListHead`) of `entries` into an
+/// empty table: only the metadata bytes and, per slot, the index of its entry, 5 bytes a slot
+/// instead of the table's 49, so that it stays in the CPU caches where the table would not.
+/// Walking a key's chain compares its hash and fingerprint with each entry's, as the real
+/// insertion compares keys, so a dry run that inserts every entry proves the keys distinct.
+struct Placement<'e> {
+    entries: &'e [Hashed],
+    meta: Vec<u8>,
+    entry: Vec<u32>,
     fib_shift: u32,
     size: u64,
 }
 
-impl Placement {
-    /// An empty table of `slots` slots (a power of two), if its slot numbers fit 32 bits.
-    fn new(slots: u64) -> Option<Placement> {
-        if slots > 1 << 32 || !slots.is_power_of_two() {
+impl<'e> Placement<'e> {
+    /// An empty table of `slots` slots (a power of two), if slot and entry numbers fit 32 bits.
+    fn new(entries: &'e [Hashed], slots: u64) -> Option<Placement<'e>> {
+        if slots > 1 << 32 || !slots.is_power_of_two() || entries.len() > u32::MAX as usize {
             return None;
         }
         Some(Placement {
+            entries,
             meta: vec![EMPTY_SLOT; slots as usize],
-            chain_head: vec![0; slots as usize],
+            entry: vec![0; slots as usize],
             fib_shift: 64 - slots.trailing_zeros(),
             size: 0,
         })
@@ -1365,6 +1462,10 @@ impl Placement {
 
     fn is_full(&self) -> bool {
         (self.size + 1) as f64 > self.slots() as f64 * MAX_LOAD_FACTOR
+    }
+
+    fn hash_at(&self, slot: u64) -> KeyHash {
+        self.entries[self.entry[slot as usize] as usize].2
     }
 
     fn next_in_chain(&self, i: u64) -> Option<u64> {
@@ -1379,9 +1480,9 @@ impl Placement {
         })
     }
 
-    fn place(&mut self, i: u64, meta: u8, head: u64) {
+    fn place(&mut self, i: u64, meta: u8, idx: u32) {
         self.meta[i as usize] = meta;
-        self.chain_head[i as usize] = head as u32;
+        self.entry[i as usize] = idx;
     }
 
     fn set_jump(&mut self, i: u64, jump: u8) {
@@ -1389,44 +1490,54 @@ impl Placement {
         *meta = (*meta & 0x80) | jump;
     }
 
-    /// Inserts a key of hash `hash` (not present yet): false when Apache's table would grow
-    /// instead; None if the table is inconsistent (it never is).
-    fn insert(&mut self, hash: u64) -> Option<bool> {
-        let head = fib_hash(hash, self.fib_shift);
+    /// Inserts entry `idx`; None if the table is inconsistent (it never is).
+    fn insert(&mut self, idx: usize) -> Option<Step> {
+        let hash = self.entries.get(idx)?.2;
+        let idx = idx as u32;
+        let head = fib_hash(hash.hash, self.fib_shift);
         let meta = *self.meta.get(head as usize)?;
         if meta == EMPTY_SLOT {
-            self.place(head, 0x00, head);
+            self.place(head, 0x00, idx);
             self.size += 1;
-            return Some(true);
+            return Some(Step::Inserted);
         }
         if meta & 0x80 != 0 {
-            return Some(!self.is_full() && self.spare_list_head(head)?);
+            if self.is_full() {
+                return Some(Step::Grow);
+            }
+            return self.spare_list_head(head, idx);
         }
         let mut tail = head;
         let mut steps = 0;
-        while let Some(next) = self.next_in_chain(tail) {
-            tail = next;
+        loop {
+            if self.hash_at(tail) == hash {
+                return Some(Step::MaybeRepeated);
+            }
+            match self.next_in_chain(tail) {
+                Some(next) => tail = next,
+                None => break,
+            }
             steps += 1;
             if steps > self.slots() {
                 return None;
             }
         }
         if self.is_full() {
-            return Some(false);
+            return Some(Step::Grow);
         }
         let Some((jump, empty)) = self.next_empty(tail) else {
-            return Some(false);
+            return Some(Step::Grow);
         };
-        self.place(empty, 0x80, head);
+        self.place(empty, 0x80, idx);
         self.set_jump(tail, jump);
         self.size += 1;
-        Some(true)
+        Some(Step::Inserted)
     }
 
     /// `TrySpareListHead`: moves the chain tail starting at `target` away so that `target` can
-    /// head a new chain.
-    fn spare_list_head(&mut self, target: u64) -> Option<bool> {
-        let mut w = u64::from(*self.chain_head.get(target as usize)?);
+    /// head the chain of entry `idx`.
+    fn spare_list_head(&mut self, target: u64, idx: u32) -> Option<Step> {
+        let mut w = fib_hash(self.hash_at(target).hash, self.fib_shift);
         let mut steps = 0;
         loop {
             let next = self.next_in_chain(w)?;
@@ -1443,10 +1554,10 @@ impl Placement {
         let mut first = true;
         loop {
             let Some((jump, empty)) = self.next_empty(w) else {
-                return Some(false);
+                return Some(Step::Grow);
             };
-            let r_head = u64::from(self.chain_head[r as usize]);
-            self.place(empty, 0x80, r_head);
+            let moved = self.entry[r as usize];
+            self.place(empty, 0x80, moved);
             let next = self.next_in_chain(r);
             self.meta[r as usize] = if first { PROTECTED_SLOT } else { EMPTY_SLOT };
             first = false;
@@ -1457,9 +1568,9 @@ impl Placement {
                 None => break,
             }
         }
-        self.place(target, 0x00, target);
+        self.place(target, 0x00, idx);
         self.size += 1;
-        Some(true)
+        Some(Step::Inserted)
     }
 }
 
@@ -2355,6 +2466,32 @@ mod tests {
             .collect()
     }
 
+    /// The two maps have the same form, slots, metadata, keys and links.
+    fn assert_same_layout(a: &Map, b: &Map) {
+        let (ra, rb) = (Raw::of(a.as_object()), Raw::of(b.as_object()));
+        // SAFETY: both maps are live and not mutated meanwhile; slots are read only where the
+        // metadata says they hold entries.
+        unsafe {
+            assert_eq!((ra.is_small(), ra.size()), (rb.is_small(), rb.size()));
+            if ra.is_small() {
+                return;
+            }
+            let (da, db) = (ra.dense(), rb.dense());
+            assert_eq!(ra.slots(), rb.slots(), "{} entries", ra.size());
+            assert_eq!((*da).fib_shift, (*db).fib_shift);
+            assert_eq!((*da).iter_list_head, (*db).iter_list_head);
+            assert_eq!((*da).iter_list_tail, (*db).iter_list_tail);
+            for i in 0..ra.slots() {
+                assert_eq!(*ra.meta(i), *rb.meta(i), "slot {i}");
+                if ra.occupied(i) {
+                    let (ia, ib) = (ra.item(i), rb.item(i));
+                    assert!(crate::any_hash::any_equal(ra.key(i), rb.key(i)).unwrap());
+                    assert_eq!(((*ia).prev, (*ia).next), ((*ib).prev, (*ib).next));
+                }
+            }
+        }
+    }
+
     #[test]
     fn dry_run_finds_the_table_size_of_one_by_one_insertion() {
         // Counts around the load-factor limit of 1024 and 2048 slots, where whether the table
@@ -2378,10 +2515,11 @@ mod tests {
                     .collect();
                 let built =
                     Map::from_insertions(keys.iter().map(|k| Ok((k.clone(), int(0))))).unwrap();
-                let want = one_by_one.view().slot_count();
-                assert_eq!(built.view().slot_count(), want, "{} keys", keys.len());
+                assert_same_layout(&built, &one_by_one);
                 if keys.len() as u64 > SMALL_MAX_SLOTS {
-                    assert_eq!(final_table_size(&entries), want, "{} keys", keys.len());
+                    let plan = plan_table(&entries).expect("distinct keys have a plan");
+                    let want = one_by_one.view().slot_count();
+                    assert_eq!(plan.meta.len() as u64, want, "{} keys", keys.len());
                 }
             }
         }
