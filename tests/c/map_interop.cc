@@ -22,6 +22,7 @@
 #include <tvm/ffi/container/map.h>
 #include <tvm/ffi/string.h>
 
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -331,6 +332,84 @@ void TestCxxMapsThroughGlobals() {
   }
   std::printf("A1b colliding string keys, same layout as inline C++: ok\n");
 
+  // ffi.Map / ffi.Dict of one call with every pair build the table inline Set builds pair by
+  // pair: sizes around each growth point (small -> dense at 5, the doublings, counts just below
+  // a power of two where the load factor may or may not force one more doubling), repeated
+  // keys (first repeat early, late, right after the small form; many repeats), and colliding
+  // string keys.
+  {
+    auto check = [](const std::vector<ffi::Any>& keys, const char* what) {
+      std::vector<ffi::Any> args;
+      AnyMap m;
+      AnyDict d;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        ffi::Any value(static_cast<int64_t>(i));
+        args.push_back(keys[i]);
+        args.push_back(value);
+        m.Set(keys[i], value);
+        d.Set(keys[i], value);
+      }
+      std::string want_map = Dump(ffi::Any(m)), want_dict = Dump(ffi::Any(d));
+      std::string got_map = Dump(Call("ffi.Map", Views(args)));
+      std::string got_dict = Dump(Call("ffi.Dict", Views(args)));
+      if (got_map != want_map || got_dict != want_dict) {
+        std::fprintf(stderr, "FAILED: layout of %s with %zu pairs\n", what, keys.size());
+        ++g_failures;
+      }
+    };
+    auto keys_of = [](const std::vector<int64_t>& ids) {
+      std::vector<ffi::Any> keys;
+      for (int64_t id : ids) keys.push_back(Key(id));
+      return keys;
+    };
+    auto range = [](int64_t n) {
+      std::vector<int64_t> ids;
+      for (int64_t i = 0; i < n; ++i) ids.push_back(i);
+      return ids;
+    };
+    for (int64_t n : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127,
+                      128, 129, 250, 253, 254, 255, 256, 257, 500, 507, 508, 510, 512, 513, 1000,
+                      1013, 1014, 1016, 1020, 1023, 1024, 1025, 2028, 2030, 2040, 2048, 2049}) {
+      check(keys_of(range(n)), "distinct keys");
+    }
+    // Integer keys, spread by Fibonacci hashing: near the load-factor limit of 1024 and 2048
+    // slots, whether the table grows depends on where the last keys land.
+    for (int64_t n : {7, 8, 15, 16, 31, 32, 62, 63, 64, 126, 127, 128, 252, 253, 254, 255, 256,
+                      1005, 1009, 1013, 1014, 1015, 1017, 1019, 1021, 1024, 2025, 2027, 2029,
+                      2031, 2033, 2039, 2045, 2048}) {
+      for (int64_t stride : {1, 7919, 104729, 1299709}) {
+        std::vector<ffi::Any> keys;
+        for (int64_t i = 0; i < n; ++i) keys.push_back(ffi::Any(i * stride + n));
+        check(keys, "integer keys");
+      }
+    }
+    // The first repeat at position j of n pairs (it updates key r).
+    for (auto [n, j, r] : std::vector<std::array<int64_t, 3>>{
+             {6, 1, 0}, {6, 2, 0}, {6, 3, 1}, {6, 4, 0}, {6, 4, 3}, {6, 5, 2}, {9, 5, 4},
+             {9, 8, 0}, {10, 6, 1}, {20, 9, 3}, {100, 4, 2}, {100, 5, 0}, {100, 40, 39},
+             {300, 65, 1}, {300, 150, 7}, {1000, 513, 100}, {1000, 999, 0}, {1100, 1020, 5}}) {
+      std::vector<int64_t> ids;
+      for (int64_t i = 0, next = 0; i < n; ++i) ids.push_back(i == j ? r : next++);
+      check(keys_of(ids), "a repeated key");
+    }
+    {
+      std::vector<int64_t> ids;  // every key twice, then a third time for every third key
+      for (int64_t i = 0; i < 700; ++i) ids.push_back(i % 350);
+      for (int64_t i = 0; i < 350; i += 3) ids.push_back(i);
+      check(keys_of(ids), "many repeated keys");
+    }
+    for (int64_t n : {5, 100, 1000, 1020, 4000}) {
+      std::vector<ffi::Any> keys;
+      for (int64_t i = 0; i < n; ++i) {
+        char key[32];
+        std::snprintf(key, sizeof(key), "key-%010lld", static_cast<long long>(i));
+        keys.push_back(ffi::String(key));
+      }
+      check(keys, "colliding string keys");
+    }
+  }
+  std::printf("A1c one-call ffi.Map / ffi.Dict at growth points and with repeats, same layout: ok\n");
+
   for (int64_t n : {3, 100}) {
     AnyDict d;
     for (int64_t i = 0; i < n; ++i) d.Set(Key(i), ffi::Any(i));
@@ -464,6 +543,20 @@ void TestKeyHashing() {
   }
   ffi::Any ours = Call("ffi.Map", Views(args));
   CHECK_EQ_STR(Dump(ours), Dump(ffi::Any(m)));
+  // Plain keys around BigInt keys (whose type has hash hooks): one call, the same table.
+  {
+    std::vector<ffi::Any> mixed_args;
+    AnyMap mixed;
+    auto add = [&](ffi::Any key, int64_t value) {
+      mixed_args.push_back(key);
+      mixed_args.push_back(ffi::Any(value));
+      mixed.Set(key, ffi::Any(value));
+    };
+    for (int64_t i = 0; i < 300; ++i) add(Key(i), i);
+    for (int64_t i = 0; i < 4; ++i) add(big(bigs[i]), 1000 + i);
+    for (int64_t i = 300; i < 600; ++i) add(Key(i % 350), i);
+    CHECK_EQ_STR(Dump(Call("ffi.Map", Views(mixed_args))), Dump(ffi::Any(mixed)));
+  }
   AnyMap theirs = ours.cast<AnyMap>();
   for (int64_t i = 0; i < 4; ++i) {
     CHECK(Int(Call("ffi.MapGetItem", {ffi::Any(m), big(bigs[i])})) == i);

@@ -633,15 +633,16 @@ impl Raw {
         }
     }
 
-    /// Apache's `TryInsert` of an entry whose key hashes to `hash`: the slot now holding it (for
-    /// a new key, with a None value; an existing key is unlinked from the iteration list and
-    /// keeps its stored key), or the entry back when the table must grow.
+    /// Apache's `TryInsert` of an entry whose key hashes to `hash`: the slot now holding it (a
+    /// new key's entry, with a None value), the slot of an equal key already present (nothing
+    /// changes: Apache then unlinks it from the iteration list, see [`dense_insert`]), or the
+    /// entry back when the table must grow.
     unsafe fn try_insert<'k>(
         self,
         entry: NewEntry<'k>,
         hash: KeyHash,
         hashes: &mut SlotHashes,
-    ) -> Result<Result<u64, NewEntry<'k>>, Error> {
+    ) -> Result<Result<Placed, NewEntry<'k>>, Error> {
         if self.slots() == 0 || (*self.0).data.is_null() {
             return Ok(Err(entry));
         }
@@ -651,7 +652,7 @@ impl Raw {
             self.write_item(head, 0x00, entry.into_kv());
             hashes.set(head, hash);
             (*self.0).size += 1;
-            return Ok(Ok(head));
+            return Ok(Ok(Placed::New(head)));
         }
         // Case 2: the slot belongs to another chain: move that chain away.
         if !self.is_head(head) {
@@ -670,8 +671,7 @@ impl Raw {
                 if hashes.may_be_equal(node, hash, key)
                     && crate::any_hash::any_equal(key.as_raw(), self.key(node))?
                 {
-                    self.iter_unlink(node);
-                    return Ok(Ok(node));
+                    return Ok(Ok(Placed::Existing(node)));
                 }
             }
             tail = node;
@@ -691,7 +691,7 @@ impl Raw {
         hashes.set(empty, hash);
         self.set_jump(tail, jump);
         (*self.0).size += 1;
-        Ok(Ok(empty))
+        Ok(Ok(Placed::New(empty)))
     }
 
     /// Apache's `TrySpareListHead`: relocates the chain tail starting at `target` (which is not
@@ -702,7 +702,7 @@ impl Raw {
         entry: NewEntry<'k>,
         hash: KeyHash,
         hashes: &mut SlotHashes,
-    ) -> Result<Result<u64, NewEntry<'k>>, Error> {
+    ) -> Result<Result<Placed, NewEntry<'k>>, Error> {
         // The only fallible step comes first, before anything moves.
         let mut w = self.find_prev(target, hashes)?;
         let mut r = target;
@@ -729,7 +729,7 @@ impl Raw {
         self.write_item(target, 0x00, entry.into_kv());
         hashes.set(target, hash);
         (*self.0).size += 1;
-        Ok(Ok(target))
+        Ok(Ok(Placed::New(target)))
     }
 
     /// Apache's dense `Erase` of the entry in slot `i`; returns the removed entry.
@@ -854,6 +854,15 @@ impl Raw {
         }
         out
     }
+}
+
+/// Where [`Raw::try_insert`] put a key.
+#[derive(Clone, Copy)]
+enum Placed {
+    /// A new entry in this slot.
+    New(u64),
+    /// The key was already present, in this slot.
+    Existing(u64),
 }
 
 /// What [`Raw::try_insert`] inserts.
@@ -1090,59 +1099,499 @@ fn create_from_range(entries: Vec<(Any, Any)>, type_index: i32) -> Result<Object
 }
 
 /// A map of `type_index` made by inserting `pairs` one by one into an empty one, as
-/// `ffi.Map(k0, v0, ...)` and `ffi.Dict(...)` make it (later duplicates update earlier keys).
-/// The object is only ours until it is returned, so its dense table keeps a hash cache, and the
-/// pairs are converted and hashed a few entries ahead so that the slots they will probe can be
-/// fetched from memory meanwhile.
+/// `ffi.Map(k0, v0, ...)` and `ffi.Dict(...)` make it (later duplicates update earlier keys):
+/// the very table Apache's runtime builds, computed with fewer steps.
+///
+/// Apache's map grows by doubling, and each growth re-inserts every entry in iteration order
+/// into the doubled table. While no key repeats, the iteration order is the insertion order, so
+/// the table at any moment is "the pairs so far, inserted in order into an empty table of the
+/// current size", and that size is the first of 8, 16, 32, ... into which the pairs all insert
+/// without the table asking to grow. So the pairs are converted and hashed first, and a dry run
+/// of the insertions on the metadata alone ([`Placement`], from the count's power of two on:
+/// smaller tables cannot hold the keys) finds that size, each entry's slot, and that no two keys
+/// can be equal. The table is then written once, slot after slot: no intermediate table, no
+/// entry moved, no random writes into a table far larger than the CPU caches.
+///
+/// Where two keys may be equal, the entries are inserted for real ([`build_distinct`]), and a
+/// repeated key ends the shortcut: the table is brought to the size Apache's would have for the
+/// distinct keys before it, and the remaining pairs are inserted one by one, as Apache does (an
+/// update moves its key to the end of the iteration order, which later growths follow). The
+/// object is only ours until it is returned, so its dense table then keeps a hash cache, and
+/// the slots the next entries will probe are prefetched while the current one is inserted.
+///
+/// Converting and hashing every pair before inserting any is invisible (converting and hashing
+/// strings, bytes and plain values cannot fail after an insertion would have, and runs no
+/// foreign code), except for keys of other object types, which may carry hash and equality
+/// hooks: from the first such key on, pairs are converted, hashed and inserted one by one, in
+/// Apache's order.
 fn build_by_insertion(
     type_index: i32,
     pairs: impl IntoIterator<Item = Result<(Any, Any), Error>>,
 ) -> Result<ObjectRef, Error> {
-    let mut obj = small_empty(SMALL_INIT_SLOTS, type_index);
-    let mut hashes = SlotHashes::none();
-    let insert =
-        |obj: &mut ObjectRef, hashes: &mut SlotHashes, (key, value, hash): (Any, Any, KeyHash)| {
-            let raw = Raw::of(obj);
-            // SAFETY: nobody else sees `obj` yet.
-            unsafe {
-                if let Some(grown) = insert_maybe_rehash(raw, key, value, Some(hash), hashes)? {
-                    if type_index == tindex::DICT {
-                        // A Dict keeps its identity, as `Dict::set` does; the cache follows the
-                        // storage it describes.
-                        inplace_switch_to(raw, grown)?;
-                    } else {
-                        *obj = grown;
-                    }
+    let mut pairs = pairs.into_iter();
+    let hashed = |(key, value): (Any, Any)| {
+        // SAFETY: an `Any` is a valid owned value.
+        let hash = unsafe { KeyHash::of(key.as_raw())? };
+        Ok::<Hashed, Error>((key, value, hash))
+    };
+    // Keys whose hash or equality may run a type's own hook go in one by one, as in Apache's
+    // loop, so that hooks run (and fail) in the same order: the shortcut takes the pairs before
+    // the first such key.
+    let mut entries = Vec::with_capacity(pairs.size_hint().0);
+    let mut hooked = None;
+    for pair in pairs.by_ref() {
+        let (key, value) = pair?;
+        if !hash_decides_equality(key.type_index()) {
+            hooked = Some((key, value));
+            break;
+        }
+        entries.push(hashed((key, value))?);
+    }
+    let mut map = Building::new(type_index);
+    if entries.len() as u64 > SMALL_MAX_SLOTS {
+        if let Some(plan) = plan_table(&entries) {
+            let table = materialize(&plan, &mut entries, type_index)?;
+            map = Building::of_table(type_index, table, SlotHashes::none())?;
+        }
+    }
+    let mut entries = entries.into_iter();
+    if entries.len() as u64 > SMALL_MAX_SLOTS {
+        let repeated;
+        (map, repeated) = build_distinct(type_index, &mut entries)?;
+        if let Some(entry) = repeated {
+            map.insert(entry)?;
+        }
+    }
+    while let Some(entry) = entries.next() {
+        if let Some(later) = entries.as_slice().get(AHEAD) {
+            map.prefetch(later.2.hash);
+        }
+        map.insert(entry)?;
+    }
+    for pair in hooked.map(Ok).into_iter().chain(pairs) {
+        map.insert(hashed(pair?)?)?;
+    }
+    Ok(map.obj)
+}
+
+/// A pair converted to owned values, with its key's hash.
+type Hashed = (Any, Any, KeyHash);
+
+/// A map being built by [`build_by_insertion`], holding what Apache's would hold after the
+/// same pairs.
+struct Building {
+    type_index: i32,
+    /// The map; a Dict keeps its identity while its storage changes (as `Dict::set` does).
+    obj: ObjectRef,
+    /// The cache of `obj`'s dense table; it follows the storage it describes.
+    hashes: SlotHashes,
+}
+
+impl Building {
+    fn new(type_index: i32) -> Building {
+        Building {
+            type_index,
+            obj: small_empty(SMALL_INIT_SLOTS, type_index),
+            hashes: SlotHashes::none(),
+        }
+    }
+
+    /// A map holding the dense table `table` (a new Dict object takes over its storage).
+    fn of_table(type_index: i32, table: ObjectRef, hashes: SlotHashes) -> Result<Building, Error> {
+        let obj = if type_index == tindex::DICT {
+            let dict = small_empty(SMALL_INIT_SLOTS, type_index);
+            // SAFETY: both objects are only ours.
+            unsafe { inplace_switch_to(Raw::of(&dict), table)? };
+            dict
+        } else {
+            table
+        };
+        Ok(Building {
+            type_index,
+            obj,
+            hashes,
+        })
+    }
+
+    /// Apache's `Set` of one entry.
+    fn insert(&mut self, (key, value, hash): Hashed) -> Result<(), Error> {
+        let raw = Raw::of(&self.obj);
+        // SAFETY: nobody else sees `obj` yet.
+        unsafe {
+            if let Some(grown) = insert_maybe_rehash(raw, key, value, Some(hash), &mut self.hashes)?
+            {
+                if self.type_index == tindex::DICT {
+                    inplace_switch_to(raw, grown)?;
+                } else {
+                    self.obj = grown;
                 }
             }
-            Ok::<(), Error>(())
-        };
-    // Entries wait here once the table is large (it only grows): by then the slots their key
-    // will probe were prefetched while the entries before them were inserted.
-    let mut pending = std::collections::VecDeque::with_capacity(AHEAD + 1);
-    for pair in pairs {
-        let (key, value) = pair?;
-        // SAFETY: an `Any` is a valid owned value; `obj` is a live map.
-        let hash = unsafe { KeyHash::of(key.as_raw())? };
-        let raw = Raw::of(&obj);
+        }
+        Ok(())
+    }
+
+    /// Prefetches what inserting a key of `hash` reads first, when the table is large enough
+    /// for that to matter.
+    fn prefetch(&self, hash: u64) {
+        let raw = Raw::of(&self.obj);
+        // SAFETY: `obj` is a live map; a large dense table has storage.
+        unsafe {
+            if !raw.is_small() && raw.slots() >= CACHE_MIN_SLOTS {
+                prefetch_probe(raw, hash, &self.hashes);
+            }
+        }
+    }
+}
+
+/// The shortcut of [`build_by_insertion`] for more entries than a small map holds when two keys
+/// may be equal: inserts them into a dense table sized for their count (growing as Apache's
+/// does) as long as their keys are new. At a repeated key it stops, brings the table to the size
+/// Apache's has before that key, and returns the key's entry with the map.
+fn build_distinct(
+    type_index: i32,
+    entries: &mut std::vec::IntoIter<Hashed>,
+) -> Result<(Building, Option<Hashed>), Error> {
+    let start = first_table_size(entries.len() as u64);
+    let mut table = dense_empty(64 - start.trailing_zeros(), start, type_index)?;
+    let mut hashes = SlotHashes::for_table_of(start);
+    let prefetching = start >= CACHE_MIN_SLOTS;
+    if prefetching {
+        for later in entries.as_slice().iter().take(AHEAD) {
+            // SAFETY: the table is a live dense map with storage.
+            unsafe { prefetch_probe(Raw::of(&table), later.2.hash, &hashes) };
+        }
+    }
+    let mut inserted: u64 = 0;
+    let mut repeated = None;
+    while let Some(entry) = entries.next() {
+        if prefetching {
+            if let Some(later) = entries.as_slice().get(AHEAD - 1) {
+                // SAFETY: as above (the table only grows).
+                unsafe { prefetch_probe(Raw::of(&table), later.2.hash, &hashes) };
+            }
+        }
+        // SAFETY: the table is only ours.
+        match unsafe { dense_insert_new(Raw::of(&table), entry, &mut hashes)? } {
+            Ok(grown) => {
+                if let Some(grown) = grown {
+                    table = grown;
+                }
+                inserted += 1;
+            }
+            Err((entry, _)) => {
+                repeated = Some(entry);
+                break;
+            }
+        }
+    }
+    if repeated.is_none() {
+        return Ok((Building::of_table(type_index, table, hashes)?, None));
+    }
+    if inserted <= SMALL_MAX_SLOTS {
+        // Apache's map is still small: replay the few entries.
+        let mut map = Building::new(type_index);
+        // SAFETY: the table is only ours.
+        for entry in unsafe { take_entries(Raw::of(&table), &mut hashes)? } {
+            map.insert(entry)?;
+        }
+        return Ok((map, repeated));
+    }
+    // Apache's table for the keys so far is the first size from their count's power of two on
+    // that holds them all: the same process as this table's, if it started there.
+    let size = first_table_size(inserted);
+    if size != start {
         // SAFETY: as above.
-        let large = unsafe { !raw.is_small() && raw.slots() >= CACHE_MIN_SLOTS };
-        if !large {
-            insert(&mut obj, &mut hashes, (key, value, hash))?;
+        table = unsafe { rehash_into(Raw::of(&table), &mut hashes, size)? };
+    }
+    Ok((Building::of_table(type_index, table, hashes)?, repeated))
+}
+
+/// The first dense table size that can hold `count` distinct keys, on the way of Apache's
+/// doublings (8, 16, 32, ...): every smaller one is too small for them.
+fn first_table_size(count: u64) -> u64 {
+    count
+        .checked_next_power_of_two()
+        .unwrap_or(SMALL_TAG)
+        .max(2 * SMALL_MAX_SLOTS)
+}
+
+/// The table Apache's map ends in after inserting `entries` one by one, planned on the
+/// metadata alone when their keys are distinct: the first of Apache's sizes, from the count's
+/// power of two on, into which a [`Placement`] dry run inserts them all. None when two keys may
+/// be equal (then only real insertions can tell) or no dry run is possible.
+fn plan_table(entries: &[Hashed]) -> Option<Plan> {
+    let mut slots = first_table_size(entries.len() as u64);
+    loop {
+        let mut placement = Placement::new(entries, slots)?;
+        let mut fits = true;
+        for idx in 0..entries.len() {
+            if let Some(later) = entries.get(idx + AHEAD) {
+                placement.prefetch(later.2.hash);
+            }
+            match placement.insert(idx)? {
+                Step::Inserted => {}
+                Step::Grow => {
+                    fits = false;
+                    break;
+                }
+                Step::MaybeRepeated => return None,
+            }
+        }
+        if fits {
+            return Some(Plan {
+                meta: placement.meta,
+                entry: placement.entry,
+                fib_shift: placement.fib_shift,
+            });
+        }
+        slots = slots.checked_mul(2)?;
+    }
+}
+
+/// The dense table of a successful [`plan_table`], holding `entries` (moved out of the
+/// vector, which is left empty) linked in their order. The table is written from the first
+/// slot to the last.
+fn materialize(
+    plan: &Plan,
+    entries: &mut Vec<Hashed>,
+    type_index: i32,
+) -> Result<ObjectRef, Error> {
+    let slots = plan.meta.len() as u64;
+    let n = entries.len();
+    // Where each entry goes; a plan places each entry exactly once (checked before anything
+    // moves, so that no entry is dropped twice or lost).
+    const NOWHERE: u32 = u32::MAX;
+    let mut slot_of = vec![NOWHERE; n];
+    let mut placed = 0;
+    for slot in 0..slots as usize {
+        let meta = plan.meta[slot];
+        if meta == EMPTY_SLOT {
             continue;
         }
-        // SAFETY: a large dense table has storage.
-        unsafe { prefetch_probe(raw, hash.hash, &hashes) };
-        pending.push_back((key, value, hash));
-        if pending.len() > AHEAD {
-            let entry = pending.pop_front().expect("more than AHEAD entries");
-            insert(&mut obj, &mut hashes, entry)?;
+        let idx = plan.entry[slot] as usize;
+        if meta == PROTECTED_SLOT || idx >= n || slot_of[idx] != NOWHERE {
+            return Err(corrupted("inconsistent placement plan"));
         }
+        slot_of[idx] = slot as u32;
+        placed += 1;
     }
-    for entry in pending {
-        insert(&mut obj, &mut hashes, entry)?;
+    if placed != n || n == 0 {
+        return Err(corrupted("inconsistent placement plan"));
     }
-    Ok(obj)
+    let table = dense_empty(plan.fib_shift, slots, type_index)?;
+    let raw = Raw::of(&table);
+    let link = |idx: Option<usize>| idx.map_or(INVALID_INDEX, |i| u64::from(slot_of[i]));
+    // SAFETY: the table is only ours and has `slots` slots; every entry is read exactly once
+    // (checked above), and the vector forgets them afterwards.
+    unsafe {
+        let source = entries.as_ptr();
+        for slot in 0..slots as usize {
+            if let Some(&ahead) = plan.entry.get(slot + 2 * AHEAD) {
+                if plan.meta[slot + 2 * AHEAD] != EMPTY_SLOT {
+                    prefetch(source.add(ahead as usize));
+                }
+            }
+            let meta = plan.meta[slot];
+            if meta == EMPTY_SLOT {
+                continue;
+            }
+            let idx = plan.entry[slot] as usize;
+            let (key, value, _) = ptr::read(source.add(idx));
+            *raw.meta(slot as u64) = meta;
+            ptr::write(
+                raw.item(slot as u64),
+                DenseItem {
+                    kv: KvPair { key, value },
+                    prev: link(idx.checked_sub(1)),
+                    next: link(Some(idx + 1).filter(|&i| i < n)),
+                },
+            );
+        }
+        entries.set_len(0);
+        (*raw.0).size = n as u64;
+        (*raw.dense()).iter_list_head = link(Some(0));
+        (*raw.dense()).iter_list_tail = link(Some(n - 1));
+    }
+    Ok(table)
+}
+
+/// The outcome of a successful [`Placement`]: each slot's metadata byte and entry index.
+struct Plan {
+    meta: Vec<u8>,
+    entry: Vec<u32>,
+    fib_shift: u32,
+}
+
+/// What a [`Placement`] insertion did.
+enum Step {
+    Inserted,
+    /// Apache's table would grow instead.
+    Grow,
+    /// The key's chain holds a key of equal hash and fingerprint: maybe the same key.
+    MaybeRepeated,
+}
+
+/// A dry run of Apache's dense insertion (`TryInsert`, `TrySpareListHead`) of `entries` into an
+/// empty table: only the metadata bytes and, per slot, the index of its entry and a 16-bit tag
+/// of its key's hash and fingerprint, 7 bytes a slot instead of the table's 49, so that it
+/// mostly stays in the CPU caches where the table would not. Walking a key's chain compares its
+/// hash and fingerprint with each entry's (where the tags match), as the real insertion compares
+/// keys, so a dry run that inserts every entry proves the keys distinct.
+struct Placement<'e> {
+    entries: &'e [Hashed],
+    meta: Vec<u8>,
+    entry: Vec<u32>,
+    tag: Vec<u16>,
+    fib_shift: u32,
+    size: u64,
+}
+
+/// A 16-bit digest of a key's hash and fingerprint (equal keys have equal tags).
+#[inline]
+fn key_tag(hash: KeyHash) -> u16 {
+    ((hash.hash ^ hash.fingerprint.rotate_left(29)).wrapping_mul(FIB_COEFF) >> 48) as u16
+}
+
+impl<'e> Placement<'e> {
+    /// An empty table of `slots` slots (a power of two), if slot and entry numbers fit 32 bits.
+    fn new(entries: &'e [Hashed], slots: u64) -> Option<Placement<'e>> {
+        if slots > 1 << 32 || !slots.is_power_of_two() || entries.len() > u32::MAX as usize {
+            return None;
+        }
+        Some(Placement {
+            entries,
+            meta: vec![EMPTY_SLOT; slots as usize],
+            entry: vec![0; slots as usize],
+            tag: vec![0; slots as usize],
+            fib_shift: 64 - slots.trailing_zeros(),
+            size: 0,
+        })
+    }
+
+    fn slots(&self) -> u64 {
+        self.meta.len() as u64
+    }
+
+    fn is_full(&self) -> bool {
+        (self.size + 1) as f64 > self.slots() as f64 * MAX_LOAD_FACTOR
+    }
+
+    fn hash_at(&self, slot: u64) -> KeyHash {
+        self.entries[self.entry[slot as usize] as usize].2
+    }
+
+    fn next_in_chain(&self, i: u64) -> Option<u64> {
+        let offset = *NEXT_PROBE_LOCATION.get((self.meta[i as usize] & 0x7F) as usize)?;
+        (offset != 0).then(|| i.wrapping_add(offset) & (self.slots() - 1))
+    }
+
+    fn next_empty(&self, i: u64) -> Option<(u8, u64)> {
+        (1..NUM_JUMP_DISTS).find_map(|jump| {
+            let candidate = i.wrapping_add(NEXT_PROBE_LOCATION[jump]) & (self.slots() - 1);
+            (self.meta[candidate as usize] == EMPTY_SLOT).then_some((jump as u8, candidate))
+        })
+    }
+
+    fn place(&mut self, i: u64, meta: u8, idx: u32, tag: u16) {
+        self.meta[i as usize] = meta;
+        self.entry[i as usize] = idx;
+        self.tag[i as usize] = tag;
+    }
+
+    /// Prefetches what inserting a key of `hash` reads first.
+    fn prefetch(&self, hash: u64) {
+        let head = fib_hash(hash, self.fib_shift) as usize;
+        prefetch(self.meta.as_ptr().wrapping_add(head));
+        prefetch(self.tag.as_ptr().wrapping_add(head));
+    }
+
+    fn set_jump(&mut self, i: u64, jump: u8) {
+        let meta = &mut self.meta[i as usize];
+        *meta = (*meta & 0x80) | jump;
+    }
+
+    /// Inserts entry `idx`; None if the table is inconsistent (it never is).
+    fn insert(&mut self, idx: usize) -> Option<Step> {
+        let hash = self.entries.get(idx)?.2;
+        let (idx, tag) = (idx as u32, key_tag(hash));
+        let head = fib_hash(hash.hash, self.fib_shift);
+        let meta = *self.meta.get(head as usize)?;
+        if meta == EMPTY_SLOT {
+            self.place(head, 0x00, idx, tag);
+            self.size += 1;
+            return Some(Step::Inserted);
+        }
+        if meta & 0x80 != 0 {
+            if self.is_full() {
+                return Some(Step::Grow);
+            }
+            return self.spare_list_head(head, idx, tag);
+        }
+        let mut tail = head;
+        let mut steps = 0;
+        loop {
+            if self.tag[tail as usize] == tag && self.hash_at(tail) == hash {
+                return Some(Step::MaybeRepeated);
+            }
+            match self.next_in_chain(tail) {
+                Some(next) => tail = next,
+                None => break,
+            }
+            steps += 1;
+            if steps > self.slots() {
+                return None;
+            }
+        }
+        if self.is_full() {
+            return Some(Step::Grow);
+        }
+        let Some((jump, empty)) = self.next_empty(tail) else {
+            return Some(Step::Grow);
+        };
+        self.place(empty, 0x80, idx, tag);
+        self.set_jump(tail, jump);
+        self.size += 1;
+        Some(Step::Inserted)
+    }
+
+    /// `TrySpareListHead`: moves the chain tail starting at `target` away so that `target` can
+    /// head the chain of entry `idx`.
+    fn spare_list_head(&mut self, target: u64, idx: u32, tag: u16) -> Option<Step> {
+        let mut w = fib_hash(self.hash_at(target).hash, self.fib_shift);
+        let mut steps = 0;
+        loop {
+            let next = self.next_in_chain(w)?;
+            if next == target {
+                break;
+            }
+            w = next;
+            steps += 1;
+            if steps > self.slots() {
+                return None;
+            }
+        }
+        let mut r = target;
+        let mut first = true;
+        loop {
+            let Some((jump, empty)) = self.next_empty(w) else {
+                return Some(Step::Grow);
+            };
+            let (moved, moved_tag) = (self.entry[r as usize], self.tag[r as usize]);
+            self.place(empty, 0x80, moved, moved_tag);
+            let next = self.next_in_chain(r);
+            self.meta[r as usize] = if first { PROTECTED_SLOT } else { EMPTY_SLOT };
+            first = false;
+            self.set_jump(w, jump);
+            w = empty;
+            match next {
+                Some(next) => r = next,
+                None => break,
+            }
+        }
+        self.place(target, 0x00, idx, tag);
+        self.size += 1;
+        Some(Step::Inserted)
+    }
 }
 
 /// Apache's `SmallMapBaseObj::InsertMaybeReHash`.
@@ -1187,75 +1636,137 @@ unsafe fn dense_insert(
         Some(hash) => hash,
         None => KeyHash::of(key.as_raw())?,
     };
+    match dense_insert_new(raw, (key, value, hash), hashes)? {
+        Ok(grown) => Ok(grown),
+        Err(((_, value, _), slot)) => {
+            // An update moves the key to the end of the iteration order, keeping the stored key.
+            raw.iter_unlink(slot);
+            let old = replace_value(raw, slot, value);
+            raw.iter_push_back(slot);
+            hashes.appended(slot);
+            drop(old);
+            Ok(None)
+        }
+    }
+}
+
+/// [`dense_insert`] of a key that is not present yet: the new table when the map had to grow;
+/// the entry back, with nothing changed, and the slot of its key when that is present.
+///
+/// # Safety
+/// `raw` is a dense map the caller may mutate.
+unsafe fn dense_insert_new(
+    raw: Raw,
+    (key, value, hash): Hashed,
+    hashes: &mut SlotHashes,
+) -> Result<Result<Option<ObjectRef>, (Hashed, u64)>, Error> {
     let mut grown: Option<ObjectRef> = None;
     loop {
         let table = grown.as_ref().map_or(raw, Raw::of);
         match table.try_insert(NewEntry::Key(&key), hash, hashes)? {
-            Ok(slot) => {
+            Ok(Placed::New(slot)) => {
                 let old = replace_value(table, slot, value);
                 table.iter_push_back(slot);
                 hashes.appended(slot);
                 drop(old);
-                return Ok(grown);
+                return Ok(Ok(grown));
             }
+            // Only the first table can hold the key: a table grows only for a new key.
+            Ok(Placed::Existing(slot)) => return Ok(Err(((key, value, hash), slot))),
             Err(_) => grown = Some(grow(table, hashes)?),
         }
     }
 }
 
+/// The occupied slots of a dense table in iteration order, with their keys' hashes: from
+/// `hashes` when it is a cache, otherwise computed (hash hooks may fail: nothing has moved yet).
+///
+/// # Safety
+/// `raw` is a live dense map nobody mutates meanwhile; `hashes` is its cache or none.
+unsafe fn ordered_slots(raw: Raw, hashes: &SlotHashes) -> Result<Vec<(u64, KeyHash)>, Error> {
+    match hashes.ordered(raw) {
+        Some(ordered) => Ok(ordered),
+        None => raw
+            .iteration_order()
+            .into_iter()
+            .map(|pos| Ok((pos, KeyHash::of(raw.key(pos))?)))
+            .collect(),
+    }
+}
+
+/// Moves every entry of a dense table out, in iteration order (keys, values and hashes); on
+/// return the table is empty, without storage and without a cache.
+///
+/// # Safety
+/// `raw` is a dense map the caller may mutate; `hashes` is its cache or none.
+unsafe fn take_entries(raw: Raw, hashes: &mut SlotHashes) -> Result<Vec<Hashed>, Error> {
+    let ordered = ordered_slots(raw, hashes)?;
+    let entries = ordered
+        .into_iter()
+        .map(|(pos, hash)| {
+            let kv = ptr::read(ptr::addr_of!((*raw.item(pos)).kv));
+            *raw.meta(pos) = EMPTY_SLOT;
+            (kv.key, kv.value, hash)
+        })
+        .collect();
+    drop(raw.clear());
+    raw.release_memory();
+    *hashes = SlotHashes::none();
+    Ok(entries)
+}
+
 /// Apache's rehash of a full dense table: a table of twice the slots receiving every entry in
-/// iteration order, as Apache's `InsertMaybeReHash` of each entry into the new table would
-/// place them. The entries are moved, not copied: keys are known to be distinct, so none is
-/// compared, and no reference count changes. Hashes come from `hashes` when it is a cache, and
-/// are otherwise computed before anything moves, so an error from a hash hook leaves the map
-/// intact. On return `raw` is empty and without storage, and `hashes` describes the new table.
+/// iteration order (see [`rehash_into`]).
 ///
 /// # Safety
 /// `raw` is a dense map the caller may mutate.
 unsafe fn grow(raw: Raw, hashes: &mut SlotHashes) -> Result<ObjectRef, Error> {
-    let (fib_shift, n_slots) = if raw.slots() == 0 {
-        calc_table_size(1)
+    let slots = if raw.slots() == 0 {
+        calc_table_size(1).1
     } else {
-        let doubled = raw
-            .slots()
+        raw.slots()
             .checked_mul(2)
-            .ok_or_else(|| corrupted("table too large"))?;
-        ((*raw.dense()).fib_shift.saturating_sub(1), doubled)
+            .ok_or_else(|| corrupted("table too large"))?
     };
+    rehash_into(raw, hashes, slots)
+}
+
+/// A new table of `n_slots` slots (a power of two) receiving every entry of `raw` in iteration
+/// order, as Apache's `InsertMaybeReHash` of each entry into that table would place them (and
+/// growing further where it would). The entries are moved, not copied: keys are known to be
+/// distinct, so none is compared, and no reference count changes. Hashes come from `hashes`
+/// when it is a cache, and are otherwise computed before anything moves, so an error from a
+/// hash hook leaves the map intact. On return `raw` is empty and without storage, and `hashes`
+/// describes the new table.
+///
+/// # Safety
+/// `raw` is a dense map the caller may mutate.
+unsafe fn rehash_into(raw: Raw, hashes: &mut SlotHashes, n_slots: u64) -> Result<ObjectRef, Error> {
     // The fallible step (hash hooks) comes before anything moves.
-    let (order, order_hashes): (Vec<u64>, Vec<KeyHash>) = match hashes.ordered(raw) {
-        Some(ordered) => ordered.into_iter().unzip(),
-        None => {
-            let order = raw.iteration_order();
-            let mut order_hashes = Vec::with_capacity(order.len());
-            for &pos in &order {
-                order_hashes.push(KeyHash::of(raw.key(pos))?);
-            }
-            (order, order_hashes)
-        }
-    };
-    let mut grown = dense_empty(fib_shift, n_slots, raw.type_index())?;
+    let ordered = ordered_slots(raw, hashes)?;
+    let mut grown = dense_empty(64 - n_slots.trailing_zeros(), n_slots, raw.type_index())?;
     let mut grown_hashes = SlotHashes::for_table_of(n_slots);
     // The slots read and probed next are known: fetch them ahead of time (a large table is far
     // bigger than the caches, so each access would otherwise wait on memory).
-    for &hash in order_hashes.iter().take(AHEAD) {
+    for &(_, hash) in ordered.iter().take(AHEAD) {
         prefetch_head(Raw::of(&grown), hash.hash);
     }
-    for (k, (&pos, &hash)) in order.iter().zip(&order_hashes).enumerate() {
-        if let Some(&later) = order_hashes.get(k + AHEAD) {
+    for (k, &(pos, hash)) in ordered.iter().enumerate() {
+        if let Some(&(later_pos, later)) = ordered.get(k + AHEAD) {
             prefetch_head(Raw::of(&grown), later.hash);
-            prefetch(raw.item(order[k + AHEAD]));
+            prefetch(raw.item(later_pos));
         }
         let mut entry = NewEntry::Moved(ptr::read(ptr::addr_of!((*raw.item(pos)).kv)));
         *raw.meta(pos) = EMPTY_SLOT;
         loop {
             let table = Raw::of(&grown);
             match table.try_insert(entry, hash, &mut grown_hashes)? {
-                Ok(slot) => {
+                Ok(Placed::New(slot)) => {
                     table.iter_push_back(slot);
                     grown_hashes.appended(slot);
                     break;
                 }
+                Ok(Placed::Existing(_)) => return Err(corrupted("a moved key compared equal")),
                 Err(back) => {
                     entry = back;
                     grown = grow(table, &mut grown_hashes)?;
@@ -1269,8 +1780,7 @@ unsafe fn grow(raw: Raw, hashes: &mut SlotHashes) -> Result<ObjectRef, Error> {
     *hashes = grown_hashes;
     Ok(grown)
 }
-
-/// How many entries ahead [`grow`] prefetches.
+/// How many entries ahead building and rehashing prefetch.
 const AHEAD: usize = 8;
 
 /// Asks the CPU to start fetching the memory at `ptr` (a hint: no effect on results).
@@ -1956,6 +2466,83 @@ mod tests {
         assert_eq!(calc_table_size(9), (59, 32));
         assert_eq!(calc_table_size(100), (56, 256));
         assert_eq!(calc_table_size(1), (63, 2));
+    }
+
+    /// `n` distinct keys of a few kinds, spread over the hash space (a tiny deterministic
+    /// generator).
+    fn spread_keys(n: usize, seed: u64) -> Vec<Any> {
+        let mut state = seed;
+        (0..n)
+            .map(|i| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                match i % 3 {
+                    0 => int(((state >> 24) << 20 | i as u64) as i64),
+                    1 => Any::string(format!("k{i}-{}", state % 1000)),
+                    _ => Any::string(format!("a longer key {i} {}", state >> 40)),
+                }
+            })
+            .collect()
+    }
+
+    /// The two maps have the same form, slots, metadata, keys and links.
+    fn assert_same_layout(a: &Map, b: &Map) {
+        let (ra, rb) = (Raw::of(a.as_object()), Raw::of(b.as_object()));
+        // SAFETY: both maps are live and not mutated meanwhile; slots are read only where the
+        // metadata says they hold entries.
+        unsafe {
+            assert_eq!((ra.is_small(), ra.size()), (rb.is_small(), rb.size()));
+            if ra.is_small() {
+                return;
+            }
+            let (da, db) = (ra.dense(), rb.dense());
+            assert_eq!(ra.slots(), rb.slots(), "{} entries", ra.size());
+            assert_eq!((*da).fib_shift, (*db).fib_shift);
+            assert_eq!((*da).iter_list_head, (*db).iter_list_head);
+            assert_eq!((*da).iter_list_tail, (*db).iter_list_tail);
+            for i in 0..ra.slots() {
+                assert_eq!(*ra.meta(i), *rb.meta(i), "slot {i}");
+                if ra.occupied(i) {
+                    let (ia, ib) = (ra.item(i), rb.item(i));
+                    assert!(crate::any_hash::any_equal(ra.key(i), rb.key(i)).unwrap());
+                    assert_eq!(((*ia).prev, (*ia).next), ((*ib).prev, (*ib).next));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dry_run_finds_the_table_size_of_one_by_one_insertion() {
+        // Counts around the load-factor limit of 1024 and 2048 slots, where whether the table
+        // grows depends on where the last keys land.
+        let counts = (1005..=1025)
+            .chain(2020..=2049)
+            .chain([5, 8, 9, 100, 127, 128, 129]);
+        for (round, n) in counts.enumerate() {
+            for seed in 0..3u64 {
+                let keys = spread_keys(n, seed * 1000 + round as u64);
+                let mut one_by_one = Map::new();
+                let entries: Vec<Hashed> = keys
+                    .iter()
+                    .map(|k| {
+                        one_by_one.set(k.clone(), int(0)).unwrap();
+                        // SAFETY: an `Any` is a valid owned value.
+                        (k.clone(), int(0), unsafe {
+                            KeyHash::of(k.as_raw()).unwrap()
+                        })
+                    })
+                    .collect();
+                let built =
+                    Map::from_insertions(keys.iter().map(|k| Ok((k.clone(), int(0))))).unwrap();
+                assert_same_layout(&built, &one_by_one);
+                if keys.len() as u64 > SMALL_MAX_SLOTS {
+                    let plan = plan_table(&entries).expect("distinct keys have a plan");
+                    let want = one_by_one.view().slot_count();
+                    assert_eq!(plan.meta.len() as u64, want, "{} keys", keys.len());
+                }
+            }
+        }
     }
 
     #[test]
