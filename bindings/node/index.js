@@ -30,6 +30,7 @@ native.init({
   packNumbers: containers.packNumbers,
   objectPrototype: Object.prototype,
   Object: object.FFIObject,
+  cellOf: object.cellOf,
 });
 
 // Builtin classes, by the fixed type indices of the ABI.

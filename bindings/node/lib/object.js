@@ -41,34 +41,35 @@ function typeKeyOfIndex(index) {
   return key;
 }
 
-// Each wrapper carries its handle's address in a private field, stamped on it once (by the
-// constructor or the shell that made it): field readers get it from there, which costs far
-// less than `napi_unwrap`. The field goes back to 0 *before* the reference is released
-// (`disposeValue`), so a reader never sees a released handle. Private fields cannot be read
-// or forged by other code.
+// Each wrapper carries the address of its object cell (the native record of the reference it
+// owns; see bindings/node/src/object.rs) in a private field, stamped on it once (by the
+// constructor or the shell that made it). Field readers pass it to the addon, which costs far
+// less than `napi_unwrap`; the addon finds it through `cellOf` when a wrapper is first passed
+// to a native function. Private fields cannot be read or forged by other code.
 class Stamp {
   constructor(target) {
     return target;
   }
 }
-class HandleSlot extends Stamp {
-  #handle;
-  constructor(target, handle) {
+class CellSlot extends Stamp {
+  #cell;
+  constructor(target, cell) {
     super(target);
-    this.#handle = handle;
+    this.#cell = cell;
   }
-  /** The handle address of a live wrapper, else 0. */
+  /** The cell address of a wrapper, else 0. */
   static of(value) {
-    return typeof value === 'object' && value !== null && #handle in value ? value.#handle : 0;
+    return typeof value === 'object' && value !== null && #cell in value ? value.#cell : 0;
   }
-  static clear(value) {
-    if (typeof value === 'object' && value !== null && #handle in value) value.#handle = 0;
-  }
+}
+
+/** The cell address of a wrapper, else 0 (for the addon). */
+function cellOf(value) {
+  return CellSlot.of(value);
 }
 
 /** Releases any wrapper (object or function) now; idempotent. */
 function disposeValue(value) {
-  HandleSlot.clear(value);
   native.dispose(value);
 }
 
@@ -81,7 +82,7 @@ class FFIObject {
     if (!(token instanceof Token)) {
       throw new TypeError(`${new.target.name} has no constructor; TVM-FFI objects come from functions`);
     }
-    new HandleSlot(this, native.adopt(this, token.number));
+    new CellSlot(this, native.adopt(this, token.number));
   }
 
   /** The registered type key of the object's type (`demo.Point`). */
@@ -123,11 +124,11 @@ Object.defineProperty(FFIObject, 'name', { value: 'Object' });
 
 /**
  * A shell: instances get `Class.prototype` without running `Class`'s constructor (the addon
- * passes the handle's address).
+ * passes the cell's address).
  */
 function shellOf(Class) {
-  const shell = function (handle) {
-    new HandleSlot(this, handle);
+  const shell = function (cell) {
+    new CellSlot(this, cell);
   };
   shell.prototype = Class.prototype;
   return shell;
@@ -195,13 +196,13 @@ function fieldId(name) {
 function fieldGetters(key, names) {
   const readers = native.fieldGetters(typeIndexOfKey(key), names);
   return readers.map((read) => (object) => {
-    fieldScratch[1] = HandleSlot.of(object);
+    fieldScratch[1] = CellSlot.of(object);
     const value = read();
     return value === undefined ? fieldScratch[0] : value;
   });
 }
 // What readers exchange with the addon, in memory both sides read without a Node-API call:
-// [1] the receiver's handle (the reader takes it and zeroes it), [0] the number read (the
+// [1] the receiver's cell address (the reader takes it and zeroes it), [0] the number read (the
 // reader then returns `undefined`, which no field holds). Making and reading JavaScript values
 // in the addon costs more than the rest of a read. Its own ArrayBuffer, so that the memory
 // never moves; the addon takes only the first one it is given, this one.
@@ -305,6 +306,7 @@ module.exports = {
   getField,
   setField,
   disposeValue,
+  cellOf,
   getGlobal,
   requireGlobal,
   registerGlobal,

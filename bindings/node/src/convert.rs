@@ -279,6 +279,10 @@ fn bigint_any(env: Env, value: napi_value) -> Result<TVMFFIAny> {
 fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Result<()> {
     let env = data.env;
     if let Some(handle) = env.unwrap(value) {
+        // SAFETY: only object cells are attached to objects (see object.rs).
+        let Some(handle) = unsafe { &*(handle as *const object::ObjectCell) }.handle() else {
+            return napi::type_error("this TVM-FFI object was disposed");
+        };
         // SAFETY: the wrapper holds a reference; the Any gets its own.
         unsafe { ffi::TVMFFIObjectIncRef(handle) };
         *out = ffi::object_any(handle);
@@ -307,6 +311,16 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
             }
         }
         *out = function::call_builtin(function::Builtin::Array, &mut items)?;
+        return Ok(());
+    }
+    // A wrapper made in JavaScript, passed for the first time.
+    if let Some(cell) = object::unwrapped_cell(data, value)? {
+        let Some(handle) = cell.handle() else {
+            return napi::type_error("this TVM-FFI object was disposed");
+        };
+        // SAFETY: the wrapper holds a reference; the Any gets its own.
+        unsafe { ffi::TVMFFIObjectIncRef(handle) };
+        *out = ffi::object_any(handle);
         return Ok(());
     }
     let hooks_instance =
