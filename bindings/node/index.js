@@ -127,6 +127,7 @@ module.exports = {
   FFIError: errors.FFIError,
   registerError: errors.registerError,
   tooManyArguments: errors.tooManyArguments,
+  generatedFunction: object.generatedFunction,
   ValueError: errors.ValueError,
   TypeError: errors.TypeError,
   IndexError: errors.IndexError,

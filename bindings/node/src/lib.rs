@@ -250,6 +250,11 @@ native!(dispose, 1, |data, args, _info| {
     Ok(data.env.undefined())
 });
 
+native!(none_as_undefined, 1, |data, args, _info| {
+    function::none_as_undefined(data.env, args.argv[0])?;
+    Ok(args.argv[0])
+});
+
 native!(same, 2, |data, args, _info| {
     let env = data.env;
     let a = object::handle_of(data, args.argv[0])?;
@@ -398,6 +403,7 @@ const EXPORTS: &[(
     ("getFieldById", get_field_by_id),
     ("setFieldById", set_field_by_id),
     ("dispose", dispose),
+    ("noneAsUndefined", none_as_undefined),
     ("same", same),
     ("refCount", ref_count),
     ("handleAddress", handle_address),

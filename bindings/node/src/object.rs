@@ -541,6 +541,8 @@ fn no_such_field<T>(type_index: i32, name: &[u8]) -> Result<T> {
 /// its wrapper carries) and needs no name, hash lookup or `napi_unwrap` per read.
 pub struct FieldReader {
     data: *const EnvData,
+    /// The environment's field scratch (`setFieldScratch`, made before any reader), or NULL.
+    scratch: *mut f64,
     /// The class's type; receivers must be of it or of a subtype.
     type_index: i32,
     /// Its depth in the type hierarchy (where subtypes list it among their ancestors).
@@ -572,6 +574,7 @@ pub fn field_getters(data: &EnvData, type_index: i32, names: napi_value) -> Resu
         };
         let reader = Box::new(FieldReader {
             data,
+            scratch: data.field_scratch.get(),
             type_index,
             type_depth: info.type_depth,
             offset: field.offset,
@@ -652,7 +655,7 @@ unsafe extern "C" fn read_field(
     let reader = unsafe { &*(cell as *const FieldReader) };
     // SAFETY: the environment outlives its functions.
     let data = unsafe { &*reader.data };
-    let scratch = data.field_scratch.get();
+    let scratch = reader.scratch;
     let address = if scratch.is_null() {
         0.0
     } else {
