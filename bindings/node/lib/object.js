@@ -174,7 +174,26 @@ function construct(key, args, coercions, keywords) {
       if (options[js] !== undefined) (kwargs ??= []).push(field, options[js]);
     }
   }
-  return new Token(native.construct(typeIndexOfKey(key), kwargs, ...values));
+  return new Token(constructWith(typeIndexOfKey(key), kwargs, values));
+}
+
+/** `native.construct` with the positional `values`: spread only beyond 4 (a spread call costs
+ * more than the rest of `construct`). */
+function constructWith(index, kwargs, values) {
+  switch (values.length) {
+    case 0:
+      return native.construct(index, kwargs);
+    case 1:
+      return native.construct(index, kwargs, values[0]);
+    case 2:
+      return native.construct(index, kwargs, values[0], values[1]);
+    case 3:
+      return native.construct(index, kwargs, values[0], values[1], values[2]);
+    case 4:
+      return native.construct(index, kwargs, values[0], values[1], values[2], values[3]);
+    default:
+      return native.construct(index, kwargs, ...values);
+  }
 }
 
 // Field names are resolved to small ids once: the addon then finds a field's accessor by
