@@ -313,16 +313,6 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         *out = function::call_builtin(function::Builtin::Array, &mut items)?;
         return Ok(());
     }
-    // A wrapper made in JavaScript, passed for the first time.
-    if let Some(cell) = object::unwrapped_cell(data, value)? {
-        let Some(handle) = cell.handle() else {
-            return napi::type_error("this TVM-FFI object was disposed");
-        };
-        // SAFETY: the wrapper holds a reference; the Any gets its own.
-        unsafe { ffi::TVMFFIObjectIncRef(handle) };
-        *out = ffi::object_any(handle);
-        return Ok(());
-    }
     let hooks_instance =
         |pick: fn(&crate::env::Hooks) -> Option<napi_sys::napi_ref>| -> Result<bool> {
             let class = data.hook(pick)?;
@@ -383,6 +373,17 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
     }
     if env.is_error(value)? {
         *out = ffi::object_any(crate::error::error_from_js(data, value)?);
+        return Ok(());
+    }
+    // A wrapper made in JavaScript, passed for the first time (after the kinds above, DataType
+    // and Device above all, which are passed on every call and need not pay for the lookup).
+    if let Some(cell) = object::unwrapped_cell(data, value)? {
+        let Some(handle) = cell.handle() else {
+            return napi::type_error("this TVM-FFI object was disposed");
+        };
+        // SAFETY: the wrapper holds a reference; the Any gets its own.
+        unsafe { ffi::TVMFFIObjectIncRef(handle) };
+        *out = ffi::object_any(handle);
         return Ok(());
     }
     let proto = env.prototype_of(value)?;
