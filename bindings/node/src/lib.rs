@@ -212,9 +212,9 @@ native!(set_field_scratch, 1, |data, args, _info| {
     Ok(data.env.undefined())
 });
 
-native!(field_getters, 2, |data, args, _info| {
+native!(field_getters, 3, |data, args, _info| {
     let index = arg_i32(data.env, args.argv[0], "typeIndex")?;
-    object::field_getters(data, index, args.argv[1])
+    object::field_getters(data, index, args.argv[1], args.argv[2])
 });
 
 native!(field_id, 1, |data, args, _info| {

@@ -537,7 +537,7 @@ fn no_such_field<T>(type_index: i32, name: &[u8]) -> Result<T> {
 }
 
 /// A field getter resolved once per class (`fieldGetters`): the native function reading it
-/// takes the receiver's handle from the field scratch (where `lib/object.js` puts the address
+/// takes the receiver's cell from the field scratch (where `lib/object.js` puts the address
 /// its wrapper carries) and needs no name, hash lookup or `napi_unwrap` per read.
 pub struct FieldReader {
     data: *const EnvData,
@@ -553,9 +553,24 @@ pub struct FieldReader {
     kind: ReadKind,
 }
 
-/// `fieldGetters(typeIndex, names)`: one native reader per field name (see [`read_field`]).
-pub fn field_getters(data: &EnvData, type_index: i32, names: napi_value) -> Result<napi_value> {
+/// `fieldGetters(typeIndex, names, scratch)`: one native reader per field name (see
+/// [`read_field`]), for the holder of the field scratch only (`lib/object.js`, whose readers
+/// put their receiver's cell in it before every read; any other caller could make a reader
+/// read a cell left there by an earlier read, whose wrapper may be gone).
+pub fn field_getters(
+    data: &EnvData,
+    type_index: i32,
+    names: napi_value,
+    scratch: napi_value,
+) -> Result<napi_value> {
     let env = data.env;
+    let held = env.is_typedarray(scratch)? && {
+        let info = env.typedarray_info(scratch)?;
+        info.data.cast() == data.field_scratch.get() && !info.data.is_null()
+    };
+    if !held {
+        return napi::type_error("fieldGetters needs the field scratch (it is for lib/object.js)");
+    }
     let Some(info) = ffi::type_info(type_index) else {
         return napi::error(format!("no type with index {type_index}"));
     };
@@ -626,8 +641,8 @@ fn reader_accepts(reader: &FieldReader, type_index: i32) -> bool {
     })
 }
 
-/// The native function of a [`FieldReader`]: `read()`, with the receiver's handle address in
-/// element 1 of the field scratch (taken and zeroed here, so a handle is never read twice).
+/// The native function of a [`FieldReader`]: `read()`, with the receiver's cell address in
+/// element 1 of the field scratch (put there by the caller, `lib/object.js`, before every read).
 /// Numbers go back through element 0 (`undefined` says so); other values, and errors,
 /// through the general conversion.
 unsafe extern "C" fn read_field(
@@ -660,10 +675,10 @@ unsafe extern "C" fn read_field(
         0.0
     } else {
         // SAFETY: the scratch has 2 elements and lives as long as the environment.
-        unsafe { scratch.add(1).replace(0.0) }
+        unsafe { scratch.add(1).read() }
     };
-    // Only `lib/object.js` writes the scratch, with the cell address a live wrapper carries (or
-    // 0): the cell lives as long as the wrapper.
+    // Only `lib/object.js` writes the scratch and calls readers, each time with the cell
+    // address of the live wrapper it reads (or 0): the cell lives as long as the wrapper.
     let cell = address as usize as *const ObjectCell;
     let handle = if cell.is_null() || address != cell as usize as f64 {
         None
@@ -728,8 +743,16 @@ unsafe extern "C" fn read_field(
         };
         match number {
             Some(x) if !scratch.is_null() => {
+                // Stored only when it changes (as `lib/object.js` does with the receiver): a
+                // store still in flight when the return's stack accesses run slows reads where
+                // it shares its page offset with one of them (4K aliasing). Bitwise, so that
+                // -0.0 and NaN payloads come back exactly.
                 // SAFETY: the scratch element lives as long as the environment (referenced).
-                unsafe { scratch.write(x) };
+                unsafe {
+                    if scratch.read().to_bits() != x.to_bits() {
+                        scratch.write(x);
+                    }
+                }
                 // A Node-API callback returning NULL (no exception pending) returns
                 // `undefined`, without the call that makes it.
                 return ptr::null_mut();
