@@ -420,6 +420,12 @@ export declare function loadModules(
 /** Throws the TypeError of a generated function `name` given `got` arguments for `expected`. */
 export declare function tooManyArguments(name: string, expected: number, got: number): never;
 
+/**
+ * For generated code: marks the function a generated wrapper looked up for itself, which then
+ * returns `undefined` for None (the wrapper turns it into `null`). Returns `f`.
+ */
+export declare function generatedFunction<F extends Function>(f: F): F;
+
 /** A TVM-FFI error: `kind` (`ValueError`...), `message`, and the native `backtrace`. */
 export declare class FFIError extends Error {
   constructor(message?: string, options?: { kind?: string; backtrace?: string; cause?: unknown });

@@ -30,6 +30,7 @@ native.init({
   packNumbers: containers.packNumbers,
   objectPrototype: Object.prototype,
   Object: object.FFIObject,
+  cellOf: object.cellOf,
 });
 
 // Builtin classes, by the fixed type indices of the ABI.
@@ -126,6 +127,7 @@ module.exports = {
   FFIError: errors.FFIError,
   registerError: errors.registerError,
   tooManyArguments: errors.tooManyArguments,
+  generatedFunction: object.generatedFunction,
   ValueError: errors.ValueError,
   TypeError: errors.TypeError,
   IndexError: errors.IndexError,

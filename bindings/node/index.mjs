@@ -8,6 +8,7 @@ export const {
   List, MapBase, Map, Dict, Shape, array, list, map, dict, shape, toShape, toList, toDict,
   Tensor, tensor, toTensor, DataType, Device, OpaquePtr, dtype, device, toDataType, toDevice,
   Module, loadModule, systemLib, loadLibrary, loadLibraries, loadModules, FFIError, registerError, tooManyArguments,
+  generatedFunction,
   ValueError, TypeError, IndexError, KeyError, AttributeError, RuntimeError,
   NotImplementedError, InternalError, AssertionError, MemoryError, runtimeVersion, liveObjectCount, _native,
   _metadata,

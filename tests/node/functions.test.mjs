@@ -32,6 +32,23 @@ test('packed functions take any arguments', () => {
   assert.throws(() => demo.packedSum('x'), ffi.TypeError);
 });
 
+test('None comes back as null, from generated functions and from functions looked up', () => {
+  // Generated functions call theirs through generatedFunction (None as undefined, fast path),
+  // then turn it into null; every other function returns null itself.
+  assert.strictEqual(testing.nop(), null);
+  assert.strictEqual(testing.nop(1, 2.5, 3), null);
+  assert.strictEqual(testing.nop('a string'), null);
+  assert.strictEqual(testing.schemaNoReturn(1), null);
+  const nop = ffi.requireGlobal('testing.nop');
+  assert.strictEqual(nop(), null);
+  assert.strictEqual(nop(1), null);
+  const marked = ffi.generatedFunction(ffi.requireGlobal('testing.nop'));
+  assert.strictEqual(marked(), undefined);
+  assert.strictEqual(nop(), null, 'other wrappers of the same function are unchanged');
+  assert.throws(() => ffi.generatedFunction(() => 1), /needs a TVM-FFI function/);
+  assert.throws(() => ffi.generatedFunction({}), /needs a TVM-FFI function/);
+});
+
 test('JavaScript callbacks are called by native code', () => {
   assert.equal(demo.applyTwice((x) => x * 3, 2), 18);
   const seen = [];

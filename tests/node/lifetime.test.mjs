@@ -4,7 +4,8 @@
 // live Rust objects, and reference counts.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { ffi, demo, testing, settle, counts, withoutLeaks, runtimeName } from './helpers.mjs';
+import path from 'node:path';
+import { ffi, demo, testing, settle, counts, withoutLeaks, runtimeName, packagesDir } from './helpers.mjs';
 
 test('the live-object counter is there on ffihub\'s runtime', () => {
   const n = ffi.liveObjectCount();
@@ -111,5 +112,36 @@ test('a function disposed while it runs is released when the call returns', asyn
     }, (x) => x + 1);
     assert.equal(f(1), 2);
     assert.throws(() => f(1), /disposed/);
+  });
+});
+
+test('wrappers still alive when a worker thread exits are released', async () => {
+  const { Worker } = await import('node:worker_threads');
+  await withoutLeaks(assert, async () => {
+    // Wrappers of every origin, kept reachable until the worker's environment is torn down:
+    // made by a constructor, returned by functions, passed back as arguments (which attaches
+    // them for native lookups), disposed, and inside a container.
+    const code = `
+      const { workerData, parentPort } = require('node:worker_threads');
+      const path = require('node:path');
+      const demo = require(path.join(workerData, 'demo'));
+      globalThis.kept = [];
+      for (let i = 0; i < 50; i++) {
+        const p = new demo.Point(i, 1);
+        const q = p.translate(1, 1);
+        q.distance(p);
+        globalThis.kept.push(p, q, demo.reverseArray([p, q]));
+      }
+      new demo.Point(0, 0).dispose();
+      parentPort.postMessage(demo.liveObjectCount());
+    `;
+    const worker = new Worker(code, { eval: true, workerData: packagesDir });
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    const liveInWorker = await new Promise((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    assert.ok(liveInWorker >= 100, `the worker's objects were alive (${liveInWorker})`);
+    assert.equal(await exited, 0);
   });
 });

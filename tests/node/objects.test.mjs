@@ -147,6 +147,20 @@ test('field getters check their receiver', () => {
   assert.throws(() => getX.call(undefined), /not a TVM-FFI object/);
   // the memory readers take handles from cannot be redirected
   assert.throws(() => ffi._native.setFieldScratch(new Float64Array(2)), /already set/);
+  // nor can native readers be made for other code (they would read whatever cell is there)
+  const pointIndex = ffi._native.typeIndex('demo.Point');
+  assert.throws(() => ffi._native.fieldGetters(pointIndex, ['x']), /needs the field scratch/);
+  assert.throws(() => ffi._native.fieldGetters(pointIndex, ['x'], new Float64Array(2)), /needs the field scratch/);
+  // reads of one object in a row, then of others, each read its own receiver
+  const [a, b] = [new demo.Point(1, 2), new demo.Point(3, 4)];
+  assert.deepEqual([a.x, a.x, a.y, b.x, a.x, b.y, b.y], [1, 1, 2, 3, 1, 4, 4]);
+  b.dispose();
+  assert.throws(() => b.x, /disposed/);
+  assert.equal(a.x, 1);
+  // numbers come back exactly, also when only their sign or NaN-ness changes between reads
+  const z = new demo.Point(0, -0);
+  assert.ok(Object.is(z.x, 0) && Object.is(z.y, -0) && Object.is(z.x, 0));
+  assert.ok(Number.isNaN(new demo.Point(NaN, 0).x) && Object.is(z.x, 0));
   // ffi.dispose releases through the same path as dispose()
   const p = new demo.Point(1, 2);
   ffi.dispose(p);

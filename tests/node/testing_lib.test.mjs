@@ -30,6 +30,12 @@ test('generated __ffi_init__ with defaults', () => {
   const derived = new testing.TestCxxClassDerived(1, 2, 3.5);
   assert.deepEqual([derived.vI64, derived.vI32, derived.vF64, derived.vF32], [1, 2, 3.5, 8]);
   assert.ok(derived instanceof testing.TestCxxClassBase);
+  // five and six positional arguments (more than construct passes one by one)
+  const dd = new testing.TestCxxClassDerivedDerived(1, 2, 3.5, true, 4.5, 'six');
+  assert.deepEqual([dd.vI64, dd.vI32, dd.vF64, dd.vF32, dd.vStr], [1, 2, 3.5, 4.5, 'six']);
+  assert.ok(dd instanceof testing.TestCxxClassDerived);
+  const od = new testing.TestObjectDerived({ k: 1 }, [2], 3, 4.5, 'five');
+  assert.deepEqual([od.vI64, od.vF64, od.vStr, od.vArray.length], [3, 4.5, 'five', 1]);
 });
 
 test('keyword-only parameters go in an options object', () => {

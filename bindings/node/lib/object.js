@@ -41,34 +41,35 @@ function typeKeyOfIndex(index) {
   return key;
 }
 
-// Each wrapper carries its handle's address in a private field, stamped on it once (by the
-// constructor or the shell that made it): field readers get it from there, which costs far
-// less than `napi_unwrap`. The field goes back to 0 *before* the reference is released
-// (`disposeValue`), so a reader never sees a released handle. Private fields cannot be read
-// or forged by other code.
+// Each wrapper carries the address of its object cell (the native record of the reference it
+// owns; see bindings/node/src/object.rs) in a private field, stamped on it once (by the
+// constructor or the shell that made it). Field readers pass it to the addon, which costs far
+// less than `napi_unwrap`; the addon finds it through `cellOf` when a wrapper is first passed
+// to a native function. Private fields cannot be read or forged by other code.
 class Stamp {
   constructor(target) {
     return target;
   }
 }
-class HandleSlot extends Stamp {
-  #handle;
-  constructor(target, handle) {
+class CellSlot extends Stamp {
+  #cell;
+  constructor(target, cell) {
     super(target);
-    this.#handle = handle;
+    this.#cell = cell;
   }
-  /** The handle address of a live wrapper, else 0. */
+  /** The cell address of a wrapper, else 0. */
   static of(value) {
-    return typeof value === 'object' && value !== null && #handle in value ? value.#handle : 0;
+    return typeof value === 'object' && value !== null && #cell in value ? value.#cell : 0;
   }
-  static clear(value) {
-    if (typeof value === 'object' && value !== null && #handle in value) value.#handle = 0;
-  }
+}
+
+/** The cell address of a wrapper, else 0 (for the addon). */
+function cellOf(value) {
+  return CellSlot.of(value);
 }
 
 /** Releases any wrapper (object or function) now; idempotent. */
 function disposeValue(value) {
-  HandleSlot.clear(value);
   native.dispose(value);
 }
 
@@ -81,7 +82,7 @@ class FFIObject {
     if (!(token instanceof Token)) {
       throw new TypeError(`${new.target.name} has no constructor; TVM-FFI objects come from functions`);
     }
-    new HandleSlot(this, native.adopt(this, token.number));
+    new CellSlot(this, native.adopt(this, token.number));
   }
 
   /** The registered type key of the object's type (`demo.Point`). */
@@ -123,11 +124,11 @@ Object.defineProperty(FFIObject, 'name', { value: 'Object' });
 
 /**
  * A shell: instances get `Class.prototype` without running `Class`'s constructor (the addon
- * passes the handle's address).
+ * passes the cell's address).
  */
 function shellOf(Class) {
-  const shell = function (handle) {
-    new HandleSlot(this, handle);
+  const shell = function (cell) {
+    new CellSlot(this, cell);
   };
   shell.prototype = Class.prototype;
   return shell;
@@ -173,7 +174,26 @@ function construct(key, args, coercions, keywords) {
       if (options[js] !== undefined) (kwargs ??= []).push(field, options[js]);
     }
   }
-  return new Token(native.construct(typeIndexOfKey(key), kwargs, ...values));
+  return new Token(constructWith(typeIndexOfKey(key), kwargs, values));
+}
+
+/** `native.construct` with the positional `values`: spread only beyond 4 (a spread call costs
+ * more than the rest of `construct`). */
+function constructWith(index, kwargs, values) {
+  switch (values.length) {
+    case 0:
+      return native.construct(index, kwargs);
+    case 1:
+      return native.construct(index, kwargs, values[0]);
+    case 2:
+      return native.construct(index, kwargs, values[0], values[1]);
+    case 3:
+      return native.construct(index, kwargs, values[0], values[1], values[2]);
+    case 4:
+      return native.construct(index, kwargs, values[0], values[1], values[2], values[3]);
+    default:
+      return native.construct(index, kwargs, ...values);
+  }
 }
 
 // Field names are resolved to small ids once: the addon then finds a field's accessor by
@@ -193,18 +213,23 @@ function fieldId(name) {
  * the receiver): `fieldGetters('demo.Point', ['x', 'y'])[0](point)` is `point.x`.
  */
 function fieldGetters(key, names) {
-  const readers = native.fieldGetters(typeIndexOfKey(key), names);
+  const readers = native.fieldGetters(typeIndexOfKey(key), names, fieldScratch);
   return readers.map((read) => (object) => {
-    fieldScratch[1] = HandleSlot.of(object);
+    // Stored only when it changes: a store here, still in flight when the call's own stack
+    // accesses run, slows every read by ~15% in processes where it shares its page offset with
+    // one of them (4K aliasing), and fields of one object are often read in a row.
+    const cell = CellSlot.of(object);
+    if (fieldScratch[1] !== cell) fieldScratch[1] = cell;
     const value = read();
     return value === undefined ? fieldScratch[0] : value;
   });
 }
 // What readers exchange with the addon, in memory both sides read without a Node-API call:
-// [1] the receiver's handle (the reader takes it and zeroes it), [0] the number read (the
-// reader then returns `undefined`, which no field holds). Making and reading JavaScript values
-// in the addon costs more than the rest of a read. Its own ArrayBuffer, so that the memory
-// never moves; the addon takes only the first one it is given, this one.
+// [1] the receiver's cell address, [0] the number read (the reader then returns `undefined`,
+// which no field holds). Making and reading JavaScript values in the addon costs more than the
+// rest of a read. Its own ArrayBuffer, so that the memory never moves; the addon takes only the
+// first one it is given, this one, and makes readers only for the code that holds it (this
+// module, whose readers always put their receiver's cell in [1] first).
 const fieldScratch = new Float64Array(new ArrayBuffer(16));
 native.setFieldScratch(fieldScratch);
 
@@ -267,6 +292,15 @@ function requireGlobal(name) {
   return f;
 }
 
+/**
+ * Marks the function `f` that a generated wrapper looked up for itself (and keeps private): it
+ * returns `undefined` for None, which the wrapper turns into `null` (`?? null`). That saves a
+ * Node-API call, a sizable part of a call that does nothing. Returns `f`.
+ */
+function generatedFunction(f) {
+  return native.noneAsUndefined(f);
+}
+
 /** Registers a JavaScript (or TVM-FFI) function as the global `name`. */
 function registerGlobal(name, fn, options) {
   native.registerGlobal(name, fn, Boolean(options && options.override));
@@ -305,8 +339,10 @@ module.exports = {
   getField,
   setField,
   disposeValue,
+  cellOf,
   getGlobal,
   requireGlobal,
+  generatedFunction,
   registerGlobal,
   listGlobals,
   callAsync,

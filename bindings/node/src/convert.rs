@@ -279,6 +279,10 @@ fn bigint_any(env: Env, value: napi_value) -> Result<TVMFFIAny> {
 fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Result<()> {
     let env = data.env;
     if let Some(handle) = env.unwrap(value) {
+        // SAFETY: only object cells are attached to objects (see object.rs).
+        let Some(handle) = unsafe { &*(handle as *const object::ObjectCell) }.handle() else {
+            return napi::type_error("this TVM-FFI object was disposed");
+        };
         // SAFETY: the wrapper holds a reference; the Any gets its own.
         unsafe { ffi::TVMFFIObjectIncRef(handle) };
         *out = ffi::object_any(handle);
@@ -369,6 +373,17 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
     }
     if env.is_error(value)? {
         *out = ffi::object_any(crate::error::error_from_js(data, value)?);
+        return Ok(());
+    }
+    // A wrapper made in JavaScript, passed for the first time (after the kinds above, DataType
+    // and Device above all, which are passed on every call and need not pay for the lookup).
+    if let Some(cell) = object::unwrapped_cell(data, value)? {
+        let Some(handle) = cell.handle() else {
+            return napi::type_error("this TVM-FFI object was disposed");
+        };
+        // SAFETY: the wrapper holds a reference; the Any gets its own.
+        unsafe { ffi::TVMFFIObjectIncRef(handle) };
+        *out = ffi::object_any(handle);
         return Ok(());
     }
     let proto = env.prototype_of(value)?;

@@ -192,6 +192,8 @@ pub struct Hooks {
     pub object_proto: Option<napi_ref>,
     /// The `ffi.Object` base class (for messages about disposed objects).
     pub object_base: Option<napi_ref>,
+    /// `(value) => number`: the address of the object cell a wrapper carries, else 0.
+    pub cell_of: Option<napi_ref>,
 }
 
 /// How a field is read and written (copied from its reflection record).

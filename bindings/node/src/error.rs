@@ -76,7 +76,7 @@ pub fn to_js(data: &EnvData, error: Error) -> Result<napi_value> {
 pub fn error_from_js(data: &EnvData, exception: napi_value) -> Result<TVMFFIObjectHandle> {
     let env = data.env;
     if env.type_of(exception)? == Type::napi_object {
-        if let Some(handle) = env.unwrap(exception) {
+        if let Some(handle) = object::handle_of(data, exception)? {
             // SAFETY: a live wrapped object.
             if unsafe { ffi::type_index_of(handle) } == tindex::ERROR {
                 // SAFETY: the caller gets its own reference.

@@ -32,6 +32,9 @@ pub struct FnCell {
     busy: Cell<u32>,
     /// `dispose()` was called during a call; release when the last call returns.
     dispose_pending: Cell<bool>,
+    /// None comes back as `undefined`, which costs no Node-API call (see
+    /// [`none_as_undefined`]).
+    none_as_undefined: Cell<bool>,
 }
 
 /// Wraps an owned Function handle in a JavaScript function (the wrapper takes the reference,
@@ -43,6 +46,7 @@ pub fn wrap_function(data: &EnvData, handle: TVMFFIObjectHandle, name: &str) -> 
         data,
         busy: Cell::new(0),
         dispose_pending: Cell::new(false),
+        none_as_undefined: Cell::new(false),
     }));
     let made = env.function(name, Some(call), cell.cast()).and_then(|f| {
         env.wrap(f, cell.cast(), Some(finalize_cell), ptr::null_mut())
@@ -89,6 +93,23 @@ pub fn unwrap_function(env: Env, value: napi_value) -> Result<Option<TVMFFIObjec
         return napi::type_error("this TVM-FFI function was disposed");
     }
     Ok(Some(handle))
+}
+
+/// `noneAsUndefined(f)`: makes the wrapper `f` return `undefined` for None instead of `null`
+/// (in its fast path; `null` elsewhere). For generated functions only, whose wrapper looks `f`
+/// up privately and turns the result's `undefined` into `null`: that saves a Node-API call
+/// (`napi_get_null`), a sizable part of a call that does nothing.
+pub fn none_as_undefined(env: Env, value: napi_value) -> Result<()> {
+    match env.unwrap(value) {
+        Some(cell) if env.type_of(value)? == napi::Type::napi_function => {
+            // SAFETY: a FnCell (see unwrap_function).
+            unsafe { &*(cell as *const FnCell) }
+                .none_as_undefined
+                .set(true);
+            Ok(())
+        }
+        _ => napi::type_error("noneAsUndefined needs a TVM-FFI function"),
+    }
 }
 
 /// Releases a function wrapper's reference now.
@@ -156,7 +177,8 @@ unsafe extern "C" fn call(env: napi_env, info: napi_callback_info) -> napi_value
     let _busy = Busy::enter(cell);
     if argc <= CAP {
         // SAFETY: on the environment's thread, inside this call.
-        if let Some(value) = unsafe { call_numbers(data, handle, &argv[..argc], info) } {
+        let none = cell.none_as_undefined.get();
+        if let Some(value) = unsafe { call_numbers(data, handle, &argv[..argc], info, none) } {
             return value;
         }
     }
@@ -213,7 +235,7 @@ fn release_cell(cell: &FnCell) {
 /// The fast path of [`call`]: when every argument is a number (nothing to own or release), the
 /// call goes straight to the runtime, and scalar results straight back. Returns None (before
 /// calling) when an argument is not a number; results other than scalars, and errors, go
-/// through the general conversion.
+/// through the general conversion. None comes back as `undefined` (NULL) if `none_as_undefined`.
 ///
 /// # Safety
 /// Must run on `data`'s thread inside the Node-API call `info`; `handle` is a live Function.
@@ -223,6 +245,7 @@ unsafe fn call_numbers(
     handle: TVMFFIObjectHandle,
     argv: &[napi_value],
     info: napi_callback_info,
+    none_as_undefined: bool,
 ) -> Option<napi_value> {
     let env = data.env;
     let mut args = [ffi::none(); 4];
@@ -236,6 +259,8 @@ unsafe fn call_numbers(
     };
     if rc == 0 {
         let scalar = match result.type_index {
+            // A Node-API callback returning NULL (no exception pending) returns `undefined`.
+            tindex::NONE if none_as_undefined => Some(ptr::null_mut()),
             tindex::NONE => Some(env.null()),
             tindex::BOOL => Some(env.boolean(ffi::payload_i64(&result) != 0)),
             tindex::FLOAT => env.double(ffi::payload_f64(&result)).ok(),

@@ -123,6 +123,7 @@ native!(init, 1, |data, args, _info| {
         pack_numbers: get(b"packNumbers\0")?,
         object_proto: get(b"objectPrototype\0")?,
         object_base: get(b"Object\0")?,
+        cell_of: get(b"cellOf\0")?,
     };
     std::mem::swap(&mut *data.hooks.borrow_mut(), &mut h);
     Ok(env.undefined())
@@ -156,7 +157,7 @@ native!(type_methods, 1, |data, args, _info| {
 
 native!(type_index_of, 1, |data, args, _info| {
     let env = data.env;
-    match object::handle_of(env, args.argv[0])? {
+    match object::handle_of(data, args.argv[0])? {
         // SAFETY: a live handle.
         Some(h) => env.double(f64::from(unsafe { ffi::type_index_of(h) })),
         None => env.double(-1.0),
@@ -211,9 +212,9 @@ native!(set_field_scratch, 1, |data, args, _info| {
     Ok(data.env.undefined())
 });
 
-native!(field_getters, 2, |data, args, _info| {
+native!(field_getters, 3, |data, args, _info| {
     let index = arg_i32(data.env, args.argv[0], "typeIndex")?;
-    object::field_getters(data, index, args.argv[1])
+    object::field_getters(data, index, args.argv[1], args.argv[2])
 });
 
 native!(field_id, 1, |data, args, _info| {
@@ -245,34 +246,39 @@ fn field_id_arg(env: Env, v: napi_value) -> Result<u32> {
 }
 
 native!(dispose, 1, |data, args, _info| {
-    object::dispose(data.env, args.argv[0])?;
+    object::dispose(data, args.argv[0])?;
     Ok(data.env.undefined())
+});
+
+native!(none_as_undefined, 1, |data, args, _info| {
+    function::none_as_undefined(data.env, args.argv[0])?;
+    Ok(args.argv[0])
 });
 
 native!(same, 2, |data, args, _info| {
     let env = data.env;
-    let a = object::handle_of(env, args.argv[0])?;
-    let b = object::handle_of(env, args.argv[1])?;
+    let a = object::handle_of(data, args.argv[0])?;
+    let b = object::handle_of(data, args.argv[1])?;
     Ok(env.boolean(a.is_some() && a == b))
 });
 
 native!(ref_count, 1, |data, args, _info| {
     let env = data.env;
-    let h = object::require_handle(env, args.argv[0], "the argument")?;
+    let h = object::require_handle(data, args.argv[0], "the argument")?;
     // SAFETY: a live handle.
     env.double(f64::from(unsafe { ffi::strong_count(h) }))
 });
 
 native!(handle_address, 1, |data, args, _info| {
     let env = data.env;
-    match object::handle_of(env, args.argv[0])? {
+    match object::handle_of(data, args.argv[0])? {
         Some(h) => env.bigint_i64(h as usize as i64),
         None => Ok(env.null()),
     }
 });
 
 native!(seq_size, 1, |data, args, _info| {
-    let (_, cell) = object::seq_cell(data.env, args.argv[0])?;
+    let (_, cell) = object::seq_cell(data, args.argv[0])?;
     data.env.double(cell.size as f64)
 });
 
@@ -285,7 +291,7 @@ native!(seq_to_array, 1, |data, args, _info| {
 });
 
 native!(shape_to_array, 1, |data, args, _info| {
-    object::shape_to_array(data.env, args.argv[0])
+    object::shape_to_array(data, args.argv[0])
 });
 
 native!(tensor_from_array, 3, |data, args, _info| {
@@ -333,7 +339,7 @@ native!(load_library, 1, |data, args, _info| {
 
 native!(bench_call_loop, 2, |data, args, _info| {
     // The cost of the TVM-FFI call alone: `n` calls of `f()` in a Rust loop, in ns per call.
-    let f = object::require_handle(data.env, args.argv[0], "the function")?;
+    let f = object::require_handle(data, args.argv[0], "the function")?;
     let n = data.env.get_f64(args.argv[1])?.max(1.0) as u32;
     let start = std::time::Instant::now();
     for _ in 0..n {
@@ -347,7 +353,7 @@ native!(bench_call_loop, 2, |data, args, _info| {
 native!(bench_array_floor, 2, |data, args, _info| {
     // The floor of passing an array: `f(ffi.Array(0.5, 1.5, ...))` with `n` floats made in Rust
     // and called through TVMFFIFunctionCall, in ns per element.
-    let f = object::require_handle(data.env, args.argv[0], "the function")?;
+    let f = object::require_handle(data, args.argv[0], "the function")?;
     let n = data.env.get_f64(args.argv[1])?.max(1.0) as u32;
     let start = std::time::Instant::now();
     let mut items = convert::ArgBuf::new();
@@ -397,6 +403,7 @@ const EXPORTS: &[(
     ("getFieldById", get_field_by_id),
     ("setFieldById", set_field_by_id),
     ("dispose", dispose),
+    ("noneAsUndefined", none_as_undefined),
     ("same", same),
     ("refCount", ref_count),
     ("handleAddress", handle_address),

@@ -419,14 +419,6 @@ impl Env {
         (status == Status::napi_ok && !data.is_null()).then_some(data)
     }
 
-    /// Detaches the data attached to `object` (its finalizer will not run).
-    pub fn remove_wrap(self, object: napi_value) -> Option<*mut c_void> {
-        let mut data = ptr::null_mut();
-        // SAFETY: as for unwrap.
-        let status = unsafe { napi_remove_wrap(self.0, object, &mut data) };
-        (status == Status::napi_ok && !data.is_null()).then_some(data)
-    }
-
     /// Whether `value` is a TypedArray.
     pub fn is_typedarray(self, value: napi_value) -> Result<bool> {
         let mut b = false;

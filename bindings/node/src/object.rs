@@ -1,7 +1,12 @@
 //! Wrapped object handles, classes, reflection (fields, methods, constructors) and containers.
 //!
-//! Ownership: a JavaScript wrapper owns one strong reference to its object, attached with
-//! `napi_wrap`; the finalizer (run after the wrapper is collected) or `dispose()` releases it.
+//! Ownership: a JavaScript wrapper owns one strong reference to its object, kept in an
+//! [`ObjectCell`] (a small native allocation) whose address the wrapper carries in a private
+//! field. A Node-API finalizer attached with `napi_add_finalizer` (run after the wrapper is
+//! collected, or at the environment's teardown) releases the reference if `dispose()` has not
+//! and frees the cell; `dispose()` empties the cell. Native code finds a wrapper's cell through
+//! `napi_unwrap`, attached on the first use of a wrapper as an argument (most wrappers are never
+//! passed back: `napi_wrap` on every new wrapper cost more than all the rest of creating it).
 //! Wrappers are made from "shells": functions whose `prototype` is the registered class's
 //! prototype, so that results get the most derived registered class without running a
 //! constructor.
@@ -16,8 +21,35 @@ use ffihub_abi::abi::{
     TVMFFISeqCell, TVMFFIShapeCell, TVMFFITypeInfo,
 };
 use ffihub_abi::tindex;
+use std::cell::Cell;
 use std::ffi::c_void;
 use std::ptr;
+
+/// The reference a wrapper owns (NULL once disposed). It lives as long as its wrapper: only
+/// the wrapper's finalizer frees it.
+pub struct ObjectCell(Cell<TVMFFIObjectHandle>);
+
+impl ObjectCell {
+    /// A new cell owning `handle`.
+    fn new(handle: TVMFFIObjectHandle) -> *mut ObjectCell {
+        Box::into_raw(Box::new(ObjectCell(Cell::new(handle))))
+    }
+
+    /// The live handle, if not disposed.
+    pub fn handle(&self) -> Option<TVMFFIObjectHandle> {
+        let h = self.0.get();
+        (!h.is_null()).then_some(h)
+    }
+
+    /// Releases the reference now (once).
+    pub fn dispose(&self) {
+        let handle = self.0.replace(ptr::null_mut());
+        if !handle.is_null() {
+            // SAFETY: the cell's reference, taken out of it.
+            unsafe { ffi::TVMFFIObjectDecRef(handle) };
+        }
+    }
+}
 
 /// Wraps an owned handle in the JavaScript value of its kind (a function for functions, an
 /// error for errors, otherwise an instance of the most derived registered class). The wrapper
@@ -29,46 +61,84 @@ pub fn wrap_object(data: &EnvData, handle: TVMFFIObjectHandle) -> Result<napi_va
         tindex::FUNCTION => function::wrap_function(data, handle, ""),
         tindex::ERROR => crate::error::error_value(data, handle),
         _ => {
-            // The shell stamps the handle's address on the instance (see `lib/object.js`).
+            let env = data.env;
+            let cell = ObjectCell::new(handle);
+            // The shell stamps the cell's address on the instance (see `lib/object.js`).
             let made = resolve_class(data, type_index).and_then(|shell| {
-                let address = handle_number(data.env, handle)?;
-                data.env.new_instance(shell, &[address])
+                let address = cell_number(env, cell)?;
+                env.new_instance(shell, &[address])
             });
-            match made {
-                Ok(object) => {
-                    attach(data.env, object, handle)?;
-                    Ok(object)
-                }
+            let object = match made {
+                Ok(object) => object,
                 Err(e) => {
-                    // SAFETY: the reference is ours to release.
-                    unsafe { ffi::TVMFFIObjectDecRef(handle) };
-                    Err(e)
+                    // SAFETY: not attached to anything that lives on: ours to free.
+                    unsafe { free_cell(cell) };
+                    return Err(e);
                 }
+            };
+            // SAFETY: `cell` is live and given to `object`'s finalizer.
+            if let Err(e) = unsafe { add_finalizer(env, object, cell) } {
+                // The instance carries the cell's address (though it is dropped here): the
+                // cell stays allocated, empty.
+                // SAFETY: live cell.
+                unsafe { (*cell).dispose() };
+                return Err(e);
             }
+            Ok(object)
         }
     }
 }
 
-/// A handle's address as a JavaScript number (exact: addresses have at most 53 bits).
-fn handle_number(env: Env, handle: TVMFFIObjectHandle) -> Result<napi_value> {
-    env.double(handle as usize as f64)
+/// A cell's address as a JavaScript number (exact: addresses have at most 53 bits).
+fn cell_number(env: Env, cell: *const ObjectCell) -> Result<napi_value> {
+    env.double(cell as usize as f64)
 }
 
-/// Attaches an owned handle to a JavaScript object (released on failure).
+/// Makes `cell`'s finalizer run when `object` is collected (or at teardown).
+///
+/// # Safety
+/// `cell` is live, and belongs to `object` from now on if this succeeds.
+unsafe fn add_finalizer(env: Env, object: napi_value, cell: *mut ObjectCell) -> Result<()> {
+    // SAFETY: `object` is a live value of `env`; no reference is asked for (Node deletes its own).
+    env.check(unsafe {
+        napi_sys::napi_add_finalizer(
+            env.0,
+            object,
+            cell.cast(),
+            Some(finalize_object),
+            ptr::null_mut(),
+            ptr::null_mut(),
+        )
+    })
+}
+
+/// Releases a cell's reference (if not disposed) and frees the cell.
+///
+/// # Safety
+/// `cell` came from [`ObjectCell::new`] and nothing uses it afterwards.
+unsafe fn free_cell(cell: *mut ObjectCell) {
+    // SAFETY: guaranteed by the caller.
+    let cell = unsafe { Box::from_raw(cell) };
+    cell.dispose();
+}
+
+/// Attaches an owned handle to a JavaScript object made natively (an error), which has no
+/// private field: with `napi_wrap`, whose finalizer releases it (released on failure).
 pub fn attach(env: Env, object: napi_value, handle: TVMFFIObjectHandle) -> Result<()> {
-    if let Err(e) = env.wrap(object, handle, Some(finalize_object), ptr::null_mut()) {
+    let cell = ObjectCell::new(handle);
+    if let Err(e) = env.wrap(object, cell.cast(), Some(finalize_object), ptr::null_mut()) {
         // SAFETY: not attached, so still ours.
-        unsafe { ffi::TVMFFIObjectDecRef(handle) };
+        unsafe { free_cell(cell) };
         return Err(e);
     }
     Ok(())
 }
 
-/// Releases the reference of a collected wrapper.
+/// Releases the reference of a collected wrapper (unless disposed) and frees its cell.
 unsafe extern "C" fn finalize_object(_env: napi_sys::napi_env, data: *mut c_void, _: *mut c_void) {
     let _ = std::panic::catch_unwind(|| {
-        // SAFETY: `data` is the handle attached by `attach`, released once.
-        unsafe { ffi::TVMFFIObjectDecRef(data) };
+        // SAFETY: `data` is the wrapper's cell, finalized once after the wrapper is gone.
+        unsafe { free_cell(data.cast()) };
     });
 }
 
@@ -94,18 +164,48 @@ fn resolve_class(data: &EnvData, type_index: i32) -> Result<napi_value> {
     }
 }
 
-/// The handle held by a wrapper (an object or a function), if `value` is one.
-pub fn handle_of(env: Env, value: napi_value) -> Result<Option<TVMFFIObjectHandle>> {
+/// The cell of a wrapped object, if `value` is one (disposed or not). A wrapper made in
+/// JavaScript is found through its private field the first time (the `cellOf` hook), then
+/// attached with `napi_wrap`, without a finalizer (its own releases it), for the next times.
+pub fn object_cell(data: &EnvData, value: napi_value) -> Result<Option<&ObjectCell>> {
+    if let Some(cell) = data.env.unwrap(value) {
+        // SAFETY: only cells are attached to objects (see `attach` and below); a cell lives
+        // as long as its wrapper.
+        return Ok(Some(unsafe { &*(cell as *const ObjectCell) }));
+    }
+    unwrapped_cell(data, value)
+}
+
+/// [`object_cell`] of an object `napi_unwrap` found nothing on.
+pub fn unwrapped_cell(data: &EnvData, value: napi_value) -> Result<Option<&ObjectCell>> {
+    let env = data.env;
+    let address = env.call_function(env.undefined(), data.hook(|h| h.cell_of)?, &[value])?;
+    let address = env.get_f64(address)?;
+    let cell = address as usize as *mut ObjectCell;
+    if cell.is_null() || address != cell as usize as f64 {
+        return Ok(None);
+    }
+    // The address comes from the private field of the live wrapper `value`, which only the
+    // addon stamps: its cell lives as long as `value`.
+    env.wrap(value, cell.cast(), None, ptr::null_mut())?;
+    // SAFETY: as above.
+    Ok(Some(unsafe { &*cell }))
+}
+
+/// The handle held by a wrapper (an object or a function), if `value` is one (None if
+/// disposed).
+pub fn handle_of(data: &EnvData, value: napi_value) -> Result<Option<TVMFFIObjectHandle>> {
+    let env = data.env;
     match env.type_of(value)? {
-        Type::napi_object => Ok(env.unwrap(value)),
+        Type::napi_object => Ok(object_cell(data, value)?.and_then(ObjectCell::handle)),
         Type::napi_function => function::unwrap_function(env, value),
         _ => Ok(None),
     }
 }
 
 /// The handle held by a wrapper, or a TypeError naming `what`.
-pub fn require_handle(env: Env, value: napi_value, what: &str) -> Result<TVMFFIObjectHandle> {
-    match handle_of(env, value)? {
+pub fn require_handle(data: &EnvData, value: napi_value, what: &str) -> Result<TVMFFIObjectHandle> {
+    match handle_of(data, value)? {
         Some(h) => Ok(h),
         None => napi::type_error(format!(
             "{what} is not a TVM-FFI object (or it was disposed)"
@@ -305,16 +405,23 @@ pub fn construct(
 }
 
 /// `adopt(object, number)`: attaches the object of construction `number` to `object`; returns
-/// the handle's address, which the wrapper carries for field reads.
+/// the address of its cell, which the wrapper carries (see the module's comment).
 pub fn adopt(data: &EnvData, object: napi_value, number: napi_value) -> Result<napi_value> {
-    let number = data.env.get_f64(number)?;
+    let env = data.env;
+    let number = env.get_f64(number)?;
     let (pending, handle) = data.pending.get();
     if handle.is_null() || pending as f64 != number {
         return napi::type_error("this construction token was already used");
     }
     data.pending.set((pending, ptr::null_mut()));
-    attach(data.env, object, handle)?;
-    handle_number(data.env, handle)
+    let cell = ObjectCell::new(handle);
+    // SAFETY: a live cell, given to `object`.
+    if let Err(e) = unsafe { add_finalizer(env, object, cell) } {
+        // SAFETY: not attached, so still ours.
+        unsafe { free_cell(cell) };
+        return Err(e);
+    }
+    cell_number(env, cell)
 }
 
 /// The `__ffi_init__` type attribute of a type (a borrowed Function), if any.
@@ -430,10 +537,12 @@ fn no_such_field<T>(type_index: i32, name: &[u8]) -> Result<T> {
 }
 
 /// A field getter resolved once per class (`fieldGetters`): the native function reading it
-/// takes the receiver's handle from the field scratch (where `lib/object.js` puts the address
+/// takes the receiver's cell from the field scratch (where `lib/object.js` puts the address
 /// its wrapper carries) and needs no name, hash lookup or `napi_unwrap` per read.
 pub struct FieldReader {
     data: *const EnvData,
+    /// The environment's field scratch (`setFieldScratch`, made before any reader), or NULL.
+    scratch: *mut f64,
     /// The class's type; receivers must be of it or of a subtype.
     type_index: i32,
     /// Its depth in the type hierarchy (where subtypes list it among their ancestors).
@@ -444,9 +553,24 @@ pub struct FieldReader {
     kind: ReadKind,
 }
 
-/// `fieldGetters(typeIndex, names)`: one native reader per field name (see [`read_field`]).
-pub fn field_getters(data: &EnvData, type_index: i32, names: napi_value) -> Result<napi_value> {
+/// `fieldGetters(typeIndex, names, scratch)`: one native reader per field name (see
+/// [`read_field`]), for the holder of the field scratch only (`lib/object.js`, whose readers
+/// put their receiver's cell in it before every read; any other caller could make a reader
+/// read a cell left there by an earlier read, whose wrapper may be gone).
+pub fn field_getters(
+    data: &EnvData,
+    type_index: i32,
+    names: napi_value,
+    scratch: napi_value,
+) -> Result<napi_value> {
     let env = data.env;
+    let held = env.is_typedarray(scratch)? && {
+        let info = env.typedarray_info(scratch)?;
+        info.data.cast() == data.field_scratch.get() && !info.data.is_null()
+    };
+    if !held {
+        return napi::type_error("fieldGetters needs the field scratch (it is for lib/object.js)");
+    }
     let Some(info) = ffi::type_info(type_index) else {
         return napi::error(format!("no type with index {type_index}"));
     };
@@ -465,6 +589,7 @@ pub fn field_getters(data: &EnvData, type_index: i32, names: napi_value) -> Resu
         };
         let reader = Box::new(FieldReader {
             data,
+            scratch: data.field_scratch.get(),
             type_index,
             type_depth: info.type_depth,
             offset: field.offset,
@@ -516,8 +641,8 @@ fn reader_accepts(reader: &FieldReader, type_index: i32) -> bool {
     })
 }
 
-/// The native function of a [`FieldReader`]: `read()`, with the receiver's handle address in
-/// element 1 of the field scratch (taken and zeroed here, so a handle is never read twice).
+/// The native function of a [`FieldReader`]: `read()`, with the receiver's cell address in
+/// element 1 of the field scratch (put there by the caller, `lib/object.js`, before every read).
 /// Numbers go back through element 0 (`undefined` says so); other values, and errors,
 /// through the general conversion.
 unsafe extern "C" fn read_field(
@@ -545,22 +670,28 @@ unsafe extern "C" fn read_field(
     let reader = unsafe { &*(cell as *const FieldReader) };
     // SAFETY: the environment outlives its functions.
     let data = unsafe { &*reader.data };
-    let scratch = data.field_scratch.get();
+    let scratch = reader.scratch;
     let address = if scratch.is_null() {
         0.0
     } else {
         // SAFETY: the scratch has 2 elements and lives as long as the environment.
-        unsafe { scratch.add(1).replace(0.0) }
+        unsafe { scratch.add(1).read() }
     };
-    // Only `lib/object.js` writes the scratch, with the address a live wrapper carries (or 0).
-    let handle = address as usize as TVMFFIObjectHandle;
-    if handle.is_null() || address != handle as usize as f64 {
+    // Only `lib/object.js` writes the scratch and calls readers, each time with the cell
+    // address of the live wrapper it reads (or 0): the cell lives as long as the wrapper.
+    let cell = address as usize as *const ObjectCell;
+    let handle = if cell.is_null() || address != cell as usize as f64 {
+        None
+    } else {
+        // SAFETY: as above.
+        unsafe { &*cell }.handle()
+    };
+    let Some(handle) = handle else {
         return crate::entry(env, info, |_, _| {
             napi::type_error("the receiver is not a TVM-FFI object (or it was disposed)")
         });
-    }
-    // SAFETY: a live handle (a wrapper's address goes back to 0 before its reference is
-    // released).
+    };
+    // SAFETY: a live handle (its cell is not disposed).
     if !reader_accepts(reader, unsafe { ffi::type_index_of(handle) }) {
         return crate::entry(env, info, |_, _| {
             napi::type_error("the receiver is not an object of the field's class")
@@ -612,8 +743,16 @@ unsafe extern "C" fn read_field(
         };
         match number {
             Some(x) if !scratch.is_null() => {
+                // Stored only when it changes (as `lib/object.js` does with the receiver): a
+                // store still in flight when the return's stack accesses run slows reads where
+                // it shares its page offset with one of them (4K aliasing). Bitwise, so that
+                // -0.0 and NaN payloads come back exactly.
                 // SAFETY: the scratch element lives as long as the environment (referenced).
-                unsafe { scratch.write(x) };
+                unsafe {
+                    if scratch.read().to_bits() != x.to_bits() {
+                        scratch.write(x);
+                    }
+                }
                 // A Node-API callback returning NULL (no exception pending) returns
                 // `undefined`, without the call that makes it.
                 return ptr::null_mut();
@@ -637,19 +776,14 @@ unsafe extern "C" fn read_field(
     })
 }
 
-/// The handle of a field read's receiver: a wrapped object (the common case, one Node-API
-/// call), else whatever `require_handle` says.
-#[inline]
-fn receiver(env: Env, object: napi_value) -> Result<TVMFFIObjectHandle> {
-    match env.unwrap(object) {
-        Some(handle) => Ok(handle),
-        None => require_handle(env, object, "the receiver"),
-    }
+/// The handle of a field access's receiver.
+fn receiver(data: &EnvData, object: napi_value) -> Result<TVMFFIObjectHandle> {
+    require_handle(data, object, "the receiver")
 }
 
 /// `getFieldById(object, id)`.
 pub fn get_field(data: &EnvData, object: napi_value, id: u32) -> Result<napi_value> {
-    let handle = receiver(data.env, object)?;
+    let handle = receiver(data, object)?;
     // SAFETY: live handle.
     let access = field_access(data, unsafe { ffi::type_index_of(handle) }, id)?;
     let Some(getter) = access.getter else {
@@ -671,7 +805,7 @@ pub fn get_field(data: &EnvData, object: napi_value, id: u32) -> Result<napi_val
 
 /// `setFieldById(object, id, value)`.
 pub fn set_field(data: &EnvData, object: napi_value, id: u32, value: napi_value) -> Result<()> {
-    let handle = receiver(data.env, object)?;
+    let handle = receiver(data, object)?;
     // SAFETY: live handle.
     let access = field_access(data, unsafe { ffi::type_index_of(handle) }, id)?;
     if access.flags & Flag::kTVMFFIFieldFlagBitMaskWritable as i64 == 0 || access.setter.is_null() {
@@ -705,12 +839,12 @@ pub fn set_field(data: &EnvData, object: napi_value, id: u32, value: napi_value)
 }
 
 /// `dispose(value)`: releases a wrapper's reference now (idempotent).
-pub fn dispose(env: Env, value: napi_value) -> Result<()> {
+pub fn dispose(data: &EnvData, value: napi_value) -> Result<()> {
+    let env = data.env;
     match env.type_of(value)? {
         Type::napi_object => {
-            if let Some(handle) = env.remove_wrap(value) {
-                // SAFETY: the wrapper's reference, detached from it.
-                unsafe { ffi::TVMFFIObjectDecRef(handle) };
+            if let Some(cell) = object_cell(data, value)? {
+                cell.dispose();
             }
         }
         Type::napi_function => function::dispose_function(env, value)?,
@@ -720,8 +854,8 @@ pub fn dispose(env: Env, value: napi_value) -> Result<()> {
 }
 
 /// `seqSize(array)`: the length of an Array or List.
-pub fn seq_cell(env: Env, value: napi_value) -> Result<(TVMFFIObjectHandle, TVMFFISeqCell)> {
-    let handle = require_handle(env, value, "the receiver")?;
+pub fn seq_cell(data: &EnvData, value: napi_value) -> Result<(TVMFFIObjectHandle, TVMFFISeqCell)> {
+    let handle = require_handle(data, value, "the receiver")?;
     // SAFETY: live handle.
     let t = unsafe { ffi::type_index_of(handle) };
     if t != tindex::ARRAY && t != tindex::LIST {
@@ -735,7 +869,7 @@ pub fn seq_cell(env: Env, value: napi_value) -> Result<(TVMFFIObjectHandle, TVMF
 /// of range).
 pub fn seq_get(data: &EnvData, value: napi_value, index: napi_value) -> Result<napi_value> {
     let env = data.env;
-    let (_, cell) = seq_cell(env, value)?;
+    let (_, cell) = seq_cell(data, value)?;
     let mut i = env.get_f64(index)?;
     if i.trunc() != i {
         return Ok(env.undefined());
@@ -754,7 +888,7 @@ pub fn seq_get(data: &EnvData, value: napi_value, index: napi_value) -> Result<n
 /// `seqToArray(array)`: every element, in a JavaScript array.
 pub fn seq_to_array(data: &EnvData, value: napi_value) -> Result<napi_value> {
     let env = data.env;
-    let (handle, cell) = seq_cell(env, value)?;
+    let (handle, cell) = seq_cell(data, value)?;
     // Keep the container alive even if a conversion runs JavaScript that disposes it.
     // SAFETY: live handle.
     unsafe { ffi::TVMFFIObjectIncRef(handle) };
@@ -769,8 +903,9 @@ pub fn seq_to_array(data: &EnvData, value: napi_value) -> Result<napi_value> {
 }
 
 /// `shapeToArray(shape)`: the extents of a Shape.
-pub fn shape_to_array(env: Env, value: napi_value) -> Result<napi_value> {
-    let handle = require_handle(env, value, "the receiver")?;
+pub fn shape_to_array(data: &EnvData, value: napi_value) -> Result<napi_value> {
+    let env = data.env;
+    let handle = require_handle(data, value, "the receiver")?;
     // SAFETY: live handle.
     if unsafe { ffi::type_index_of(handle) } != tindex::SHAPE {
         return napi::type_error("not an ffi.Shape");

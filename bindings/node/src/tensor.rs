@@ -237,8 +237,8 @@ pub fn view_of_dltensor(t: *const DLTensor) -> Result<TVMFFIObjectHandle> {
     adopt_ctx(ctx)
 }
 
-fn tensor_handle(env: Env, value: napi_value) -> Result<TVMFFIObjectHandle> {
-    let handle = object::require_handle(env, value, "the receiver")?;
+fn tensor_handle(data: &EnvData, value: napi_value) -> Result<TVMFFIObjectHandle> {
+    let handle = object::require_handle(data, value, "the receiver")?;
     // SAFETY: live handle.
     if unsafe { ffi::type_index_of(handle) } != tindex::TENSOR {
         return napi::type_error("not an ffi.Tensor");
@@ -283,7 +283,7 @@ fn is_compact(shape: &[i64], strides: &[i64]) -> bool {
 /// byteOffset, contiguous }`.
 pub fn tensor_info(data: &EnvData, value: napi_value) -> Result<napi_value> {
     let env = data.env;
-    let handle = tensor_handle(env, value)?;
+    let handle = tensor_handle(data, value)?;
     // SAFETY: a live Tensor.
     let t = unsafe { &*ffi::dltensor(handle) };
     let (shape, strides) = dims(t);
@@ -336,7 +336,7 @@ pub fn set_external_buffers(allowed: bool) {
 /// where external buffers are not allowed. Returns `[array, copied]`.
 pub fn tensor_data(data: &EnvData, value: napi_value) -> Result<napi_value> {
     let env = data.env;
-    let handle = tensor_handle(env, value)?;
+    let handle = tensor_handle(data, value)?;
     // SAFETY: a live Tensor.
     let t = unsafe { &*ffi::dltensor(handle) };
     let cpu = [
