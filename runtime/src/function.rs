@@ -20,6 +20,7 @@ struct ExternCPayload {
     self_: *mut c_void,
     call: SafeCallFn,
     deleter: Option<unsafe extern "C" fn(*mut c_void)>,
+    stack_hint: crate::structural::CallbackStackHint,
 }
 
 impl Drop for ExternCPayload {
@@ -58,20 +59,31 @@ unsafe extern "C" fn call_extern_c(
     rv: *mut TVMFFIAny,
 ) -> i32 {
     // Foreign callbacks are where host -> native -> host re-entry recurses; refuse to enter one
-    // when the native stack is nearly used up rather than let the host overflow it.
-    // The refusal is out of line, so that the call below stays a tail call (no trampoline frame
-    // in the callee's backtrace).
+    // when the native stack is nearly used up rather than let the host overflow it. On the
+    // creating thread the hint decides with two comparisons; otherwise the exact check runs out
+    // of line. Both calls stay tail calls (no trampoline frame in the callee's backtrace).
+    let p = payload::<ExternCPayload>(handle.cast());
+    if p.stack_hint.passes() {
+        return (p.call)(p.self_, args, n, rv);
+    }
+    call_extern_c_checked(handle, args, n, rv)
+}
+
+/// [`call_extern_c`] with the exact stack check (`extern "C"`, like its caller, so that the
+/// call to it is a plain jump: nothing can unwind through it).
+#[cold]
+#[inline(never)]
+unsafe extern "C" fn call_extern_c_checked(
+    handle: *mut c_void,
+    args: *const TVMFFIAny,
+    n: i32,
+    rv: *mut TVMFFIAny,
+) -> i32 {
     if crate::structural::callback_stack_exhausted() {
-        return refuse_reentry();
+        return raise(crate::structural::callback_stack_error());
     }
     let p = payload::<ExternCPayload>(handle.cast());
     (p.call)(p.self_, args, n, rv)
-}
-
-#[cold]
-#[inline(never)]
-fn refuse_reentry() -> i32 {
-    raise(crate::structural::callback_stack_error())
 }
 
 /// A Function over a C safe-call function, with Apache's rule: when both `self_` and `deleter`
@@ -101,6 +113,7 @@ pub fn from_extern_c(
         self_,
         call,
         deleter,
+        stack_hint: crate::structural::CallbackStackHint::here(),
     };
     match deleter {
         Some(_) => alloc_object(tindex::FUNCTION, payload, 0),
@@ -253,6 +266,33 @@ mod tests {
         // The deleter still runs on the general path.
         drop(with_deleter);
         assert_eq!(DELETED.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
+
+    unsafe extern "C" fn add_self(
+        self_: *mut c_void,
+        _: *const TVMFFIAny,
+        _: i32,
+        rv: *mut TVMFFIAny,
+    ) -> i32 {
+        *rv = Any::int(self_ as i64).into_raw();
+        0
+    }
+
+    #[test]
+    fn callbacks_run_on_their_thread_and_on_others() {
+        // On the creating thread the stack hint decides; on another, the exact check.
+        let f = from_extern_c(7 as *mut c_void, add_self, None);
+        let on = |f: &ObjectRef| unsafe { call(f.as_ptr(), &[]).unwrap().as_raw().value.v_int64 };
+        assert_eq!(on(&f), 7);
+        let f = std::thread::scope(|scope| scope.spawn(|| on(&f)).join().unwrap());
+        assert_eq!(f, 7);
+    }
+
+    #[test]
+    fn a_stack_hint_passes_calls_only_on_its_thread() {
+        let hint = crate::structural::CallbackStackHint::here();
+        assert!(hint.passes());
+        assert!(!std::thread::spawn(move || hint.passes()).join().unwrap());
     }
 
     #[test]

@@ -273,6 +273,77 @@ fn thread_stack() -> (usize, usize) {
     })
 }
 
+/// The current thread's identity without a thread-local lookup: the thread pointer register
+/// (x86-64 `fs:0`, the thread control block's address; aarch64 `tpidr_el0`), distinct for every
+/// running thread. `None` where it cannot be read.
+#[inline(always)]
+fn thread_pointer() -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        let tp: usize;
+        // SAFETY: reads the thread control block's self pointer, which the C library sets up
+        // for every thread before any code runs on it.
+        unsafe {
+            std::arch::asm!("mov {}, qword ptr fs:[0]", out(reg) tp, options(nostack, preserves_flags, readonly))
+        };
+        Some(tp)
+    }
+    #[cfg(all(target_arch = "aarch64", target_os = "linux"))]
+    {
+        let tp: usize;
+        // SAFETY: reads the thread pointer register; no memory access.
+        unsafe {
+            std::arch::asm!("mrs {}, tpidr_el0", out(reg) tp, options(nomem, nostack, preserves_flags))
+        };
+        Some(tp)
+    }
+    #[cfg(not(all(
+        any(target_arch = "x86_64", target_arch = "aarch64"),
+        target_os = "linux"
+    )))]
+    {
+        None
+    }
+}
+
+/// What a foreign callback remembers of the thread that created it, so that calls on that
+/// thread (the usual case: a host makes a callback and passes it down on the same thread) can
+/// pass the stack check with two comparisons instead of a thread-local lookup. Only a pass is
+/// decided this way; anything else takes the exact check ([`callback_stack_exhausted`]).
+///
+/// A thread that exits may be followed by one with the same thread pointer: the C library
+/// reuses a cached stack together with the control block inside it, so the bounds are the
+/// same too. Only a caller-supplied stack of another size ending at the same address could make
+/// the hint pass a call the exact check would refuse.
+#[derive(Clone, Copy)]
+pub(crate) struct CallbackStackHint {
+    thread: usize,
+    limit: usize,
+}
+
+impl CallbackStackHint {
+    /// The hint of the current thread.
+    pub(crate) fn here() -> CallbackStackHint {
+        let (_, limit) = callback_stack_range();
+        match thread_pointer() {
+            // A thread with unknown bounds passes every call (limit 0).
+            Some(thread) => CallbackStackHint { thread, limit },
+            // Never matches a thread pointer: every call takes the exact check.
+            None => CallbackStackHint {
+                thread: 0,
+                limit: usize::MAX,
+            },
+        }
+    }
+
+    /// Whether a callback may be entered without the exact check: on the creating thread,
+    /// above its limit.
+    #[inline(always)]
+    pub(crate) fn passes(self) -> bool {
+        thread_pointer() == Some(self.thread) && stack_pointer() >= self.limit
+    }
+}
+
 /// Headroom a foreign callback must find free before it is entered: the host language's own
 /// frames, its error handling and the unwinding back out all run below the last check.
 const CALLBACK_HEADROOM: usize = 512 * 1024;
@@ -290,11 +361,17 @@ thread_local! {
 /// task stack, whose bounds are unknown) are not checked.
 #[inline]
 pub(crate) fn callback_stack_exhausted() -> bool {
-    let (low, limit) = CALLBACK_STACK_RANGE.with(|cell| {
+    let (low, limit) = callback_stack_range();
+    (low..limit).contains(&stack_pointer())
+}
+
+/// This thread's `CALLBACK_STACK_RANGE`, computed on first use.
+#[inline]
+fn callback_stack_range() -> (usize, usize) {
+    CALLBACK_STACK_RANGE.with(|cell| {
         cell.get()
             .unwrap_or_else(|| init_callback_stack_range(cell))
-    });
-    (low..limit).contains(&stack_pointer())
+    })
 }
 
 #[cold]
