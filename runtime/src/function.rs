@@ -94,21 +94,32 @@ pub fn from_extern_c(
     call: SafeCallFn,
     deleter: Option<unsafe extern "C" fn(*mut c_void)>,
 ) -> ObjectRef {
-    let direct = TVMFFIFunctionCell {
-        safe_call: Some(call),
-        cpp_call: std::ptr::null_mut(),
-    };
     if self_.is_null() && deleter.is_none() {
+        let cell = TVMFFIFunctionCell {
+            safe_call: Some(call),
+            cpp_call: std::ptr::null_mut(),
+        };
         return alloc_object_with_deleter(
             tindex::FUNCTION,
-            direct,
+            cell,
             delete_c_function_without_deleter,
         );
     }
+    callback_from_extern_c(self_, call, deleter)
+}
+
+/// [`from_extern_c`] with a `self` or a deleter: called through [`call_extern_c`]. Out of line,
+/// so that the common case above saves no registers.
+#[inline(never)]
+fn callback_from_extern_c(
+    self_: *mut c_void,
+    call: SafeCallFn,
+    deleter: Option<unsafe extern "C" fn(*mut c_void)>,
+) -> ObjectRef {
     let payload = ExternCPayload {
         cell: TVMFFIFunctionCell {
             safe_call: Some(call_extern_c),
-            ..direct
+            cpp_call: std::ptr::null_mut(),
         },
         self_,
         call,
