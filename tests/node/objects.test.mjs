@@ -151,6 +151,9 @@ test('field getters check their receiver', () => {
   const pointIndex = ffi._native.typeIndex('demo.Point');
   assert.throws(() => ffi._native.fieldGetters(pointIndex, ['x']), /needs the field scratch/);
   assert.throws(() => ffi._native.fieldGetters(pointIndex, ['x'], new Float64Array(2)), /needs the field scratch/);
+  // nor can the hook that hands the addon cell addresses be replaced by a forging one
+  assert.throws(() => ffi._native.init({ cellOf: () => 4096 }), /already initialized/);
+  assert.equal(getX.call(demo.echoAny(new demo.Point(5, 6))), 5);
   // reads of one object in a row, then of others, each read its own receiver
   const [a, b] = [new demo.Point(1, 2), new demo.Point(3, 4)];
   assert.deepEqual([a.x, a.x, a.y, b.x, a.x, b.y, b.y], [1, 1, 2, 3, 1, 4, 4]);

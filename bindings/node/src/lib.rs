@@ -105,6 +105,11 @@ fn optional(env: Env, v: napi_value) -> Result<Option<napi_value>> {
 
 native!(init, 1, |data, args, _info| {
     let env = data.env;
+    // Once per environment: the hooks are trusted (`cellOf` hands the addon cell addresses), so
+    // no later caller may replace the ones index.js installed.
+    if data.hooks.borrow().cell_of.is_some() {
+        return napi::error("the ffihub addon is already initialized");
+    }
     let hooks = args.argv[0];
     let get = |name: &[u8]| -> Result<Option<napi_sys::napi_ref>> {
         let v = env.get_named(hooks, name)?;
