@@ -488,8 +488,9 @@ inline std::ostream& operator<<(std::ostream& os, const ObjectRef& value) {
   return os << ::ffihub::repr(Any(value));
 }
 
-/// The number of objects the runtime has allocated and not freed, if the runtime reports it
-/// (ffihub's `ffihub.LiveObjectCount`; Apache's runtime has no such counter).
+/// The number of objects the runtime has allocated since the first call and not freed, if the
+/// runtime reports it (ffihub's `ffihub.LiveObjectCount`; Apache's runtime has no such counter).
+/// For leak checks: take a baseline before the work.
 inline std::optional<int64_t> live_object_count() {
   static const std::optional<Function> f = Function::get_global("ffihub.LiveObjectCount");
   if (!f) return std::nullopt;
