@@ -14,10 +14,7 @@
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
-static TVMFFIByteArray bytes_of(const char* s) {
-  TVMFFIByteArray b = {s, strlen(s)};
-  return b;
-}
+#include "any_values.h"
 
 /* The characters of a string Any (small or heap); NULL data if it is not a string. */
 static TVMFFIByteArray string_of(const TVMFFIAny* v) {

@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tvm/ffi/c_api.h>
+
+#include "any_values.h"
 #include <tvm/ffi/extra/c_env_api.h>
 
 /* ------------------------------------------------------------------------------------------ */
@@ -183,49 +185,6 @@ static uint64_t refcount_word(void* obj) {
 }
 static uint32_t strong_of(void* obj) { return (uint32_t)(refcount_word(obj) & 0xffffffffu); }
 static uint32_t weak_of(void* obj) { return (uint32_t)(refcount_word(obj) >> 32); }
-
-static TVMFFIAny any_none(void) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFINone;
-  return a;
-}
-
-static TVMFFIAny any_int(int64_t v) {
-  TVMFFIAny a = any_none();
-  a.type_index = kTVMFFIInt;
-  a.v_int64 = v;
-  return a;
-}
-
-static TVMFFIAny any_float(double v) {
-  TVMFFIAny a = any_none();
-  a.type_index = kTVMFFIFloat;
-  a.v_float64 = v;
-  return a;
-}
-
-static TVMFFIAny any_obj(void* obj) {
-  TVMFFIAny a = any_none();
-  a.type_index = ((TVMFFIObject*)obj)->type_index;
-  a.v_obj = (TVMFFIObject*)obj;
-  return a;
-}
-
-static TVMFFIAny any_raw_str(const char* s) {
-  TVMFFIAny a = any_none();
-  a.type_index = kTVMFFIRawStr;
-  a.v_c_str = s;
-  return a;
-}
-
-/* Releases an owned Any and resets it to None. */
-static void any_release(TVMFFIAny* a) {
-  if (a->type_index >= kTVMFFIStaticObjectBegin && a->v_obj != NULL) {
-    TVMFFIObjectDecRef(a->v_obj);
-  }
-  *a = any_none();
-}
 
 /* The content of a String/Bytes value (small or heap) held in an Any. */
 static TVMFFIByteArray any_bytes(const TVMFFIAny* a) {

@@ -49,6 +49,8 @@
 #include <tvm/ffi/extra/c_env_api.h>
 #include <unistd.h>
 
+#include "any_values.h"
+
 /* ------------------------------------------------------------------------------------------ */
 /* The testing.* functions: which are called, and why none is left out                         */
 /* ------------------------------------------------------------------------------------------ */
@@ -288,31 +290,10 @@ static uint32_t strong_of(void* obj) {
                     0xffffffffu);
 }
 
-static TVMFFIAny any_none(void) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  a.type_index = kTVMFFINone;
-  return a;
-}
-
-static TVMFFIAny any_int(int64_t v) {
-  TVMFFIAny a = any_none();
-  a.type_index = kTVMFFIInt;
-  a.v_int64 = v;
-  return a;
-}
-
 static TVMFFIAny any_bool(int v) {
   TVMFFIAny a = any_none();
   a.type_index = kTVMFFIBool;
   a.v_int64 = v ? 1 : 0;
-  return a;
-}
-
-static TVMFFIAny any_float(double v) {
-  TVMFFIAny a = any_none();
-  a.type_index = kTVMFFIFloat;
-  a.v_float64 = v;
   return a;
 }
 
@@ -347,29 +328,8 @@ static TVMFFIAny any_dltensor(DLTensor* t) {
   return a;
 }
 
-/* A borrowed view of an object. */
-static TVMFFIAny any_obj(void* obj) {
-  TVMFFIAny a = any_none();
-  a.type_index = ((TVMFFIObject*)obj)->type_index;
-  a.v_obj = (TVMFFIObject*)obj;
-  return a;
-}
-
-static TVMFFIAny any_raw_str(const char* s) {
-  TVMFFIAny a = any_none();
-  a.type_index = kTVMFFIRawStr;
-  a.v_c_str = s;
-  return a;
-}
-
 static int is_obj(const TVMFFIAny* a) {
   return a->type_index >= kTVMFFIStaticObjectBegin && a->v_obj != NULL;
-}
-
-/* Releases an owned Any and resets it to None. */
-static void any_release(TVMFFIAny* a) {
-  if (is_obj(a)) TVMFFIObjectDecRef(a->v_obj);
-  *a = any_none();
 }
 
 /* The content of a String/Bytes value (small or heap) held in an Any. */

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <tvm/ffi/c_api.h>
 
+#include "any_values.h"
+
 enum { kThreads = 8 };
 
 static int g_failures = 0;
@@ -36,36 +38,6 @@ static pthread_mutex_t g_report_lock = PTHREAD_MUTEX_INITIALIZER;
       pthread_mutex_unlock(&g_report_lock);                               \
     }                                                                     \
   } while (0)
-
-static TVMFFIByteArray bytes_of(const char* s) {
-  TVMFFIByteArray b = {s, strlen(s)};
-  return b;
-}
-
-static TVMFFIAny any_none(void) {
-  TVMFFIAny a;
-  memset(&a, 0, sizeof(a));
-  return a;
-}
-
-static TVMFFIAny any_int(int64_t v) {
-  TVMFFIAny a = any_none();
-  a.type_index = kTVMFFIInt;
-  a.v_int64 = v;
-  return a;
-}
-
-static TVMFFIAny any_obj(void* obj) {
-  TVMFFIAny a = any_none();
-  a.type_index = ((TVMFFIObject*)obj)->type_index;
-  a.v_obj = (TVMFFIObject*)obj;
-  return a;
-}
-
-static void any_release(TVMFFIAny* a) {
-  if (a->type_index >= kTVMFFIStaticObjectBegin && a->v_obj != NULL) TVMFFIObjectDecRef(a->v_obj);
-  *a = any_none();
-}
 
 /* The bytes of a string value (small or heap). */
 static TVMFFIByteArray string_bytes(const TVMFFIAny* a) {

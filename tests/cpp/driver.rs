@@ -19,13 +19,13 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use ffihub_tests::{
     apache_runtime, apache_testing_lib, command_on, compile_c, compile_cxx, ffihub_runtime,
-    scratch_dir, target_dir, workspace_root, Runtime,
+    run_ok_within, run_with_timeout, scratch_dir, target_dir, workspace_root, Runtime,
 };
 
 /// How long one test program may run (ASan and a loaded machine included).
@@ -104,56 +104,8 @@ fn ffihub_binary() -> PathBuf {
     )
 }
 
-/// Runs `cmd`, failing the test with its output if it fails or outlives `timeout`.
-fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Output {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    // Drain both pipes on threads so a chatty program cannot block on a full pipe.
-    let mut stdout = child.stdout.take().expect("piped stdout");
-    let mut stderr = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut stdout, &mut buf).ok();
-        buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut stderr, &mut buf).ok();
-        buf
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for child") {
-            break status;
-        }
-        if start.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{cmd:?} did not finish within {timeout:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Output {
-        status,
-        stdout: out_reader.join().unwrap_or_default(),
-        stderr: err_reader.join().unwrap_or_default(),
-    }
-}
-
 fn run_ok(cmd: Command) -> Output {
-    let shown = format!("{cmd:?}");
-    let out = run_with_timeout(cmd, RUN_TIMEOUT);
-    assert!(
-        out.status.success(),
-        "{shown} failed with {}\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    run_ok_within(cmd, RUN_TIMEOUT)
 }
 
 /// `ffihub generate --lang cpp` for one library (loaded into `runtime`) into `out`.

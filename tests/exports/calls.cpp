@@ -9,13 +9,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(cond)                                                           \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
-      std::fprintf(stderr, "%s:%d: CHECK(%s)\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                           \
-    }                                                                         \
-  } while (0)
+#include "../cpp/check.hpp"
 
 // `calls_cpp stale`: the libraries found are the ones built without metadata; the first call of
 // a typed export must fail with the load-time check's message.

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, compile_cxx, ffihub_runtime_checked, julia_lock, run_with_timeout, scratch_dir,
+    apache_runtime, compile_cxx, ffihub_runtime_checked, julia_lock, run_ok_within, scratch_dir,
     workspace_root, Runtime,
 };
 
@@ -40,7 +40,7 @@ fn built() -> &'static Built {
             .arg(&dir)
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env_remove("LD_LIBRARY_PATH");
-        succeed(build, "build_vector_add.py");
+        succeed(build);
         let apache = apache_runtime();
         let cpp_program = dir.join("vector_add");
         compile_cxx(
@@ -62,16 +62,8 @@ fn built() -> &'static Built {
 }
 
 /// Runs `cmd`, failing the test with its output unless it succeeded; returns its stdout.
-fn succeed(cmd: Command, what: &str) -> String {
-    let out = run_with_timeout(cmd, TIMEOUT);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n{stdout}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+fn succeed(cmd: Command) -> String {
+    String::from_utf8_lossy(&run_ok_within(cmd, TIMEOUT).stdout).into_owned()
 }
 
 fn on(runtime: &Runtime, program: impl AsRef<Path>) -> Command {
@@ -92,7 +84,7 @@ fn run_julia(runtime: &Runtime) {
         ))
         .arg(root.join("tests/kernels/vector_add.jl"))
         .arg(&built().kernel);
-    let out = succeed(cmd, &format!("vector_add.jl on {}", runtime.name));
+    let out = succeed(cmd);
     assert!(out.contains("julia: vector_add ok"), "{out}");
 }
 
@@ -100,14 +92,14 @@ fn run_node(runtime: &Runtime) {
     let mut cmd = on(runtime, "node");
     cmd.arg(workspace_root().join("tests/kernels/vector_add.mjs"))
         .arg(&built().kernel);
-    let out = succeed(cmd, &format!("vector_add.mjs on {}", runtime.name));
+    let out = succeed(cmd);
     assert!(out.contains("node: vector_add ok"), "{out}");
 }
 
 fn run_cpp(runtime: &Runtime) {
     let mut cmd = on(runtime, &built().cpp_program);
     cmd.arg(&built().kernel);
-    let out = succeed(cmd, &format!("vector_add (C++) on {}", runtime.name));
+    let out = succeed(cmd);
     assert!(out.contains("cpp: vector_add ok"), "{out}");
 }
 

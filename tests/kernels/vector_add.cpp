@@ -8,13 +8,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (!(cond)) {                                                           \
-      std::fprintf(stderr, "%s:%d: CHECK(%s)\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
+#include "../cpp/check.hpp"
 
 int main(int argc, char** argv) {
   CHECK(argc == 2);

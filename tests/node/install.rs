@@ -9,10 +9,10 @@
 //! - `tsc` (the pinned TypeScript of tests/node) accepts a CommonJS and an ES module consumer under
 //!   a default modern tsconfig (strict, es2022, no extra lib).
 
-use super::{run, setup, SERIAL};
-use ffihub_tests::{apache_runtime, workspace_root};
+use super::{setup, SERIAL};
+use ffihub_tests::{apache_runtime, run_ok, workspace_root};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 /// A fresh folder outside the checkout, removed when the test passes.
 struct TempDir(PathBuf);
@@ -40,15 +40,7 @@ fn npm_pack(dir: &Path, dest: &Path) -> PathBuf {
     cmd.args(["pack", "--silent", "--pack-destination"])
         .arg(dest)
         .current_dir(dir);
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run npm pack: {e}"));
-    assert!(
-        out.status.success(),
-        "npm pack in {} failed:\n{}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run_ok(cmd);
     let name = String::from_utf8_lossy(&out.stdout);
     let tarball = dest.join(name.lines().last().unwrap_or_default().trim());
     assert!(
@@ -70,7 +62,7 @@ fn copy_files(from: &Path, to: &Path) {
 }
 
 /// `node <args>` in `dir` with an environment holding only PATH and HOME (and `extra`).
-fn node_clean(dir: &Path, args: &[&str], extra: &[(&str, &Path)]) -> Output {
+fn node_clean(dir: &Path, args: &[&str], extra: &[(&str, &Path)]) -> Command {
     let mut cmd = Command::new("node");
     cmd.args(args).current_dir(dir).env_clear();
     for var in ["PATH", "HOME"] {
@@ -81,18 +73,14 @@ fn node_clean(dir: &Path, args: &[&str], extra: &[(&str, &Path)]) -> Output {
     for (var, value) in extra {
         cmd.env(var, value);
     }
-    cmd.output().expect("run node")
+    cmd
 }
 
-fn stdout_of(out: &Output, what: &str) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+/// The trimmed stdout of `cmd`, which must succeed.
+fn stdout_of(cmd: Command) -> String {
+    String::from_utf8_lossy(&run_ok(cmd).stdout)
+        .trim()
+        .to_string()
 }
 
 #[test]
@@ -129,20 +117,18 @@ fn packed_packages_install_and_run_outside_the_checkout() {
         .arg(&support)
         .arg(&demo)
         .current_dir(&app);
-    run(npm, "npm install of the two tarballs");
+    run_ok(npm);
     for file in ["main.js", "consumer.ts", "consumer.mts"] {
         std::fs::copy(fixtures.join(file), app.join(file)).unwrap();
     }
 
-    let out = node_clean(&app, &["main.js"], &[]);
     assert_eq!(
-        stdout_of(&out, "main.js with no variables"),
+        stdout_of(node_clean(&app, &["main.js"], &[])),
         r#"{"addOne":42,"concat":"ab","norm":5,"runtime":"ffihub","mapped":["node_modules/@ffihub/tvm-ffi/ffihub_node.node","node_modules/@ffihub/tvm-ffi/libtvm_ffi.so","node_modules/demo/lib/libffihub_demo.so"]}"#
     );
 
     let apache = apache_runtime().lib_dir.canonicalize().unwrap();
-    let out = node_clean(&app, &["main.js"], &[("TVM_FFI_LIB", &apache)]);
-    let text = stdout_of(&out, "main.js with TVM_FFI_LIB=Apache's runtime");
+    let text = stdout_of(node_clean(&app, &["main.js"], &[("TVM_FFI_LIB", &apache)]));
     assert!(
         text.contains(r#""runtime":"other""#)
             && text.contains(&format!("\"{}\"", apache.join("libtvm_ffi.so").display()))
@@ -151,7 +137,9 @@ fn packed_packages_install_and_run_outside_the_checkout() {
     );
 
     let missing = tmp.0.join("no-runtime-here");
-    let out = node_clean(&app, &["main.js"], &[("TVM_FFI_LIB", &missing)]);
+    let out = node_clean(&app, &["main.js"], &[("TVM_FFI_LIB", &missing)])
+        .output()
+        .expect("run node");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         !out.status.success()
@@ -169,7 +157,9 @@ fn packed_packages_install_and_run_outside_the_checkout() {
         tmp.0.join("libtvm_ffi.so"),
     )
     .unwrap();
-    let out = node_clean(&app, &["main.js"], &[]);
+    let out = node_clean(&app, &["main.js"], &[])
+        .output()
+        .expect("run node");
     let stderr = String::from_utf8_lossy(&out.stderr);
     let expected = format!(
         "ffihub: cannot load the TVM-FFI runtime (libtvm_ffi.so) for {addon}: tried TVM_FFI_LIB (unset), \
@@ -191,6 +181,9 @@ fn packed_packages_install_and_run_outside_the_checkout() {
     .unwrap();
     let tsc = root.join("tests/node/node_modules/typescript/bin/tsc");
     let tsc = tsc.to_str().unwrap();
-    let out = node_clean(&app, &[tsc, "-p", ".", "--pretty", "false"], &[]);
-    stdout_of(&out, "tsc --strict on the consumer files");
+    run_ok(node_clean(
+        &app,
+        &[tsc, "-p", ".", "--pretty", "false"],
+        &[],
+    ));
 }

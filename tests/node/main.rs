@@ -13,7 +13,7 @@
 mod install;
 
 use ffihub_tests::{
-    apache_root, apache_runtime, ffihub_runtime, target_dir, workspace_root, Runtime,
+    apache_root, apache_runtime, ffihub_runtime, run_ok, target_dir, workspace_root, Runtime,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,23 +26,10 @@ struct Setup {
     demo_lib: PathBuf,
 }
 
-fn run(mut cmd: Command, what: &str) {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{what}: cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 fn cargo(args: &[&str]) {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.args(args).current_dir(workspace_root());
-    run(cmd, &format!("cargo {}", args.join(" ")));
+    run_ok(cmd);
 }
 
 fn setup() -> &'static Setup {
@@ -59,13 +46,11 @@ fn setup() -> &'static Setup {
 
         let tests = root.join("tests/node");
         if !tests.join("node_modules/typescript").is_dir() {
+            // Needs the npm registry once (scripts/setup-node.sh does the same).
             let mut npm = Command::new("npm");
             npm.args(["ci", "--no-audit", "--no-fund"])
                 .current_dir(&tests);
-            run(
-                npm,
-                "npm ci in tests/node (needs the npm registry once; see scripts/setup-node.sh)",
-            );
+            run_ok(npm);
         }
 
         let packages = target.join("ffihub-tests/node/packages");
@@ -78,10 +63,7 @@ fn setup() -> &'static Setup {
                 .arg(lib)
                 .args(["--name", name, "--out"])
                 .arg(packages.join(dir));
-            run(
-                cmd,
-                &format!("ffihub generate --lang node for {}", lib.display()),
-            );
+            run_ok(cmd);
         };
         generate(&demo_lib, "demo", "demo");
         generate(

@@ -317,9 +317,19 @@ pub fn run_ok(mut cmd: Command) -> Output {
     let out = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert_succeeded(&format!("{cmd:?}"), out)
+}
+
+/// [`run_ok`] that also fails the test if the command runs longer than `timeout`.
+pub fn run_ok_within(cmd: Command, timeout: Duration) -> Output {
+    let shown = format!("{cmd:?}");
+    assert_succeeded(&shown, run_with_timeout(cmd, timeout))
+}
+
+fn assert_succeeded(shown: &str, out: Output) -> Output {
     assert!(
         out.status.success(),
-        "{cmd:?} failed with {}\n--- stdout\n{}\n--- stderr\n{}",
+        "{shown} failed with {}\n--- stdout\n{}\n--- stderr\n{}",
         out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)

@@ -6,13 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      std::fprintf(stderr, "%s:%d: CHECK(%s)\n", __FILE__, __LINE__, #cond); \
-      std::exit(1);                                                   \
-    }                                                                 \
-  } while (0)
+#include "../cpp/check.hpp"
 
 int main() {
   tvm::ir::IntImm seven(7, std::nullopt, std::nullopt);
