@@ -116,6 +116,26 @@ pub fn allocated() -> u32 {
     COUNTED
 }
 
+/// [`allocated`] for an object whose header is already written: marks it if counting has
+/// started. The counting path is out of line, so that allocation keeps no value in a register
+/// across it.
+///
+/// # Safety
+/// `obj` points at the header of an object nobody else sees yet.
+#[inline]
+pub unsafe fn mark_allocated(obj: *mut crate::abi::TVMFFIObject) {
+    if COUNTING.load(Ordering::Relaxed) {
+        count_and_mark(obj);
+    }
+}
+
+#[cold]
+#[inline(never)]
+unsafe fn count_and_mark(obj: *mut crate::abi::TVMFFIObject) {
+    add(1);
+    (*obj).__padding = COUNTED;
+}
+
 /// Records the release of an object whose header carries `mark` (from [`allocated`]).
 #[inline]
 pub fn freed(mark: u32) {

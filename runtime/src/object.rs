@@ -126,13 +126,18 @@ thread_local! {
 /// destructions are nested, otherwise queued for the outermost one, which drains the queue.
 #[inline(never)]
 unsafe fn release_last_strong(obj: *mut TVMFFIObject, sole: bool) {
-    // Strings, bytes, shapes and big integers hold no objects: their destruction cannot nest,
-    // so the most common releases skip the bookkeeping.
-    // So do Functions over a C function without a deleter, the kind libraries export.
-    if matches!(
-        (*obj).type_index,
-        crate::tindex::STR | crate::tindex::BYTES | crate::tindex::SHAPE | crate::tindex::BIG_INT
-    ) || crate::function::is_c_function_without_deleter(obj)
+    // Functions over a C function without a deleter (the kind libraries export), strings,
+    // bytes, shapes and big integers hold no objects: their destruction cannot nest, so the
+    // most common releases skip the bookkeeping. The Function test comes first: it is one
+    // comparison, and creating and releasing Functions is the tighter loop.
+    if crate::function::is_c_function_without_deleter(obj)
+        || matches!(
+            (*obj).type_index,
+            crate::tindex::STR
+                | crate::tindex::BYTES
+                | crate::tindex::SHAPE
+                | crate::tindex::BIG_INT
+        )
     {
         return destroy(obj, sole);
     }
@@ -278,11 +283,12 @@ fn alloc_with<T>(
             header: TVMFFIObject {
                 combined_ref_count: AtomicU64::new(FRESH_COUNT),
                 type_index,
-                __padding: count_allocation(),
+                __padding: 0,
                 deleter: Some(deleter),
             },
             payload,
         });
+        crate::live_count::mark_allocated(ptr.cast());
         ObjectRef::from_raw(ptr.cast())
     }
 }
@@ -308,9 +314,10 @@ pub fn alloc_raw(
         ptr.write(TVMFFIObject {
             combined_ref_count: AtomicU64::new(FRESH_COUNT),
             type_index,
-            __padding: count_allocation(),
+            __padding: 0,
             deleter,
         });
+        crate::live_count::mark_allocated(ptr);
         ObjectRef::from_raw(ptr)
     }
 }

@@ -47,11 +47,19 @@ pub unsafe extern "C" fn TVMFFIFunctionCall(
     let cell = &*func.cast::<u8>().add(24).cast::<TVMFFIFunctionCell>();
     match cell.safe_call {
         Some(call) => call(func, args, num_args, result),
-        None => crate::error::raise(Error::new(
-            "RuntimeError",
-            "Function object without safe_call",
-        )),
+        None => missing_safe_call(),
     }
+}
+
+/// Out of line, so that the hot path above needs no stack frame and ends in a jump (`extern "C"`:
+/// it cannot unwind, so the caller needs no landing pad).
+#[cold]
+#[inline(never)]
+extern "C" fn missing_safe_call() -> i32 {
+    crate::error::raise(Error::new(
+        "RuntimeError",
+        "Function object without safe_call",
+    ))
 }
 
 /// A new reference to the global function `name`, or NULL if there is none.
