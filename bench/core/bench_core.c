@@ -9,6 +9,10 @@
 //                                "key-<i>" (or "key-<i, 10 digits>": their ABI-mandated string hashes
 //                                collide often, so long chains of equal hashes dominate)
 //
+//   bench_core touch <MiB>       "<ns per 4 KiB page>" of the first write to each page of a fresh
+//                                block (what the kernel charges for memory a build must write;
+//                                no runtime call)
+//
 //   bench_core calls <lib> <function> <lib> <function>
 //                                "<function>\t<ns per call>" for each: two extension libraries'
 //                                (int) -> int functions, called with TVMFFIFunctionCall in
@@ -305,6 +309,16 @@ static void run_map(int64_t entries, int padded) {
   free(key_bytes);
 }
 
+static void run_touch(int64_t mib) {
+  size_t bytes = (size_t)mib << 20;
+  volatile char* block = malloc(bytes);
+  if (block == NULL) die("malloc");
+  double start = now_ns();
+  for (size_t i = 0; i < bytes; i += 4096) block[i] = 1;
+  printf("%.3f\n", (now_ns() - start) / (double)(bytes / 4096));
+  free((void*)block);
+}
+
 static TVMFFIObjectHandle g_callee;
 
 static void op_call_int(int64_t n) {
@@ -343,10 +357,12 @@ int main(int argc, char** argv) {
     run_micro(argc >= 3 ? atof(argv[2]) : 1.0, argc >= 4 ? argv[3] : NULL);
   } else if (argc >= 6 && strcmp(argv[1], "calls") == 0) {
     run_calls(argv + 2);
+  } else if (argc >= 3 && strcmp(argv[1], "touch") == 0) {
+    run_touch(atoll(argv[2]));
   } else if (argc >= 3 && strcmp(argv[1], "map") == 0) {
     run_map(atoll(argv[2]), argc >= 4 && strcmp(argv[3], "padded") == 0);
   } else {
-    fprintf(stderr, "usage: %s micro [scale [op]] | map <entries> [padded] | calls <lib> <f> <lib> <f>\n", argv[0]);
+    fprintf(stderr, "usage: %s micro [scale [op]] | map <entries> [padded] | touch <MiB> | calls <lib> <f> <lib> <f>\n", argv[0]);
     return 2;
   }
   return 0;
