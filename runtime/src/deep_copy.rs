@@ -89,7 +89,7 @@ impl Copier {
         }
         match raw.type_index {
             tindex::STR | tindex::BYTES | tindex::SHAPE | tindex::BIG_INT => Some(value.clone()),
-            t if crate::types::is_instance(t, crate::builtins::ENUM_TYPE_INDEX) => {
+            t if crate::types::is_instance(t, crate::types::runtime_index::ENUM) => {
                 Some(value.clone())
             }
             _ => None,

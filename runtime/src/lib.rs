@@ -6,6 +6,7 @@
 
 pub use ffihub_abi::{abi, dlpack, tindex};
 
+pub(crate) mod access_path;
 pub mod any;
 pub mod any_hash;
 pub mod backtrace;

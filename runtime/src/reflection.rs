@@ -16,6 +16,7 @@ use crate::error::{raise, Error};
 use crate::object::{alloc_raw, free_raw, ObjectRef, DELETE_STRONG, DELETE_WEAK};
 use crate::tindex;
 use std::ffi::c_void;
+use std::sync::OnceLock;
 
 /// How a field is stored in its object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -407,4 +408,68 @@ pub unsafe fn get_field(field: &TVMFFIFieldInfo, obj: *mut TVMFFIObject) -> Resu
         0 => Ok(Any::from_raw(out)),
         code => Err(crate::error::take_raised_or_unknown(code)),
     }
+}
+
+/// An empty instance of a type: its native creator, or its `__ffi_new__` attribute.
+pub(crate) fn create_empty(info: &TVMFFITypeInfo) -> Result<ObjectRef, Error> {
+    // SAFETY: metadata pointers of registered types are valid.
+    if let Some(creator) = unsafe { info.metadata.as_ref() }.and_then(|m| m.creator) {
+        let mut handle = std::ptr::null_mut();
+        // SAFETY: creators follow the safe-call convention.
+        return match unsafe { creator(&mut handle) } {
+            // SAFETY: a successful creator returns an owned object.
+            0 if !handle.is_null() => Ok(unsafe { ObjectRef::from_raw(handle.cast()) }),
+            code => Err(crate::error::take_raised_or_unknown(code)),
+        };
+    }
+    if let Some(new) = crate::types::attr_value(b"__ffi_new__", info.type_index) {
+        let new = new
+            .as_object()
+            .ok_or_else(|| Error::new("TypeError", "__ffi_new__ must be a Function"))?
+            .clone();
+        // SAFETY: `new` is a live Function.
+        let obj = unsafe { crate::function::call(new.as_ptr(), &[])? };
+        return obj
+            .as_object()
+            .cloned()
+            .ok_or_else(|| Error::new("TypeError", "__ffi_new__ must return an object"));
+    }
+    Err(Error::new(
+        "RuntimeError",
+        format!("Type `{}` does not support reflection creation (no native creator or __ffi_new__ type attr)", crate::types::type_key_of(info.type_index)),
+    ))
+}
+
+/// Writes a field of a freshly made reflected object.
+pub(crate) fn init_field(
+    obj: &ObjectRef,
+    offset: usize,
+    accessor: Accessor,
+    value: &Any,
+) -> Result<(), Error> {
+    // SAFETY: `offset` is a field of the object's type, of `accessor`'s storage.
+    unsafe { accessor.write(obj.as_ptr().cast::<u8>().add(offset), value.as_raw()) }
+}
+
+/// Reads a field of a reflected object.
+pub(crate) fn read_field(obj: *mut TVMFFIObject, offset: usize, accessor: Accessor) -> Any {
+    // SAFETY: callers pass live objects of the type that has this field.
+    unsafe { accessor.read(obj.cast::<u8>().add(offset)) }
+}
+
+fn sentinel(cell: &'static OnceLock<ObjectRef>) -> ObjectRef {
+    cell.get_or_init(|| new_reflected(tindex::OBJECT, std::mem::size_of::<TVMFFIObject>()))
+        .clone()
+}
+
+/// The "missing" sentinel returned by `ffi.GetInvalidObject` (and `*GetItemOrMissing`).
+pub fn missing_object() -> ObjectRef {
+    static MISSING: OnceLock<ObjectRef> = OnceLock::new();
+    sentinel(&MISSING)
+}
+
+/// The marker that separates positional from keyword arguments in packed calls.
+pub fn kwargs_object() -> ObjectRef {
+    static KWARGS: OnceLock<ObjectRef> = OnceLock::new();
+    sentinel(&KWARGS)
 }

@@ -258,9 +258,9 @@ fn type_key(type_index: i32) -> String {
 
 /// The sentinel objects of `ffi.GetInvalidObject` / `ffi.GetKwargsObject`.
 fn sentinel_name(obj: *mut TVMFFIObject) -> Option<&'static str> {
-    if obj == crate::builtins::missing_object().as_ptr() {
+    if obj == crate::reflection::missing_object().as_ptr() {
         Some("<MISSING>")
-    } else if obj == crate::builtins::kwargs_object().as_ptr() {
+    } else if obj == crate::reflection::kwargs_object().as_ptr() {
         Some("<KWARGS>")
     } else {
         None
@@ -412,7 +412,7 @@ impl Printer {
             _ => {
                 if let Some(hook) = crate::types::attr_value(b"__ffi_repr__", ti) {
                     self.hook_repr(&hook, obj, ti)?
-                } else if crate::types::is_instance(ti, crate::builtins::ENUM_TYPE_INDEX) {
+                } else if crate::types::is_instance(ti, crate::types::runtime_index::ENUM) {
                     // `<type_key>.<_str_index>`.
                     let name = crate::reflection::Accessor::Any.read(obj.cast::<u8>().add(32));
                     let name = crate::string::str_bytes(name.as_raw())
@@ -615,8 +615,8 @@ fn repr_via(fn_repr: &TVMFFIAny, value: &TVMFFIAny) -> Result<String, Error> {
 
 /// The repr of one access step: `.field`, `[index]`, `[key]`, or `[<missing:...>]`.
 fn step_text(step: &ObjectRef, fn_repr: &TVMFFIAny) -> Result<String, Error> {
-    use crate::builtins::access_kind as kind;
-    let (step_kind, key) = crate::builtins::step_parts(step);
+    use crate::access_path::kind;
+    let (step_kind, key) = crate::access_path::step_parts(step);
     let int_key = || match key.type_index() {
         // SAFETY: the tag says the payload is an integer.
         tindex::INT => Ok(unsafe { key.as_raw().value.v_int64 }),
@@ -677,7 +677,7 @@ pub fn access_step_repr_hook(type_index: i32) -> ObjectRef {
 pub fn access_path_repr_hook(type_index: i32) -> ObjectRef {
     repr_hook(type_index, |path, fn_repr| {
         let mut text = String::from("<root>");
-        for step in crate::builtins::path_steps(path)? {
+        for step in crate::access_path::path_steps(path)? {
             text.push_str(&repr_via(fn_repr, Any::object(step).as_raw())?);
         }
         Ok(text)
@@ -728,7 +728,7 @@ mod tests {
             "\"hi there, long\""
         );
         assert_eq!(
-            repr(Any::object(crate::builtins::missing_object()).as_raw()).unwrap(),
+            repr(Any::object(crate::reflection::missing_object()).as_raw()).unwrap(),
             "<MISSING>"
         );
     }

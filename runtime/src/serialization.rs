@@ -27,6 +27,7 @@ use crate::json::Value;
 use crate::object::{is_object_index, ObjectRef};
 use crate::reflection::{all_fields, get_field, set_field, set_field_to_default};
 use crate::tindex;
+use crate::types::runtime_index::{ENUM, INT_ENUM};
 use crate::types::type_key_of;
 use std::collections::{HashMap, HashSet};
 use std::hash::{Hash, Hasher};
@@ -66,9 +67,6 @@ impl Eq for Key {}
 fn is_instance_of(type_index: i32, ancestor: i32) -> bool {
     crate::types::is_instance(type_index, ancestor)
 }
-
-/// The `__ffi_enum__` registry's `ffi.IntEnum` / `ffi.Enum` indices.
-const INT_ENUM: i32 = crate::builtins::ENUM_TYPE_INDEX + 1;
 
 /// Does a field's value go inline (POD kinds) rather than into a node of its own?
 fn inline_field(field: &TVMFFIFieldInfo) -> bool {
@@ -323,7 +321,7 @@ impl GraphWriter {
     ) -> Result<Result<Data, (Vec<(Any, bool)>, Vec<Any>)>, Error> {
         let type_index = value.type_index();
         let obj = value.as_object().expect("an object");
-        if is_instance_of(type_index, crate::builtins::ENUM_TYPE_INDEX) {
+        if is_instance_of(type_index, ENUM) {
             // SAFETY: enum objects hold `_int_index` at +24 and `_str_index` (an Any) at +32.
             let index = unsafe {
                 let base = obj.as_ptr().cast::<u8>();
@@ -772,7 +770,7 @@ impl<'g> GraphReader<'g> {
         type_index: i32,
         data: &Value,
     ) -> Result<Result<Any, (Build, Vec<Slot>)>, Error> {
-        if is_instance_of(type_index, crate::builtins::ENUM_TYPE_INDEX) {
+        if is_instance_of(type_index, ENUM) {
             let index = if is_instance_of(type_index, INT_ENUM) {
                 Any::int(expect_int(data, "IntEnum data")?)
             } else {
@@ -796,7 +794,7 @@ impl<'g> GraphReader<'g> {
                 type_key_of(type_index)
             )));
         }
-        let obj = crate::builtins::create_empty(info)?;
+        let obj = crate::reflection::create_empty(info)?;
         let mut fields = Vec::new();
         let mut slots = Vec::new();
         // SAFETY: `info` is registered.

@@ -23,6 +23,22 @@ const CHUNKS: usize = 1024;
 /// The largest type index plus one.
 pub const MAX_TYPES: usize = CHUNK * CHUNKS;
 
+/// The indices of the object types the runtime registers after the fixed ones, in Apache's
+/// order (`builtins::dyn_types` registers them in this order and checks each index), so that
+/// every layer can name them without looking them up.
+pub mod runtime_index {
+    pub const ENUM_STATE: i32 = 128;
+    pub const ENUM: i32 = 129;
+    pub const INT_ENUM: i32 = 130;
+    pub const STR_ENUM: i32 = 131;
+    pub const ACCESS_STEP: i32 = 132;
+    pub const ACCESS_PATH: i32 = 133;
+    pub const STRUCTURAL_VISITOR: i32 = 134;
+    pub const VISIT_ERROR_CONTEXT: i32 = 135;
+    pub const STRUCTURAL_MUTATOR: i32 = 136;
+    pub const STRUCTURAL_KEY: i32 = 137;
+}
+
 type Chunk = [AtomicPtr<TVMFFITypeInfo>; CHUNK];
 
 /// Published type infos, indexed by type index; a chunk is allocated on first use and never freed.

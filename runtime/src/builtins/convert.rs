@@ -60,12 +60,12 @@ const TARGETS: [Target; 13] = [
     target(tindex::LIST, "ffi.List.__ffi_convert__", "List<Any>"),
     target(tindex::DICT, "ffi.Dict.__ffi_convert__", "Dict<Any, Any>"),
     target(
-        super::dyn_types::INT_ENUM,
+        crate::types::runtime_index::INT_ENUM,
         "ffi.IntEnum.__ffi_convert__",
         "ffi.IntEnum",
     ),
     target(
-        super::dyn_types::STR_ENUM,
+        crate::types::runtime_index::STR_ENUM,
         "ffi.StrEnum.__ffi_convert__",
         "ffi.StrEnum",
     ),

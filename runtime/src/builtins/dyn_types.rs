@@ -6,13 +6,17 @@
 //! from `ffi.IntEnum`), so their layouts and field records must be Apache's.
 
 use crate::abi::{
-    TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIFieldInfo, TVMFFIMethodInfo, TVMFFIObject,
+    TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIFieldInfo, TVMFFIMethodInfo,
     TVMFFIObjectCreator, TVMFFITypeMetadata,
+};
+use crate::access_path::kind::*;
+use crate::access_path::{
+    extend, new_path, new_step, path_depth, path_parent, path_steps, paths_equal,
 };
 use crate::any::{byte_array, Any, RAW_NONE};
 use crate::error::Error;
 use crate::object::ObjectRef;
-use crate::reflection::{create_reflected, new_reflected, shallow_copy, Accessor};
+use crate::reflection::{create_reflected, init_field, new_reflected, shallow_copy, Accessor};
 use crate::tindex;
 use crate::type_schema::{function, function_metadata, Ty, ANY, BOOL, INT, OBJECT, STRING};
 use crate::types::{TypeRegistrar, TypeSpec};
@@ -96,16 +100,10 @@ const SEQ_HASH_IGNORE: i64 = Flag::kTVMFFIFieldFlagBitMaskSEqHashIgnore as i64;
 const HAS_DEFAULT: i64 = Flag::kTVMFFIFieldFlagBitMaskHasDefault as i64;
 const STATIC_METHOD: i64 = Flag::kTVMFFIFieldFlagBitMaskIsStaticMethod as i64;
 
-const ENUM_STATE: i32 = 128;
-const ENUM: i32 = 129;
-pub(super) const INT_ENUM: i32 = 130;
-pub(super) const STR_ENUM: i32 = 131;
-const ACCESS_STEP: i32 = 132;
-const ACCESS_PATH: i32 = 133;
-const STRUCTURAL_VISITOR: i32 = 134;
-const VISIT_ERROR_CONTEXT: i32 = 135;
-const STRUCTURAL_MUTATOR: i32 = 136;
-const STRUCTURAL_KEY: i32 = 137;
+use crate::types::runtime_index::{
+    ACCESS_PATH, ACCESS_STEP, ENUM, ENUM_STATE, INT_ENUM, STRUCTURAL_KEY, STRUCTURAL_MUTATOR,
+    STRUCTURAL_VISITOR, STR_ENUM, VISIT_ERROR_CONTEXT,
+};
 
 fn generic(origin: &'static str, args: Vec<Ty>) -> Ty {
     Ty::Generic(origin, args)
@@ -133,22 +131,6 @@ fn call_global(name: &str, args: &[TVMFFIAny]) -> Result<Any, Error> {
     })?;
     // SAFETY: registered functions are live Function objects and `args` are valid views.
     unsafe { crate::function::call(entry.function.as_ptr(), args) }
-}
-
-/// Writes a field of a freshly made reflected object.
-fn init_field(
-    obj: &ObjectRef,
-    offset: usize,
-    accessor: Accessor,
-    value: &Any,
-) -> Result<(), Error> {
-    // SAFETY: `offset` is a field of the object's type, of `accessor`'s storage.
-    unsafe { accessor.write(obj.as_ptr().cast::<u8>().add(offset), value.as_raw()) }
-}
-
-fn read_field(obj: *mut TVMFFIObject, offset: usize, accessor: Accessor) -> Any {
-    // SAFETY: callers pass live objects of the type that has this field.
-    unsafe { accessor.read(obj.cast::<u8>().add(offset)) }
 }
 
 /// A method wrapper: checks the argument count and the receiver types.
@@ -204,136 +186,7 @@ fn new_enum_state() -> Result<Any, Error> {
     Ok(Any::object(state))
 }
 
-// ---- ffi.reflection.AccessStep / AccessPath ----
-
-/// `AccessKind`: what an AccessStep steps into.
-pub(crate) mod access_kind {
-    pub const ATTR: i64 = 0;
-    pub const ARRAY_ITEM: i64 = 1;
-    pub const MAP_ITEM: i64 = 2;
-    pub const ATTR_MISSING: i64 = 3;
-    pub const ARRAY_ITEM_MISSING: i64 = 4;
-    pub const MAP_ITEM_MISSING: i64 = 5;
-}
-use access_kind::*;
-
-pub(crate) fn new_step(kind: i64, key: &Any) -> Result<ObjectRef, Error> {
-    let step = new_reflected(ACCESS_STEP, 48);
-    init_field(&step, 24, Accessor::I32, &Any::int(kind))?;
-    init_field(&step, 32, Accessor::Any, key)?;
-    Ok(step)
-}
-
-fn new_path(
-    parent: Option<&ObjectRef>,
-    step: Option<&ObjectRef>,
-    depth: i64,
-) -> Result<Any, Error> {
-    let path = new_reflected(ACCESS_PATH, 48);
-    let as_any = |o: Option<&ObjectRef>| o.map_or_else(Any::none, |o| Any::object(o.clone()));
-    init_field(&path, 24, Accessor::ObjectRef, &as_any(parent))?;
-    init_field(&path, 32, Accessor::ObjectRef, &as_any(step))?;
-    init_field(&path, 40, Accessor::I32, &Any::int(depth))?;
-    Ok(Any::object(path))
-}
-
-fn path_depth(path: &ObjectRef) -> i64 {
-    // SAFETY: the depth of an AccessPath is an int32 read as an Int.
-    unsafe {
-        read_field(path.as_ptr(), 40, Accessor::I32)
-            .as_raw()
-            .value
-            .v_int64
-    }
-}
-
-fn path_parent(path: &ObjectRef) -> Option<ObjectRef> {
-    read_field(path.as_ptr(), 24, Accessor::ObjectRef)
-        .as_object()
-        .cloned()
-}
-
-fn path_step(path: &ObjectRef) -> Option<ObjectRef> {
-    read_field(path.as_ptr(), 32, Accessor::ObjectRef)
-        .as_object()
-        .cloned()
-}
-
-fn extend(path: &ObjectRef, step: &ObjectRef) -> Result<Any, Error> {
-    new_path(Some(path), Some(step), path_depth(path) + 1)
-}
-
-/// The AccessPath from the root through `steps` (AccessStep objects), in order.
-pub(crate) fn path_from_steps(steps: impl IntoIterator<Item = ObjectRef>) -> Result<Any, Error> {
-    let mut path = new_path(None, None, 0)?;
-    for step in steps {
-        let parent = path
-            .as_object()
-            .cloned()
-            .expect("an AccessPath is an object");
-        path = extend(&parent, &step)?;
-    }
-    Ok(path)
-}
-
-/// The steps of an AccessPath from the root, and the kind and key of each.
-pub(crate) fn path_steps(path: &ObjectRef) -> Result<Vec<ObjectRef>, Error> {
-    let mut steps = Vec::new();
-    let mut current = path.clone();
-    while let Some(parent) = path_parent(&current) {
-        steps.push(path_step(&current).ok_or_else(|| {
-            Error::new("InternalError", "an AccessPath with a parent has no step")
-        })?);
-        current = parent;
-    }
-    steps.reverse();
-    Ok(steps)
-}
-
-/// The kind and key of an AccessStep.
-pub(crate) fn step_parts(step: &ObjectRef) -> (i64, Any) {
-    let kind = read_field(step.as_ptr(), 24, Accessor::I32);
-    // SAFETY: the kind is an int32 read as an Int.
-    (
-        unsafe { kind.as_raw().value.v_int64 },
-        read_field(step.as_ptr(), 32, Accessor::Any),
-    )
-}
-
-fn steps_equal(a: &ObjectRef, b: &ObjectRef) -> Result<bool, Error> {
-    let kind = |s: &ObjectRef| read_field(s.as_ptr(), 24, Accessor::I32);
-    let key = |s: &ObjectRef| read_field(s.as_ptr(), 32, Accessor::Any);
-    // SAFETY: kinds are Ints.
-    if unsafe { kind(a).as_raw().value.v_int64 != kind(b).as_raw().value.v_int64 } {
-        return Ok(false);
-    }
-    crate::any_hash::equal_of(&key(a), &key(b))
-}
-
-fn paths_equal(a: &ObjectRef, b: &ObjectRef) -> Result<bool, Error> {
-    if path_depth(a) != path_depth(b) {
-        return Ok(false);
-    }
-    let (mut a, mut b) = (a.clone(), b.clone());
-    loop {
-        if a.as_ptr() == b.as_ptr() {
-            return Ok(true);
-        }
-        let (Some(pa), Some(pb)) = (path_parent(&a), path_parent(&b)) else {
-            return Ok(true);
-        };
-        let (Some(sa), Some(sb)) = (path_step(&a), path_step(&b)) else {
-            return Err(Error::new(
-                "InternalError",
-                "an AccessPath with a parent has no step",
-            ));
-        };
-        if !steps_equal(&sa, &sb)? {
-            return Ok(false);
-        }
-        (a, b) = (pa, pb);
-    }
-}
+// ---- ffi.reflection.AccessStep / AccessPath (the objects: crate::access_path) ----
 
 fn access_path_methods() -> Vec<Method> {
     let p = || path_ty();

@@ -15,9 +15,6 @@ mod structural;
 mod tensor;
 
 pub use args::{Borrowed, Call};
-pub(crate) use dyn_types::{access_kind, new_step, path_from_steps, path_steps, step_parts};
-pub(crate) use reflection::create_empty;
-pub use reflection::{kwargs_object, missing_object, ENUM_TYPE_INDEX};
 pub(crate) use static_types::register_types;
 
 use crate::abi::TVMFFIAny;
@@ -83,8 +80,8 @@ pub(crate) fn global_functions() -> Globals {
     // Objects the runtime keeps for the whole process are made now, before anyone can read
     // `ffihub.LiveObjectCount` (which counts from its first read), so that it never counts them.
     crate::types::type_info(crate::tindex::OBJECT);
-    missing_object();
-    kwargs_object();
+    crate::reflection::missing_object();
+    crate::reflection::kwargs_object();
     let mut globals = Globals::new();
     functions::register(&mut globals);
     containers::register(&mut globals);

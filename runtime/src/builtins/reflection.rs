@@ -9,33 +9,14 @@ use crate::any::{byte_array_slice, Any, RAW_NONE};
 use crate::error::Error;
 use crate::object::ObjectRef;
 use crate::reflection::{
-    all_fields, new_reflected, set_field, set_field_to_default, shallow_copy, Accessor,
+    all_fields, create_empty, kwargs_object, missing_object, new_reflected, set_field,
+    set_field_to_default, shallow_copy, Accessor,
 };
 use crate::tindex;
 use crate::type_schema::{Ty, ANY, INT, NONE, OBJECT, PACKED_FUNCTION, STRING};
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::{Arc, OnceLock};
-
-/// The `ffi.Enum` type (the dynamic builtin types have fixed, checked indices).
-pub const ENUM_TYPE_INDEX: i32 = 129;
-
-fn sentinel(cell: &'static OnceLock<ObjectRef>) -> ObjectRef {
-    cell.get_or_init(|| new_reflected(tindex::OBJECT, std::mem::size_of::<TVMFFIObject>()))
-        .clone()
-}
-
-/// The "missing" sentinel returned by `ffi.GetInvalidObject` (and `*GetItemOrMissing`).
-pub fn missing_object() -> ObjectRef {
-    static MISSING: OnceLock<ObjectRef> = OnceLock::new();
-    sentinel(&MISSING)
-}
-
-/// The marker that separates positional from keyword arguments in packed calls.
-pub fn kwargs_object() -> ObjectRef {
-    static KWARGS: OnceLock<ObjectRef> = OnceLock::new();
-    sentinel(&KWARGS)
-}
+use std::sync::Arc;
 
 fn type_info_of(type_index: i32) -> Result<&'static TVMFFITypeInfo, Error> {
     crate::types::type_info(type_index).ok_or_else(|| {
@@ -49,36 +30,6 @@ fn type_info_of(type_index: i32) -> Result<&'static TVMFFITypeInfo, Error> {
 fn type_key(info: &TVMFFITypeInfo) -> String {
     // SAFETY: type keys point at registry-owned storage.
     String::from_utf8_lossy(unsafe { byte_array_slice(&info.type_key) }).into_owned()
-}
-
-/// An empty instance of a type: its native creator, or its `__ffi_new__` attribute.
-pub(crate) fn create_empty(info: &TVMFFITypeInfo) -> Result<ObjectRef, Error> {
-    // SAFETY: metadata pointers of registered types are valid.
-    if let Some(creator) = unsafe { info.metadata.as_ref() }.and_then(|m| m.creator) {
-        let mut handle = std::ptr::null_mut();
-        // SAFETY: creators follow the safe-call convention.
-        return match unsafe { creator(&mut handle) } {
-            // SAFETY: a successful creator returns an owned object.
-            0 if !handle.is_null() => Ok(unsafe { ObjectRef::from_raw(handle.cast()) }),
-            code => Err(crate::error::take_raised_or_unknown(code)),
-        };
-    }
-    if let Some(new) = crate::types::attr_value(b"__ffi_new__", info.type_index) {
-        let new = new
-            .as_object()
-            .ok_or_else(|| Error::new("TypeError", "__ffi_new__ must be a Function"))?
-            .clone();
-        // SAFETY: `new` is a live Function.
-        let obj = unsafe { crate::function::call(new.as_ptr(), &[])? };
-        return obj
-            .as_object()
-            .cloned()
-            .ok_or_else(|| Error::new("TypeError", "__ffi_new__ must return an object"));
-    }
-    Err(Error::new(
-        "RuntimeError",
-        format!("Type `{}` does not support reflection creation (no native creator or __ffi_new__ type attr)", type_key(info)),
-    ))
 }
 
 /// What the generated `__ffi_init__` knows about a type's fields.

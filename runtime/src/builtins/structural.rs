@@ -97,7 +97,7 @@ pub(super) fn register(globals: &mut Globals) {
         vec![OBJECT, Ty::Named("ffi.VisitErrorContext"), BOOL],
         |call| {
             let root = call.object(0, crate::tindex::OBJECT)?;
-            let context = call.object(1, error_context::VISIT_ERROR_CONTEXT)?;
+            let context = call.object(1, crate::types::runtime_index::VISIT_ERROR_CONTEXT)?;
             error_context::find_access_paths(&root, &context, call.bool(2)?)
         },
     );

@@ -5,8 +5,8 @@ use super::{
     HookCallback, HookCallbackSpec, StackGuard,
 };
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
+use crate::access_path::kind as step;
 use crate::any::Any;
-use crate::builtins::access_kind as step;
 use crate::containers::map::MapView;
 use crate::dlpack::DLTensor;
 use crate::error::Error;
@@ -47,9 +47,9 @@ fn to_path(reverse: ReversePath) -> Result<Any, Error> {
     let steps = reverse
         .iter()
         .rev()
-        .map(|(kind, key)| crate::builtins::new_step(*kind, key))
+        .map(|(kind, key)| crate::access_path::new_step(*kind, key))
         .collect::<Result<Vec<ObjectRef>, Error>>()?;
-    crate::builtins::path_from_steps(steps)
+    crate::access_path::path_from_steps(steps)
 }
 
 /// One comparison. All state sits in cells so that `__s_equal__` hooks can re-enter it through

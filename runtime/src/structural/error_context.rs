@@ -3,8 +3,8 @@
 //! paths from a root.
 
 use crate::abi::{TVMFFIAny, TVMFFIErrorCell, TVMFFIFieldInfo, TVMFFIObject};
+use crate::access_path::kind as step;
 use crate::any::Any;
-use crate::builtins::access_kind as step;
 use crate::containers::map::MapView;
 use crate::containers::seq::List;
 use crate::error::Error;
@@ -12,8 +12,7 @@ use crate::object::{is_object_index, ObjectRef};
 use crate::reflection::{new_reflected, Accessor};
 use crate::tindex;
 
-/// The fixed index of `ffi.VisitErrorContext`.
-pub const VISIT_ERROR_CONTEXT: i32 = 135;
+use crate::types::runtime_index::VISIT_ERROR_CONTEXT;
 const TOTAL_SIZE: usize = 40;
 /// Layout: `reverse_visit_pattern` (List) at 24, `prev_error_context` (Optional object) at 32.
 const PATTERN_OFFSET: usize = 24;
@@ -89,10 +88,10 @@ impl PendingStep {
             PendingStep::Attr(field) => {
                 // SAFETY: field names point at registry-owned storage.
                 let name = Any::string(unsafe { crate::any::byte_array_slice(&field.name) });
-                crate::builtins::new_step(step::ATTR, &name)
+                crate::access_path::new_step(step::ATTR, &name)
             }
-            PendingStep::Item(i) => crate::builtins::new_step(step::ARRAY_ITEM, &Any::int(*i)),
-            PendingStep::Key(key) => crate::builtins::new_step(step::MAP_ITEM, key),
+            PendingStep::Item(i) => crate::access_path::new_step(step::ARRAY_ITEM, &Any::int(*i)),
+            PendingStep::Key(key) => crate::access_path::new_step(step::MAP_ITEM, key),
         }
     }
 }
@@ -152,7 +151,7 @@ impl Finder {
             .iter()
             .map(PendingStep::materialize)
             .collect::<Result<Vec<_>, Error>>()?;
-        crate::builtins::path_from_steps(steps)
+        crate::access_path::path_from_steps(steps)
     }
 
     fn with_step(&mut self, step: PendingStep, value: Any) -> Result<(), Error> {

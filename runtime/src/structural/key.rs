@@ -9,8 +9,7 @@ use crate::error::Error;
 use crate::reflection::{new_reflected, Accessor};
 use std::ffi::c_void;
 
-/// The fixed index of `ffi.StructuralKey` (registered by the builtin types).
-pub const STRUCTURAL_KEY: i32 = 137;
+use crate::types::runtime_index::STRUCTURAL_KEY;
 /// Layout: the key (Any) at 24, the cached hash (int64) at 40.
 const KEY_OFFSET: usize = 24;
 const HASH_OFFSET: usize = 40;

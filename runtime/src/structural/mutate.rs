@@ -25,8 +25,7 @@ use crate::type_schema::{Ty, ANY, INT, NONE, PACKED_FUNCTION};
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 
-/// The fixed index of `ffi.StructuralMutator`.
-pub const STRUCTURAL_MUTATOR: i32 = 136;
+use crate::types::runtime_index::STRUCTURAL_MUTATOR;
 
 /// `TVMFFIAny (*)(StructuralMutatorObj*, AnyView) noexcept`: mutate, maybe-inplace mutate,
 /// variable-remap lookup, and the `__s_mutate__` hooks.

@@ -21,8 +21,7 @@ use crate::type_schema::{Ty, ANY, INT, PACKED_FUNCTION};
 use std::cell::Cell;
 use std::ffi::c_void;
 
-/// The fixed index of `ffi.StructuralVisitor`.
-pub const STRUCTURAL_VISITOR: i32 = 134;
+use crate::types::runtime_index::STRUCTURAL_VISITOR;
 
 /// The ABI of a visit: `TVMFFIAny (*)(StructuralVisitorObj*, AnyView) noexcept`.
 pub type VisitAbi = unsafe extern "C" fn(*mut TVMFFIObject, TVMFFIAny) -> TVMFFIAny;
