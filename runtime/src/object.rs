@@ -245,8 +245,20 @@ extern "C" {
 }
 
 /// Allocates an object with `payload` and `tail_bytes` extra bytes right after it (for inline
-/// string data and the like), with one strong reference owned by the result.
+/// string data and the like), with one strong reference owned by the result. Running out of
+/// memory ends the process, as for any Rust allocation; see [`try_alloc_object`].
 pub fn alloc_object<T>(type_index: i32, payload: T, tail_bytes: usize) -> ObjectRef {
+    alloc_with(type_index, payload, tail_bytes, delete_rust_object::<T>)
+        .unwrap_or_else(|error| error.abort())
+}
+
+/// [`alloc_object`] for a tail sized by a caller (a size given through the C API, which may
+/// describe no real memory): an error, not the end of the process, when it cannot be had.
+pub fn try_alloc_object<T>(
+    type_index: i32,
+    payload: T,
+    tail_bytes: usize,
+) -> Result<ObjectRef, AllocError> {
     alloc_with(type_index, payload, tail_bytes, delete_rust_object::<T>)
 }
 
@@ -257,7 +269,38 @@ pub fn alloc_object_with_deleter<T>(
     payload: T,
     deleter: unsafe extern "C" fn(*mut c_void, i32),
 ) -> ObjectRef {
-    alloc_with(type_index, payload, 0, deleter)
+    alloc_with(type_index, payload, 0, deleter).unwrap_or_else(|error| error.abort())
+}
+
+/// An object that could not be allocated.
+#[derive(Debug)]
+pub struct AllocError {
+    /// The bytes asked for; None when the size does not fit a `usize`.
+    pub bytes: Option<usize>,
+}
+
+impl AllocError {
+    /// What Rust does when an allocation fails (ends the process).
+    #[cold]
+    fn abort(self) -> ! {
+        let size = self
+            .bytes
+            .unwrap_or(usize::MAX)
+            .min(isize::MAX as usize & !15);
+        // SAFETY: 16 is a power of two, and `size` rounded up to it does not exceed isize::MAX.
+        std::alloc::handle_alloc_error(unsafe {
+            std::alloc::Layout::from_size_align_unchecked(size, 16)
+        })
+    }
+}
+
+impl std::fmt::Display for AllocError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.bytes {
+            Some(bytes) => write!(f, "cannot allocate an object of {bytes} bytes"),
+            None => write!(f, "cannot allocate an object larger than the address space"),
+        }
+    }
 }
 
 #[inline]
@@ -266,8 +309,10 @@ fn alloc_with<T>(
     payload: T,
     tail_bytes: usize,
     deleter: unsafe extern "C" fn(*mut c_void, i32),
-) -> ObjectRef {
-    let size = std::mem::size_of::<RustObject<T>>() + tail_bytes;
+) -> Result<ObjectRef, AllocError> {
+    let size = std::mem::size_of::<RustObject<T>>()
+        .checked_add(tail_bytes)
+        .ok_or(AllocError { bytes: None })?;
     assert!(
         std::mem::align_of::<RustObject<T>>() <= 16,
         "over-aligned object payload"
@@ -277,7 +322,7 @@ fn alloc_with<T>(
     unsafe {
         let ptr = malloc(size.max(1)).cast::<RustObject<T>>();
         if ptr.is_null() {
-            std::alloc::handle_alloc_error(std::alloc::Layout::from_size_align_unchecked(size, 16));
+            return Err(AllocError { bytes: Some(size) });
         }
         ptr.write(RustObject {
             header: TVMFFIObject {
@@ -289,7 +334,7 @@ fn alloc_with<T>(
             payload,
         });
         crate::live_count::mark_allocated(ptr.cast());
-        ObjectRef::from_raw(ptr.cast())
+        Ok(ObjectRef::from_raw(ptr.cast()))
     }
 }
 

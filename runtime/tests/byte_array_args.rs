@@ -1,5 +1,6 @@
 //! Byte-array arguments of the C surface: a NULL data pointer is only the empty string when the
-//! size is 0; with a size it is a ValueError, never a silently empty value.
+//! size is 0; with a size it is a ValueError, never a silently empty value. A size no memory
+//! can have is an error too, never the end of the process.
 
 use tvm_ffi::abi::{TVMFFIAny, TVMFFIByteArray};
 use tvm_ffi::any::{Any, RAW_NONE};
@@ -8,6 +9,7 @@ use tvm_ffi::error::take_raised_or_unknown;
 extern "C" {
     fn TVMFFIStringFromByteArray(input: *const TVMFFIByteArray, out: *mut TVMFFIAny) -> i32;
     fn TVMFFIBytesFromByteArray(input: *const TVMFFIByteArray, out: *mut TVMFFIAny) -> i32;
+    fn TVMFFIBigIntFromByteArray(input: *const TVMFFIByteArray, out: *mut TVMFFIAny) -> i32;
 }
 
 type FromByteArray = unsafe extern "C" fn(*const TVMFFIByteArray, *mut TVMFFIAny) -> i32;
@@ -58,5 +60,31 @@ fn null_data_with_a_size_is_a_value_error() {
         let value = convert(make, text.as_ptr(), text.len()).expect("real bytes convert");
         // SAFETY: as above.
         assert_eq!(unsafe { read(value.as_raw()) }, Some(&text[..]));
+    }
+}
+
+#[test]
+fn sizes_no_memory_can_have_are_errors() {
+    let text = b"a few bytes";
+    for make in [
+        TVMFFIStringFromByteArray as FromByteArray,
+        TVMFFIBytesFromByteArray as FromByteArray,
+        TVMFFIBigIntFromByteArray as FromByteArray,
+    ] {
+        // Beyond any array (a negative size cast to size_t, say): refused before anything is
+        // read or allocated.
+        let (kind, message) =
+            convert(make, text.as_ptr(), usize::MAX - 7).expect_err("size near 2^64");
+        assert_eq!(kind, "ValueError");
+        assert_eq!(
+            message,
+            format!("input.size is {}, larger than any array", usize::MAX - 7)
+        );
+        // 2^50 bytes (1 PiB, more than the address space of a process on x86-64): the copy
+        // cannot be allocated, which is a MemoryError (Python's MemoryError through tvm_ffi),
+        // raised before the bytes are read.
+        let (kind, message) = convert(make, text.as_ptr(), 1 << 50).expect_err("1 PiB");
+        assert_eq!(kind, "MemoryError", "{message}");
+        assert!(message.starts_with("cannot "), "{message}");
     }
 }

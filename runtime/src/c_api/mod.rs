@@ -67,6 +67,13 @@ fn byte_array_arg<'a>(
             ),
         ));
     }
+    if array.size > isize::MAX as usize {
+        // No array is that large: the size is wrong (a negative value cast, say).
+        return Err(Error::new(
+            "ValueError",
+            format!("{what}.size is {}, larger than any array", array.size),
+        ));
+    }
     // SAFETY: a non-NULL `data` handed to the C API points at `size` readable bytes.
     Ok(unsafe { crate::any::byte_array_slice(array) })
 }

@@ -16,7 +16,7 @@ pub unsafe extern "C" fn TVMFFIStringFromByteArray(
     safe_call(|| {
         let out = out_ptr(out, "out")?;
         *out = RAW_NONE;
-        *out = crate::string::string_any(byte_array_arg(input, "input")?).into_raw();
+        *out = crate::string::try_string_any(byte_array_arg(input, "input")?)?.into_raw();
         Ok(())
     })
 }
@@ -30,7 +30,7 @@ pub unsafe extern "C" fn TVMFFIBytesFromByteArray(
     safe_call(|| {
         let out = out_ptr(out, "out")?;
         *out = RAW_NONE;
-        *out = crate::string::bytes_any(byte_array_arg(input, "input")?).into_raw();
+        *out = crate::string::try_bytes_any(byte_array_arg(input, "input")?)?.into_raw();
         Ok(())
     })
 }
@@ -52,10 +52,15 @@ pub unsafe extern "C" fn TVMFFIBigIntFromByteArray(
                 "BigInt content must contain whole 64-bit words",
             ));
         }
-        let words: Vec<i64> = bytes
-            .chunks_exact(8)
-            .map(|w| i64::from_ne_bytes(w.try_into().expect("8-byte chunk")))
-            .collect();
+        let mut words: Vec<i64> = Vec::new();
+        words
+            .try_reserve_exact(bytes.len() / 8)
+            .map_err(|_| Error::new("MemoryError", format!("cannot copy {} bytes", bytes.len())))?;
+        words.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|w| i64::from_ne_bytes(w.try_into().expect("8-byte chunk"))),
+        );
         *out = crate::string::bigint_any(&words).into_raw();
         Ok(())
     })
