@@ -88,3 +88,49 @@ fn sizes_no_memory_can_have_are_errors() {
         assert!(message.starts_with("cannot "), "{message}");
     }
 }
+
+#[test]
+fn names_follow_the_same_rules() {
+    extern "C" {
+        fn TVMFFIFunctionGetGlobal(name: *const TVMFFIByteArray, out: *mut *mut c_void) -> i32;
+        fn TVMFFITypeKeyToIndex(key: *const TVMFFIByteArray, out: *mut i32) -> i32;
+    }
+    use std::ffi::c_void;
+    let error_of = |code: i32| {
+        let error = take_raised_or_unknown(code);
+        (
+            String::from_utf8_lossy(error.kind()).into_owned(),
+            String::from_utf8_lossy(error.message()).into_owned(),
+        )
+    };
+    let null_with_size = TVMFFIByteArray {
+        data: std::ptr::null(),
+        size: 3,
+    };
+    let beyond = TVMFFIByteArray {
+        data: b"ffi.Array".as_ptr().cast(),
+        size: usize::MAX,
+    };
+    for (name, what) in [
+        (&null_with_size, "must not be NULL"),
+        (&beyond, "larger than any array"),
+    ] {
+        let mut function = std::ptr::null_mut();
+        // SAFETY: valid pointers; the runtime validates the array before reading it.
+        let (kind, message) = error_of(unsafe { TVMFFIFunctionGetGlobal(name, &mut function) });
+        assert_eq!(kind, "ValueError");
+        assert!(
+            message.starts_with("name.") && message.contains(what),
+            "{message}"
+        );
+        assert!(function.is_null());
+        let mut index = -1;
+        // SAFETY: as above.
+        let (kind, message) = error_of(unsafe { TVMFFITypeKeyToIndex(name, &mut index) });
+        assert_eq!(kind, "ValueError");
+        assert!(
+            message.starts_with("type_key.") && message.contains(what),
+            "{message}"
+        );
+    }
+}

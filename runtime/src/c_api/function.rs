@@ -1,11 +1,10 @@
 //! Functions and the global registry.
 
-use super::{non_null, out_ptr, safe_call};
+use super::{byte_array_arg, non_null, out_ptr, safe_call};
 use crate::abi::{
     TVMFFIAny, TVMFFIByteArray, TVMFFIFunctionCell, TVMFFIMethodInfo, TVMFFIObjectHandle,
     TVMFFISafeCallType,
 };
-use crate::any::byte_array_slice;
 use crate::error::Error;
 use crate::object::ObjectRef;
 use crate::registry::{GlobalEntry, DEFAULT_FLAGS};
@@ -69,7 +68,7 @@ pub unsafe extern "C" fn TVMFFIFunctionGetGlobal(
     out: *mut TVMFFIObjectHandle,
 ) -> i32 {
     safe_call(|| {
-        let name = byte_array_slice(non_null(name, "name")?);
+        let name = byte_array_arg(name, "name")?;
         let out = out_ptr(out, "out")?;
         *out = crate::registry::get(name).map_or(std::ptr::null_mut(), |e| {
             e.function.clone().into_raw().cast()
@@ -96,7 +95,7 @@ pub unsafe extern "C" fn TVMFFIFunctionSetGlobal(
     allow_override: i32,
 ) -> i32 {
     safe_call(|| {
-        let name = byte_array_slice(non_null(name, "name")?);
+        let name = byte_array_arg(name, "name")?;
         let entry = GlobalEntry {
             function: function_ref(f.cast())?,
             doc: Box::default(),
@@ -132,11 +131,11 @@ pub unsafe extern "C" fn TVMFFIFunctionSetGlobalFromMethodInfo(
         };
         let entry = GlobalEntry {
             function,
-            doc: byte_array_slice(&info.doc).into(),
-            metadata: byte_array_slice(&info.metadata).into(),
+            doc: byte_array_arg(&info.doc, "method_info.doc")?.into(),
+            metadata: byte_array_arg(&info.metadata, "method_info.metadata")?.into(),
             flags: info.flags,
         };
-        let name = byte_array_slice(&info.name);
+        let name = byte_array_arg(&info.name, "method_info.name")?;
         crate::registry::register(name, entry, allow_override != 0).map_err(|_| {
             // Apache's wording for registrations that carry method info.
             let name = String::from_utf8_lossy(name);

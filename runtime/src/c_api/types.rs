@@ -1,11 +1,10 @@
 //! The type registry and reflection.
 
-use super::{non_null, or_exit, out_ptr, safe_call};
+use super::{byte_array_arg, non_null, or_exit, out_ptr, safe_call};
 use crate::abi::{
     TVMFFIAny, TVMFFIByteArray, TVMFFIFieldInfo, TVMFFIMethodInfo, TVMFFITypeAttrColumn,
     TVMFFITypeInfo, TVMFFITypeMetadata,
 };
-use crate::any::byte_array_slice;
 use crate::error::Error;
 use crate::types::TypeSpec;
 
@@ -21,7 +20,7 @@ pub unsafe extern "C" fn TVMFFITypeGetOrAllocIndex(
     parent_type_index: i32,
 ) -> i32 {
     or_exit("TVMFFITypeGetOrAllocIndex", || {
-        let key = byte_array_slice(non_null(type_key, "type_key")?);
+        let key = byte_array_arg(type_key, "type_key")?;
         let spec = TypeSpec {
             static_index: static_type_index,
             depth: type_depth,
@@ -40,7 +39,7 @@ pub unsafe extern "C" fn TVMFFITypeKeyToIndex(
     out_tindex: *mut i32,
 ) -> i32 {
     safe_call(|| {
-        let key = byte_array_slice(non_null(type_key, "type_key")?);
+        let key = byte_array_arg(type_key, "type_key")?;
         let out = out_ptr(out_tindex, "out_tindex")?;
         *out = crate::types::key_to_index(key).ok_or_else(|| {
             // Apache's wording, down to the check it reports.
@@ -106,7 +105,7 @@ pub unsafe extern "C" fn TVMFFITypeRegisterAttr(
     attr_value: *const TVMFFIAny,
 ) -> i32 {
     safe_call(|| {
-        let name = byte_array_slice(non_null(attr_name, "attr_name")?);
+        let name = byte_array_arg(attr_name, "attr_name")?;
         crate::types::register_attr(type_index, name, non_null(attr_value, "attr_value")?)
     })
 }
@@ -117,7 +116,7 @@ pub unsafe extern "C" fn TVMFFIGetTypeAttrColumn(
     attr_name: *const TVMFFIByteArray,
 ) -> *const TVMFFITypeAttrColumn {
     or_exit("TVMFFIGetTypeAttrColumn", || {
-        let name = byte_array_slice(non_null(attr_name, "attr_name")?);
+        let name = byte_array_arg(attr_name, "attr_name")?;
         Ok(crate::types::attr_column(name)
             .map_or(std::ptr::null(), |c| c as *const TVMFFITypeAttrColumn))
     })
