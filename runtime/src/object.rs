@@ -130,15 +130,17 @@ unsafe fn release_last_strong(obj: *mut TVMFFIObject, sole: bool) {
     // bytes, shapes and big integers hold no objects: their destruction cannot nest, so the
     // most common releases skip the bookkeeping. The Function test comes first: it is one
     // comparison, and creating and releasing Functions is the tighter loop.
-    if crate::function::is_c_function_without_deleter(obj)
-        || matches!(
-            (*obj).type_index,
-            crate::tindex::STR
-                | crate::tindex::BYTES
-                | crate::tindex::SHAPE
-                | crate::tindex::BIG_INT
-        )
-    {
+    if crate::function::is_c_function_without_deleter(obj) {
+        if sole {
+            // Its deleter would only free the memory: do so without the call.
+            return free_rust_object(obj);
+        }
+        return destroy(obj, sole);
+    }
+    if matches!(
+        (*obj).type_index,
+        crate::tindex::STR | crate::tindex::BYTES | crate::tindex::SHAPE | crate::tindex::BIG_INT
+    ) {
         return destroy(obj, sole);
     }
     release_nesting(obj, sole)
