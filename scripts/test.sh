@@ -29,9 +29,10 @@ scripts/setup-node.sh
 step "build the runtime (target/release/libtvm_ffi.so; everything else links it)"
 cargo build --release --locked -p ffihub-runtime
 
-step "formatting and lints"
+step "formatting, lints and API docs (no rustdoc warnings: broken or private links)"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 
 step "build the workspace (the demo extension, the Node addon and ffihub land in target/debug)"
 cargo build --workspace --locked

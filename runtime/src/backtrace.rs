@@ -87,7 +87,7 @@ pub fn capture() -> String {
     Trace::capture().format(classify)
 }
 
-/// The current thread's return addresses, for [`format`] later (cheap: no symbols).
+/// The current thread's return addresses, for [`format()`] later (cheap: no symbols).
 #[inline(never)]
 pub fn capture_addresses() -> Trace {
     Trace::capture()

@@ -23,7 +23,7 @@ pub const DELETE_STRONG: i32 = 1;
 pub const DELETE_WEAK: i32 = 2;
 
 /// The number of objects this runtime allocated and has not freed yet, counting from the first
-/// call (served as `ffihub.LiveObjectCount`; see [`crate::live_count`] for how it stays off the
+/// call (served as `ffihub.LiveObjectCount`; see `crate::live_count` for how it stays off the
 /// hot path).
 pub fn live_object_count() -> i64 {
     crate::live_count::total()

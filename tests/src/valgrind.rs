@@ -78,7 +78,7 @@ impl Summary {
     }
 }
 
-/// Parses `N` from "<label> N ..." on the last line containing `label` (`1,234` allowed).
+/// Parses `N` from "`<label> N ...`" on the last line containing `label` (`1,234` allowed).
 pub fn number_after(text: &str, label: &str) -> Option<u64> {
     let line = text.lines().rev().find(|l| l.contains(label))?;
     let rest = &line[line.find(label)? + label.len()..];

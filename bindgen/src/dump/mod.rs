@@ -5,7 +5,7 @@
 //! snapshotted before and after loading. A library that is the runtime itself contributes
 //! everything the runtime registers on its own. See docs/adr/0003-generator-metadata.md.
 //!
-//! Each library's module exports (`__tvm_ffi_<name>` symbols) are read too ([`exports`]), see
+//! Each library's module exports (`__tvm_ffi_<name>` symbols) are read too (`exports`), see
 //! docs/adr/0009-module-exports.md.
 
 mod exports;
@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 /// What to dump.
 #[derive(Clone, Debug, Default)]
 pub struct DumpOptions {
-    /// The runtime to load; `None` searches (see [`locate::open_runtime`]).
+    /// The runtime to load; `None` searches (see `locate::open_runtime`).
     pub runtime: Option<PathBuf>,
     /// The libraries to load, in order.
     pub libs: Vec<PathBuf>,

@@ -7,7 +7,7 @@
 //! thread, worker threads) gets its own state (`env.rs`).
 //!
 //! Rules every entry point follows:
-//! - no panic crosses into Node or into the runtime (`catch_unwind` everywhere: [`entry`],
+//! - no panic crosses into Node or into the runtime (`catch_unwind` everywhere: `entry`,
 //!   finalizers, TVM-FFI callbacks and deleters);
 //! - results of TVM-FFI calls are owned and arguments borrowed; wrappers own one reference each,
 //!   released by their finalizer or `dispose()`;

@@ -1,4 +1,4 @@
-//! Short names for the fixed type indices of [`TVMFFITypeIndex`].
+//! Short names for the fixed type indices of [`TVMFFITypeIndex`](crate::abi::TVMFFITypeIndex).
 
 use crate::abi::TVMFFITypeIndex as T;
 

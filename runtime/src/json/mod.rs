@@ -1,4 +1,4 @@
-//! JSON text with Apache's conventions: [`parse`] (`ffi.json.Parse`) and [`stringify`]
+//! JSON text with Apache's conventions: [`parse()`] (`ffi.json.Parse`) and [`stringify()`]
 //! (`ffi.json.Stringify`). Objects are `ffi.Map`s with string keys, arrays `ffi.Array`s, numbers
 //! `int` when they are integers that fit in 64 bits and `float` otherwise.
 

@@ -25,7 +25,7 @@
 //! methods of an ffihub module reaches its [`ModuleImpl`] through the vtable of the C++ layer
 //! (`runtime/cxx/module.cc`), and the runtime calls the virtual methods of a module made by
 //! foreign C++ code (any `ModuleObj` subclass) through that module's own vtable, with C++
-//! exceptions turned into errors ([`crate::cxx`]). Imports are read through the `imports_` array
+//! exceptions turned into errors (`crate::cxx`). Imports are read through the `imports_` array
 //! of every module; the base `ImportModule`/`ClearImports` edit it. `ffihub.LiveObjectCount`
 //! counts a module through the two containers it always owns.
 

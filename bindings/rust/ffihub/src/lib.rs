@@ -88,7 +88,7 @@ pub use ffihub_macros::function;
 pub use ffihub_macros::methods;
 
 /// Declares a `#[repr(C)]` struct as a TVM-FFI object type:
-/// `#[ffihub(type_key = "demo.Point")]`; the first field is the parent's struct ([`Object`] for
+/// `#[ffihub(type_key = "demo.Point")]`; the first field is the parent's struct ([`struct@Object`] for
 /// a root type). Other fields are reflected (read-only, or writable when of type
 /// [`Writable<T>`]), with their doc comments and `#[ffihub(default = expr)]` defaults;
 /// `#[ffihub(skip)]` hides a field.

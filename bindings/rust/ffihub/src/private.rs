@@ -24,7 +24,7 @@ type StdString = std::string::String;
 pub type SafeCall = unsafe extern "C" fn(*mut c_void, *const TVMFFIAny, i32, *mut TVMFFIAny) -> i32;
 
 /// Runs user code. Frames below this one (the caller's) are left out of error backtraces
-/// ([`crate::error::BOUNDARY`]); it must not be inlined.
+/// (`crate::error::BOUNDARY`); it must not be inlined.
 #[inline(never)]
 pub fn call_boundary<T>(f: impl FnOnce() -> T) -> T {
     std::hint::black_box(f())
