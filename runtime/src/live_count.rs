@@ -105,20 +105,9 @@ fn add_slow(delta: i64) {
     }
 }
 
-/// Records one allocated object if counting has started: returns the mark its header's
-/// `__padding` must carry (hand it back to [`freed`]).
-#[inline]
-pub fn allocated() -> u32 {
-    if !COUNTING.load(Ordering::Relaxed) {
-        return 0;
-    }
-    add(1);
-    COUNTED
-}
-
-/// [`allocated`] for an object whose header is already written: marks it if counting has
-/// started. The counting path is out of line, so that allocation keeps no value in a register
-/// across it.
+/// Records one allocated object, whose header is already written (with `__padding` 0), if
+/// counting has started: marks it [`COUNTED`] for [`freed`]. The counting path is out of line,
+/// so that allocation keeps no value in a register across it.
 ///
 /// # Safety
 /// `obj` points at the header of an object nobody else sees yet.
@@ -136,7 +125,7 @@ unsafe fn count_and_mark(obj: *mut crate::abi::TVMFFIObject) {
     (*obj).__padding = COUNTED;
 }
 
-/// Records the release of an object whose header carries `mark` (from [`allocated`]).
+/// Records the release of an object whose header carries `mark` (from [`mark_allocated`]).
 #[inline]
 pub fn freed(mark: u32) {
     if mark & COUNTED != 0 {

@@ -30,14 +30,17 @@ pub fn live_object_count() -> i64 {
 }
 
 /// Records an object allocated outside [`alloc_object`] / [`alloc_raw`] (objects with a custom
-/// block layout), so that the live-object count stays exact: returns the value the object's
-/// header must carry in `__padding`. Pair with [`count_free`].
+/// block layout), so that the live-object count stays exact. Pair with [`count_free`].
+///
+/// # Safety
+/// `obj` points at the header of an object nobody else sees yet, written with `__padding` 0.
 #[inline]
-pub fn count_allocation() -> u32 {
-    crate::live_count::allocated()
+pub unsafe fn count_allocation(obj: *mut TVMFFIObject) {
+    crate::live_count::mark_allocated(obj);
 }
 
-/// Records the release of an object allocated with [`count_allocation`]'s mark in its header.
+/// Records the release of an object whose allocation went through [`count_allocation`] (or the
+/// allocators here, which call it).
 ///
 /// # Safety
 /// `obj` points at the object's header, still readable (call before freeing the memory).
@@ -335,7 +338,7 @@ fn alloc_with<T>(
             },
             payload,
         });
-        crate::live_count::mark_allocated(ptr.cast());
+        count_allocation(ptr.cast());
         Ok(ObjectRef::from_raw(ptr.cast()))
     }
 }
@@ -364,7 +367,7 @@ pub fn alloc_raw(
             __padding: 0,
             deleter,
         });
-        crate::live_count::mark_allocated(ptr);
+        count_allocation(ptr);
         ObjectRef::from_raw(ptr)
     }
 }

@@ -176,7 +176,7 @@ pub fn new_module(imp: impl ModuleImpl) -> Module {
         header: TVMFFIObject {
             combined_ref_count: AtomicU64::new(FRESH_COUNT),
             type_index: tindex::MODULE,
-            __padding: crate::object::count_allocation(),
+            __padding: 0,
             deleter: Some(delete_module),
         },
         imports_slot: Array::new().into_object().into_raw(),
@@ -187,8 +187,12 @@ pub fn new_module(imp: impl ModuleImpl) -> Module {
         },
     });
     let block = Box::into_raw(block);
-    // SAFETY: the block is live and its header carries the one fresh reference.
-    Module(unsafe { ObjectRef::from_raw(std::ptr::addr_of_mut!((*block).header)) })
+    // SAFETY: the block is live, only ours, and its header carries the one fresh reference.
+    unsafe {
+        let header = std::ptr::addr_of_mut!((*block).header);
+        crate::object::count_allocation(header);
+        Module(ObjectRef::from_raw(header))
+    }
 }
 
 /// Is `obj` (a module) made by this runtime?

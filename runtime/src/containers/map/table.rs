@@ -267,19 +267,25 @@ impl Raw {
         })
     }
 
-    unsafe fn iter_unlink(self, n: u64) {
+    /// Points what follows `prev` (the list head when `prev` is none) at `after_prev`, and
+    /// what precedes `next` (the tail when `next` is none) at `before_next`.
+    unsafe fn iter_relink(self, prev: u64, after_prev: u64, next: u64, before_next: u64) {
         let dense = self.dense();
-        let (prev, next) = ((*self.item(n)).prev, (*self.item(n)).next);
         if prev == INVALID_INDEX {
-            (*dense).iter_list_head = next;
+            (*dense).iter_list_head = after_prev;
         } else {
-            (*self.item(prev)).next = next;
+            (*self.item(prev)).next = after_prev;
         }
         if next == INVALID_INDEX {
-            (*dense).iter_list_tail = prev;
+            (*dense).iter_list_tail = before_next;
         } else {
-            (*self.item(next)).prev = prev;
+            (*self.item(next)).prev = before_next;
         }
+    }
+
+    unsafe fn iter_unlink(self, n: u64) {
+        let (prev, next) = ((*self.item(n)).prev, (*self.item(n)).next);
+        self.iter_relink(prev, next, next, prev);
     }
 
     unsafe fn iter_push_back(self, n: u64) {
@@ -298,20 +304,10 @@ impl Raw {
 
     /// Puts `dst` in the iteration list where `src` is.
     unsafe fn iter_replace(self, src: u64, dst: u64) {
-        let dense = self.dense();
         let (prev, next) = ((*self.item(src)).prev, (*self.item(src)).next);
         (*self.item(dst)).prev = prev;
         (*self.item(dst)).next = next;
-        if prev == INVALID_INDEX {
-            (*dense).iter_list_head = dst;
-        } else {
-            (*self.item(prev)).next = dst;
-        }
-        if next == INVALID_INDEX {
-            (*dense).iter_list_tail = dst;
-        } else {
-            (*self.item(next)).prev = dst;
-        }
+        self.iter_relink(prev, dst, next, dst);
     }
 
     /// Apache's `TryInsert` of an entry whose key hashes to `hash`: the slot now holding it (a
