@@ -233,6 +233,14 @@ impl From<String> for Error {
     }
 }
 
+/// An allocation a caller sized and no memory could hold is a MemoryError (Python's
+/// `MemoryError` through tvm_ffi).
+impl From<crate::object::AllocError> for Error {
+    fn from(error: crate::object::AllocError) -> Error {
+        Error::new("MemoryError", error.to_string())
+    }
+}
+
 thread_local! {
     /// The error raised by the last failing safe call on this thread.
     static RAISED: RefCell<Option<ObjectRef>> = const { RefCell::new(None) };

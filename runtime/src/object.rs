@@ -287,7 +287,7 @@ pub struct AllocError {
 impl AllocError {
     /// What Rust does when an allocation fails (ends the process).
     #[cold]
-    fn abort(self) -> ! {
+    pub fn abort(self) -> ! {
         let size = self
             .bytes
             .unwrap_or(usize::MAX)

@@ -5,7 +5,7 @@
 use crate::abi::{TVMFFIAny, TVMFFIAnyValue, TVMFFIByteArray};
 use crate::any::{byte_array_slice, Any};
 use crate::error::Error;
-use crate::object::{alloc_object, tail, try_alloc_object, ObjectRef};
+use crate::object::{alloc_object, tail, try_alloc_object, AllocError, ObjectRef};
 use crate::tindex;
 use std::ffi::CStr;
 
@@ -22,29 +22,17 @@ struct BytesPayload {
 pub fn new_bytes_object(type_index: i32, data: &[u8]) -> ObjectRef {
     // The bytes exist, so a copy of them is an ordinary allocation (whose failure ends the
     // process, as in Rust).
-    let obj = alloc_object(type_index, empty_cell(), data.len().saturating_add(1));
-    fill_bytes_object(obj, data)
+    bytes_object(type_index, data).unwrap_or_else(|error| error.abort())
 }
 
-/// [`new_bytes_object`] for bytes a C caller described: a MemoryError when the copy cannot be
-/// allocated.
-pub fn try_new_bytes_object(type_index: i32, data: &[u8]) -> Result<ObjectRef, Error> {
-    let obj = try_alloc_object(type_index, empty_cell(), data.len().saturating_add(1))
-        .map_err(|error| Error::new("MemoryError", error.to_string()))?;
-    Ok(fill_bytes_object(obj, data))
-}
-
-fn empty_cell() -> BytesPayload {
-    BytesPayload {
+fn bytes_object(type_index: i32, data: &[u8]) -> Result<ObjectRef, AllocError> {
+    let empty = BytesPayload {
         cell: TVMFFIByteArray {
             data: std::ptr::null(),
             size: 0,
         },
-    }
-}
-
-/// Copies `data` into a fresh object allocated with `data.len() + 1` tail bytes, NUL-terminated.
-fn fill_bytes_object(obj: ObjectRef, data: &[u8]) -> ObjectRef {
+    };
+    let obj = try_alloc_object(type_index, empty, data.len().saturating_add(1))?;
     // SAFETY: the object was allocated with `len + 1` tail bytes, and nobody else sees it yet.
     unsafe {
         let dst = tail::<BytesPayload>(obj.as_ptr());
@@ -58,59 +46,45 @@ fn fill_bytes_object(obj: ObjectRef, data: &[u8]) -> ObjectRef {
             size: data.len(),
         };
     }
-    obj
+    Ok(obj)
 }
 
-/// A small value holding `data` (at most [`SMALL_MAX`] bytes).
-fn small(small_index: i32, data: &[u8]) -> Any {
+fn small_or_heap(small_index: i32, heap_index: i32, data: &[u8]) -> Result<Any, AllocError> {
+    if data.len() > SMALL_MAX {
+        return Ok(Any::object(bytes_object(heap_index, data)?));
+    }
     let mut bytes = [0u8; 8];
     bytes[..data.len()].copy_from_slice(data);
     // SAFETY: a small value owns nothing.
-    unsafe {
+    Ok(unsafe {
         Any::from_raw(TVMFFIAny {
             type_index: small_index,
             small_str_len: data.len() as u32,
             value: TVMFFIAnyValue { v_bytes: bytes },
         })
-    }
-}
-
-fn small_or_heap(small_index: i32, heap_index: i32, data: &[u8]) -> Any {
-    if data.len() <= SMALL_MAX {
-        small(small_index, data)
-    } else {
-        Any::object(new_bytes_object(heap_index, data))
-    }
-}
-
-fn try_small_or_heap(small_index: i32, heap_index: i32, data: &[u8]) -> Result<Any, Error> {
-    if data.len() <= SMALL_MAX {
-        Ok(small(small_index, data))
-    } else {
-        Ok(Any::object(try_new_bytes_object(heap_index, data)?))
-    }
+    })
 }
 
 /// A String value: small when it fits, a String object otherwise.
 pub fn string_any(data: &[u8]) -> Any {
-    small_or_heap(tindex::SMALL_STR, tindex::STR, data)
+    small_or_heap(tindex::SMALL_STR, tindex::STR, data).unwrap_or_else(|error| error.abort())
 }
 
 /// A Bytes value: small when it fits, a Bytes object otherwise.
 pub fn bytes_any(data: &[u8]) -> Any {
-    small_or_heap(tindex::SMALL_BYTES, tindex::BYTES, data)
+    small_or_heap(tindex::SMALL_BYTES, tindex::BYTES, data).unwrap_or_else(|error| error.abort())
 }
 
 /// [`string_any`] of bytes a C caller described: a MemoryError when their copy cannot be
 /// allocated.
 pub fn try_string_any(data: &[u8]) -> Result<Any, Error> {
-    try_small_or_heap(tindex::SMALL_STR, tindex::STR, data)
+    Ok(small_or_heap(tindex::SMALL_STR, tindex::STR, data)?)
 }
 
 /// [`bytes_any`] of bytes a C caller described: a MemoryError when their copy cannot be
 /// allocated.
 pub fn try_bytes_any(data: &[u8]) -> Result<Any, Error> {
-    try_small_or_heap(tindex::SMALL_BYTES, tindex::BYTES, data)
+    Ok(small_or_heap(tindex::SMALL_BYTES, tindex::BYTES, data)?)
 }
 
 /// The bytes of a string value in any of its forms (small, object, raw C string).
