@@ -10,7 +10,8 @@
 //!   into `target/ffihub-tests/julia/packages`, and writes a Julia environment next to them
 //!   (`Project.toml` + `Manifest.toml` with `path` entries for both packages and the local
 //!   TVMFFI: no registry, no network). The packages find their libraries through
-//!   `FFIHUB_LIBRARY_PATH`.
+//!   `FFIHUB_LIBRARY_PATH`. It also compiles `tests/c/reflect_probe.cc` against Apache's headers
+//!   (`FFIHUB_REFLECT_PROBE`), the C++ code that test_define.jl passes the types it defines to.
 //! - `Pkg.test` of the generated Demo package (its own `test/runtests.jl`), generated into a fresh
 //!   folder outside the checkout with its library bundled in `lib/`, and developed into a fresh
 //!   environment, as a user would.
@@ -26,8 +27,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, apache_testing_lib, ffihub_runtime, ffihub_runtime_checked, julia_lock, run_ok,
-    run_with_timeout, target_dir, workspace_root, Runtime,
+    apache_runtime, apache_testing_lib, build_reflect_probe, ffihub_runtime,
+    ffihub_runtime_checked, julia_lock, run_ok, run_with_timeout, target_dir, workspace_root,
+    Runtime,
 };
 
 /// The whole suite takes a few minutes (a 1,000,000-call GC stress test included).
@@ -118,6 +120,8 @@ struct Generated {
     env: PathBuf,
     /// The folders of `libffihub_demo.so` and `libtvm_ffi_testing.so`, as `FFIHUB_LIBRARY_PATH`.
     library_path: PathBuf,
+    /// `libreflect_probe.so` (test_define.jl passes the types it defines to it).
+    reflect_probe: PathBuf,
 }
 
 fn cargo(args: &[&str]) {
@@ -189,6 +193,7 @@ fn generated() -> &'static Generated {
             ])
             .unwrap()
             .into(),
+            reflect_probe: build_reflect_probe("julia-reflect-probe"),
         }
     })
 }
@@ -200,7 +205,10 @@ fn run_generated(runtime: &Runtime) {
         runtime,
         &g.env,
         &workspace_root().join("tests/julia/generated/runtests.jl"),
-        &[("FFIHUB_LIBRARY_PATH", g.library_path.clone())],
+        &[
+            ("FFIHUB_LIBRARY_PATH", g.library_path.clone()),
+            ("FFIHUB_REFLECT_PROBE", g.reflect_probe.clone()),
+        ],
     );
 }
 

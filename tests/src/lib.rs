@@ -196,6 +196,30 @@ pub fn compile_c_program(sources: &[PathBuf], runtime: &Runtime, output: &Path) 
     );
 }
 
+/// `tests/c/reflect_probe.cc`, a C++ extension that reaches objects only through reflection
+/// (what the Julia and Node suites pass the object types they define to), compiled against
+/// Apache's headers into `libreflect_probe.so` in the scratch folder `scratch` (one per test
+/// binary: they run in parallel). It links `-ltvm_ffi` without an rpath, so it binds to the
+/// runtime the loading process chose.
+pub fn build_reflect_probe(scratch: &str) -> PathBuf {
+    let apache = apache_runtime();
+    let lib = scratch_dir(scratch).join("libreflect_probe.so");
+    let lib_dir = format!("-L{}", apache.lib_dir.display());
+    compile_cxx(
+        &[workspace_root().join("tests/c/reflect_probe.cc")],
+        &apache.include_dir,
+        &lib,
+        &[
+            "-shared",
+            "-fPIC",
+            "-Wno-unused-parameter",
+            &lib_dir,
+            "-ltvm_ffi",
+        ],
+    );
+    lib
+}
+
 /// A command that runs `program` with `runtime`'s `libtvm_ffi.so` on the library path.
 pub fn command_on(runtime: &Runtime, program: &Path) -> Command {
     let mut cmd = Command::new(program);

@@ -20,6 +20,7 @@ const TEST_FILES = [
     "test_bad_input.jl",
     "test_objects.jl",
     "test_testing_lib.jl",
+    "test_define.jl",
     "test_tensors.jl",
     "test_zero_copy.jl",
     "test_gc_stress.jl",

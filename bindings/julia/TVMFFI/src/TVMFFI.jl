@@ -14,7 +14,9 @@ built on.
   [`FFIShape`](@ref)), tensors as zero-copy Julia arrays, objects as [`FFIObject`](@ref)s, errors
   as [`FFIError`](@ref)s.
 - Objects: reflection ([`get_field`](@ref), [`set_field!`](@ref), [`call_method`](@ref),
-  [`construct`](@ref)) and [`register_object_type`](@ref) for generated types.
+  [`construct`](@ref)) and [`register_object_type`](@ref) for generated types; object types
+  defined in Julia with [`@ffi_object`](@ref) and [`@ffi_method`](@ref), which every language
+  reads through reflection.
 - Modules: [`load_module`](@ref), [`system_lib`](@ref).
 
 The runtime is chosen when the package is loaded: `ENV["TVM_FFI_LIB"]` (a file or a folder),
@@ -32,7 +34,8 @@ using Libdl
 
 export FFIObject, FFIFunction, FFIModule, FFITensor, FFIArray, FFIList, FFIMap, FFIDict, FFIShape,
     FFIError, DLDevice, DLDataType, ObjectRef,
-    get_global_func, register_global_func, call_packed, load_module, system_lib
+    get_global_func, register_global_func, call_packed, load_module, system_lib,
+    @ffi_object, @ffi_method
 
 include("lib.jl")
 include("abi.jl")
@@ -48,6 +51,8 @@ include("module.jl")
 include("reflection.jl")
 include("metadata.jl")
 include("exports.jl")
+include("fieldtype.jl")
+include("define.jl")
 include("show.jl")
 include("precompile.jl")
 

@@ -41,6 +41,7 @@ const kTVMFFIDynObjectBegin = Int32(128)
 const kTVMFFIFieldFlagBitMaskWritable = Int64(1)
 const kTVMFFIFieldFlagBitMaskHasDefault = Int64(2)
 const kTVMFFIFieldFlagBitMaskIsStaticMethod = Int64(4)
+const kTVMFFIFieldFlagBitMaskDefaultFromFactory = Int64(32)
 const kTVMFFIFieldFlagBitSetterIsFunctionObj = Int64(2048)
 
 # --- core structs ----------------------------------------------------------------------------------

@@ -63,6 +63,10 @@ const _C_FUNCTIONS = (
     :TVMFFITypeKeyToIndex,
     :TVMFFIGetTypeInfo,
     :TVMFFIGetTypeAttrColumn,
+    :TVMFFITypeGetOrAllocIndex,
+    :TVMFFITypeRegisterField,
+    :TVMFFITypeRegisterMethod,
+    :TVMFFITypeRegisterMetadata,
     :TVMFFIGetVersion,
 )
 
