@@ -3,7 +3,8 @@
 # reaches them only through reflection: it reads every field, calls methods and returns modified
 # copies); printed by ffi.ReprPrint, compared and hashed structurally, round-tripped through
 # JSON graphs, deep-copied; derived from (a Julia type from a Julia type, and from the generated
-# C++ class testing.TestObjectBase); released under forced GC; and the errors of bad input.
+# C++ class testing.TestObjectBase); released under forced GC; the errors of bad input; and a
+# precompiled package (fixtures/DefineFixture) that registers its type in `__init__`.
 isdefined(Main, :GenTest) || include(joinpath(@__DIR__, "common.jl"))
 module TestDefine
 using Test, TVMFFI, TestingLib, ..GenTest
@@ -68,7 +69,7 @@ make_square(name = "square") = Shape(4; name = name, points = square_points(), o
     @test @inferred(name_of(s)) == "square"
     @test @inferred(points_of(s)) isa FFIArray && length(s.points) == 4
     @test s.points[3] isa Point && s.points[3].x === 2 && s.points[3].y === 2
-    @test @inferred(origin_of(s)) == Point(1, 1)          # an AbstractPoint; eq = :structural
+    @test @inferred(AbstractPoint, origin_of(s)) == Point(1, 1)   # eq = :structural
     @test s.parent === nothing                            # Optional, defaulted
     s.scale = 3                                           # converted like TVM-FFI converts
     @test s.scale === 3.0
@@ -225,6 +226,19 @@ end
         a::Int64
     end)
     @test e isa ArgumentError && occursin("cannot derive from testing.TestCxxClassHiddenField", e.msg)
+end
+
+@testset "a precompiled package registers its types in __init__" begin
+    push!(LOAD_PATH, joinpath(@__DIR__, "fixtures"))
+    try
+        @eval using DefineFixture
+    finally
+        pop!(LOAD_PATH)
+    end
+    item = Base.invokelatest(() -> DefineFixture.Item(count = 4, tags = ["a"]))
+    @test T.type_key(item) == "define_fixture.Item"
+    @test call_method(item, "twice") === 8
+    @test describe(item) == "define_fixture.Item(count=4, tags=[\"a\"])"
 end
 
 @testset "lifetimes: released under forced GC" begin

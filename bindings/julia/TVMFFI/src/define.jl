@@ -58,17 +58,19 @@ const _STRUCTURE_KINDS = Dict(:none => Int32(0), :tree => Int32(1), :var => Int3
 """
     TVMFFI.object_spec(T::Type) -> ObjectSpec
 
-The declaration of a type defined with `@ffi_object` (a method of this function is defined for
-each such type; other types have none).
+The declaration of a type defined with `@ffi_object`, given the type or its abstract type
+(`@ffi_object` defines both methods; other types have none).
 """
 function object_spec end
+
+_has_spec(@nospecialize(T)) = T isa DataType && hasmethod(object_spec, Tuple{Type{T}})
 
 """
     TVMFFI.is_defined_type(T) -> Bool
 
 Whether `T` was defined with `@ffi_object`.
 """
-is_defined_type(@nospecialize(T)) = T isa DataType && hasmethod(object_spec, Tuple{Type{T}})
+is_defined_type(@nospecialize(T)) = _has_spec(T) && object_spec(T).type === T
 
 # --- the setters' converter -----------------------------------------------------------------------
 
@@ -362,19 +364,9 @@ end
 
 # The defined type a method's receiver annotation names (the type or its abstract supertype).
 function _defined_type_for(@nospecialize(T))
-    is_defined_type(T) && return T
-    if T isa DataType && isabstracttype(T)
-        for D in subtypes_defined(T)
-            return D
-        end
-    end
+    _has_spec(T) && return object_spec(T).type
     throw(ArgumentError("@ffi_method: the receiver type $T is not a type declared with @ffi_object " *
                         "(or its abstract supertype)"))
-end
-
-# The defined types whose abstract supertype is `A`.
-subtypes_defined(@nospecialize(A)) = lock(_REGISTRY_LOCK) do
-    DataType[R for R in values(_TYPE_REGISTRY) if supertype(R) === A && is_defined_type(R)]
 end
 
 # --- objects of defined types ----------------------------------------------------------------------
@@ -601,6 +593,7 @@ function _object_expr(key, name::Symbol, parent, fields_, writable::Bool, eq::Sy
         const $spec_ref = $TVMFFI.ObjectSpec($key, $name, $(parent === nothing ? nothing : parent),
             Any[$(field_specs...)], $writable, $(QuoteNode(structure)), Any[], $fields_ref, Int32(-1))
         $TVMFFI.object_spec(::Type{$name}) = $spec_ref
+        $TVMFFI.object_spec(::Type{$abstract_name}) = $spec_ref
         @inline function Base.getproperty(self::$name, name::Symbol)
             $(reads...)
             return $TVMFFI.get_inherited_field(self, name)
