@@ -89,6 +89,9 @@ export declare function registerType(
   Class: abstract new (...args: any[]) => FFIObject,
 ): { readonly [method: string]: (...args: any[]) => any };
 
+// Object types defined in JavaScript (`defineClass`, `types`): lib/define.d.ts.
+export * from './lib/define';
+
 /**
  * Creates an object with its `__ffi_init__`: `args` are a generated constructor's arguments,
  * one per entry of `coercions`, then an options object whose keys `keywords` maps to field names.

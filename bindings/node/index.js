@@ -16,6 +16,7 @@ const containers = require('./lib/containers');
 const tensors = require('./lib/tensor');
 const modules = require('./lib/module');
 const metadata = require('./lib/metadata');
+const define = require('./lib/define');
 
 native.init({
   makeError: errors.makeError,
@@ -74,6 +75,8 @@ module.exports = {
   Object: object.FFIObject,
   Function: object.FFIFunction,
   registerType: object.registerType,
+  defineClass: define.defineClass,
+  types: define.types,
   construct: object.construct,
   fieldGetters: object.fieldGetters,
   getField: object.getField,

@@ -6,14 +6,17 @@
 //! extension and the `ffihub` binary (nested `cargo build`, same target folder), runs `npm ci`
 //! in tests/node if its `node_modules` is missing (scripts/setup-node.sh does the same ahead of
 //! time), and generates both packages into `target/ffihub-tests/node/packages` with
-//! `ffihub generate --lang node`. Then each runtime gets one `node --test --expose-gc` run with
+//! `ffihub generate --lang node`, and compiles `tests/c/reflect_probe.cc` against Apache's
+//! headers (`FFIHUB_REFLECT_PROBE`: the C++ code define.test.mjs passes the types it defines
+//! to). Then each runtime gets one `node --test --expose-gc` run with
 //! `TVM_FFI_LIB` pointing at it; the TAP summary is parsed and printed. `install.rs`: the packed
 //! packages installed outside the checkout.
 
 mod install;
 
 use ffihub_tests::{
-    apache_root, apache_runtime, ffihub_runtime, run_ok, target_dir, workspace_root, Runtime,
+    apache_root, apache_runtime, build_reflect_probe, ffihub_runtime, run_ok, target_dir,
+    workspace_root, Runtime,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,6 +27,8 @@ struct Setup {
     addon: PathBuf,
     packages: PathBuf,
     demo_lib: PathBuf,
+    /// `libreflect_probe.so` (define.test.mjs passes the types it defines to it).
+    reflect_probe: PathBuf,
 }
 
 fn cargo(args: &[&str]) {
@@ -82,6 +87,7 @@ fn setup() -> &'static Setup {
             addon: target.join("release/libffihub_node.so"),
             packages,
             demo_lib,
+            reflect_probe: build_reflect_probe("node-reflect-probe"),
         }
     })
 }
@@ -150,6 +156,7 @@ fn run_suites(runtime: &Runtime) {
         .env("FFIHUB_NODE_PACKAGES", &setup.packages)
         .env("FFIHUB_LIBRARY_PATH", library_path)
         .env("FFIHUB_DEMO_LIBRARY", &setup.demo_lib)
+        .env("FFIHUB_REFLECT_PROBE", &setup.reflect_probe)
         .env("FFIHUB_RUNTIME", runtime.name);
     let out = cmd
         .output()

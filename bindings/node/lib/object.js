@@ -145,6 +145,12 @@ function registerType(key, Class) {
   return native.typeMethods(index);
 }
 
+/** The type key `Class` was registered for (`ffi.Object` for the base class), or undefined. */
+function classKey(Class) {
+  if (Class === FFIObject) return 'ffi.Object';
+  return typeof Class === 'function' && Object.hasOwn(Class, kKey) ? Class[kKey] : undefined;
+}
+
 /** Registers a builtin class for a fixed type index. */
 function registerBuiltin(index, Class) {
   native.setClass(index, shellOf(Class));
@@ -333,6 +339,7 @@ module.exports = {
   FunctionPrototype,
   FFIFunction,
   registerType,
+  classKey,
   registerBuiltin,
   construct,
   fieldGetters,

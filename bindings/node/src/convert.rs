@@ -129,7 +129,8 @@ impl Drop for OwnedAny {
     }
 }
 
-fn int_any(v: i64) -> TVMFFIAny {
+/// An Int `Any`.
+pub fn int_any(v: i64) -> TVMFFIAny {
     TVMFFIAny {
         type_index: tindex::INT,
         small_str_len: 0,
@@ -137,7 +138,8 @@ fn int_any(v: i64) -> TVMFFIAny {
     }
 }
 
-fn float_any(v: f64) -> TVMFFIAny {
+/// A Float `Any`.
+pub fn float_any(v: f64) -> TVMFFIAny {
     TVMFFIAny {
         type_index: tindex::FLOAT,
         small_str_len: 0,

@@ -133,6 +133,19 @@ pub unsafe fn dltensor(handle: TVMFFIObjectHandle) -> *mut DLTensor {
     unsafe { cell::<DLTensor>(handle) }
 }
 
+/// The arguments of a safe call as a slice.
+///
+/// # Safety
+/// `args` points at `num_args` valid values (or `num_args` is 0), alive for `'a`.
+pub unsafe fn call_args<'a>(args: *const TVMFFIAny, num_args: i32) -> &'a [TVMFFIAny] {
+    if num_args <= 0 || args.is_null() {
+        &[]
+    } else {
+        // SAFETY: guaranteed by the caller.
+        unsafe { std::slice::from_raw_parts(args, num_args as usize) }
+    }
+}
+
 /// Releases an owned `Any` (DecRef for objects) and resets it to None.
 pub fn release(value: &mut TVMFFIAny) {
     if value.type_index >= tindex::OBJECT {

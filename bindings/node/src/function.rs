@@ -447,12 +447,8 @@ unsafe extern "C" fn safe_call(
         // SAFETY: `handle` is the JsCallback given to TVMFFIFunctionCreate, alive while the
         // function is (and the caller holds the function during the call).
         let callback = unsafe { &*(handle as *const JsCallback) };
-        let args: &[TVMFFIAny] = if num_args <= 0 || args.is_null() {
-            &[]
-        } else {
-            // SAFETY: the caller passes `num_args` valid arguments.
-            unsafe { std::slice::from_raw_parts(args, num_args as usize) }
-        };
+        // SAFETY: the caller passes `num_args` valid arguments.
+        let args = unsafe { ffi::call_args(args, num_args) };
         if callback.shared.on_thread() {
             if !callback.shared.alive() {
                 return Err(ffi::make_error(
@@ -491,6 +487,16 @@ unsafe extern "C" fn safe_call(
             }
         }
     });
+    finish_safe_call(outcome, result)
+}
+
+/// Ends a safe call (a function's C entry, a field converter): writes its value to `out` and
+/// returns 0, or raises its error (an owned error object; a panic becomes an `InternalError`)
+/// and returns -1.
+pub fn finish_safe_call(
+    outcome: std::thread::Result<std::result::Result<TVMFFIAny, TVMFFIObjectHandle>>,
+    out: *mut TVMFFIAny,
+) -> i32 {
     let outcome = outcome.unwrap_or_else(|panic| {
         Err(ffi::make_error(
             "InternalError",
@@ -501,7 +507,7 @@ unsafe extern "C" fn safe_call(
     match outcome {
         Ok(v) => {
             // SAFETY: the caller provides a result slot holding no owned value.
-            unsafe { *result = v };
+            unsafe { *out = v };
             0
         }
         Err(error) => {

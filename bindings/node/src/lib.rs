@@ -14,9 +14,11 @@
 //! - JavaScript values are only touched on their environment's thread.
 
 mod convert;
+mod define;
 mod env;
 mod error;
 mod ffi;
+mod fieldtype;
 mod function;
 mod library;
 mod napi;
@@ -88,7 +90,7 @@ macro_rules! native {
     };
 }
 
-fn arg_i32(env: Env, v: napi_value, what: &str) -> Result<i32> {
+pub(crate) fn arg_i32(env: Env, v: napi_value, what: &str) -> Result<i32> {
     let x = env.get_f64(v)?;
     if x.trunc() != x || !(i32::MIN as f64..=i32::MAX as f64).contains(&x) {
         return napi::type_error(format!("{what} must be an integer"));
@@ -206,6 +208,17 @@ native!(construct, 8, |data, args, info| {
         let all = args.all(data.env, info)?;
         object::construct(data, index, &all[2..], all[1])
     }
+});
+
+native!(define_type, 4, |data, args, _info| {
+    let kind = arg_i32(data.env, args.argv[3], "structureKind")?;
+    let index = define::define_type(data, args.argv[0], args.argv[1], args.argv[2], kind)?;
+    data.env.double(f64::from(index))
+});
+
+native!(define_method, 7, |data, args, _info| {
+    define::define_method(data, &args.argv)?;
+    Ok(data.env.undefined())
 });
 
 native!(adopt, 2, |data, args, _info| {
@@ -402,6 +415,8 @@ const EXPORTS: &[(
     ("callAsync", call_async),
     ("construct", construct),
     ("adopt", adopt),
+    ("defineType", define_type),
+    ("defineMethod", define_method),
     ("fieldId", field_id),
     ("fieldGetters", field_getters),
     ("setFieldScratch", set_field_scratch),

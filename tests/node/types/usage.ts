@@ -86,6 +86,57 @@ try {
 // Negative cases: each must be a type error.
 // @ts-expect-error wrong argument type
 demo.addOne('one');
+// Object types defined in JavaScript: the declarations type the class.
+const DPoint = ffi.defineClass('usage.Point', { fields: { x: 'int', y: { type: 'int', default: 0 } }, readonly: true });
+const DShape = ffi.defineClass('usage.Shape', {
+  fields: {
+    name: 'str',
+    scale: { type: 'float', default: 1 },
+    points: ffi.types.array(DPoint),
+    tags: { type: ffi.types.list('str'), default: [] },
+    parent: { type: ffi.types.optional('usage.Shape'), default: null },
+  },
+  methods: {
+    scaled: {
+      params: ['float'],
+      returns: 'float',
+      fn(k: number): number {
+        return this.scale * k;
+      },
+    },
+    describe(): string {
+      return this.name;
+    },
+    make: { static: true, fn: (name: string) => name },
+  },
+});
+const dshape = new DShape({ name: 'n', points: [new DPoint({ x: 1 })] });
+const dname: string = dshape.name;
+const dscale: number = dshape.scale;
+const dpoints: ffi.Array<InstanceType<typeof DPoint>> = dshape.points;
+const dfirst: number | undefined = dpoints.at(0)?.x;
+const dtags: ffi.List<string> = dshape.tags;
+const dparent: ffi.Object | null = dshape.parent;
+const dscaled: number = dshape.scaled(2);
+const ddescribed: string = dshape.describe();
+const dmade: string = DShape.make('m');
+dshape.scale = 2;
+const dLabeled = ffi.defineClass('usage.Labeled', { extends: DShape, fields: { label: 'str' } });
+const dlabeled = new dLabeled({ name: 'l', points: [], label: 'x' });
+const dlabel: string = dlabeled.label;
+const dinherited: number = dlabeled.scaled(1);
+const djson: unknown = dlabeled.toJSON().label;
+// @ts-expect-error a required field is missing
+new DShape({ name: 'n' });
+// @ts-expect-error a field of the wrong type
+new DShape({ name: 1, points: [] });
+// @ts-expect-error readonly fields
+new DPoint({ x: 1 }).x = 2;
+// @ts-expect-error a field of the wrong type
+dshape.scale = 'big';
+// @ts-expect-error the parent's required fields too
+new dLabeled({ label: 'x' });
+
 // @ts-expect-error missing argument
 demo.concat('a');
 // @ts-expect-error too many arguments
@@ -115,4 +166,4 @@ demo.sumArray(['a']);
 // @ts-expect-error tensors need a TypedArray or an ffi.Tensor
 demo.tensorSum([1, 2, 3]);
 
-void [n, big, s, greeting, maybe, bytes, dt, dev, packed, total, first, fromIter, one, viaMap, viaObject, inner, shape, numel, twice, six, mapped, view, sum, x, moved, asBase, dist, described, origin, vertices, label, kw, auto, wrongResult];
+void [n, big, s, greeting, maybe, bytes, dt, dev, packed, total, first, fromIter, one, viaMap, viaObject, inner, shape, numel, twice, six, mapped, view, sum, x, moved, asBase, dist, described, origin, vertices, label, kw, auto, wrongResult, dname, dscale, dfirst, dtags, dparent, dscaled, ddescribed, dmade, dlabel, dinherited, djson];
