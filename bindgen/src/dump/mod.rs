@@ -110,15 +110,7 @@ pub fn dump(opts: &DumpOptions) -> Result<Reflection, DumpError> {
         .filter(|k| !keys_before.contains(k) && keep(k))
         .collect();
 
-    let reader = Reader::new(&rt)?;
-    let functions = names
-        .iter()
-        .map(|n| reader.function(n))
-        .collect::<Result<Vec<_>, _>>()?;
-    let types = keys
-        .iter()
-        .map(|k| reader.object_type(k))
-        .collect::<Result<Vec<_>, _>>()?;
+    let (functions, types) = read_items(&rt, &names, &keys)?;
     let modules = opts
         .libs
         .iter()
@@ -128,6 +120,44 @@ pub fn dump(opts: &DumpOptions) -> Result<Reflection, DumpError> {
     let mut doc = Reflection::new(libraries, opts.prefix.clone(), functions, types);
     doc.set_modules(modules);
     Ok(doc)
+}
+
+/// Reads the reflection of the global functions `names` and the types `keys`.
+fn read_items(
+    rt: &Runtime,
+    names: &[String],
+    keys: &[String],
+) -> Result<(Vec<Function>, Vec<ObjectType>), DumpError> {
+    let reader = Reader::new(rt)?;
+    let functions = names
+        .iter()
+        .map(|n| reader.function(n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let types = keys
+        .iter()
+        .map(|k| reader.object_type(k))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((functions, types))
+}
+
+/// The reflection of what is registered now in the runtime of this process, whoever registered
+/// it (libraries, and bindings that define types and functions at run time, such as Julia's
+/// `@ffi_object` and Node's `ffi.defineClass`): every global function and type whose name starts
+/// with `prefix` (everything, the runtime's built-ins included, when it is empty). Called from
+/// inside a process, through `ffihub.DumpReflection` (the `ffihub-dump` library).
+pub fn dump_registered(prefix: &str) -> Result<Reflection, DumpError> {
+    let rt = Runtime::loaded()?;
+    let names: Vec<String> = global_names(&rt)?
+        .into_iter()
+        .filter(|n| n.starts_with(prefix))
+        .collect();
+    let keys: Vec<String> = type_keys(&rt)?
+        .into_iter()
+        .filter(|k| k.starts_with(prefix))
+        .collect();
+    let (functions, types) = read_items(&rt, &names, &keys)?;
+    let prefix = (!prefix.is_empty()).then(|| prefix.to_string());
+    Ok(Reflection::new(Vec::new(), prefix, functions, types))
 }
 
 fn file_name(path: &Path) -> String {

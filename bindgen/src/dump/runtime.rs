@@ -150,6 +150,26 @@ impl Runtime {
         })
     }
 
+    /// The runtime already loaded in this process (by its SONAME `libtvm_ffi.so`), for a dump
+    /// made from inside a process (`dump_registered`).
+    pub fn loaded() -> Result<Runtime, DumpError> {
+        // SAFETY: RTLD_NOLOAD loads nothing: it returns the object already in the process.
+        let lib = unsafe { Library::open(Some("libtvm_ffi.so"), RTLD_NOW | RTLD_NOLOAD) }.map_err(
+            |e| {
+                DumpError::Runtime(format!(
+                    "no TVM-FFI runtime (libtvm_ffi.so) is loaded in this process: {}",
+                    loader_message(&e)
+                ))
+            },
+        )?;
+        let api = Self::resolve(&lib, "libtvm_ffi.so")?;
+        Ok(Runtime {
+            path: "libtvm_ffi.so".into(),
+            handle: lib.into_raw(),
+            api,
+        })
+    }
+
     fn resolve(lib: &Library, display: &str) -> Result<Api, DumpError> {
         fn sym<T: Copy>(lib: &Library, name: &str, display: &str) -> Result<T, DumpError> {
             // SAFETY: the symbol types match the TVM-FFI C ABI declarations.
