@@ -11,7 +11,9 @@
 //!   (`Project.toml` + `Manifest.toml` with `path` entries for both packages and the local
 //!   TVMFFI: no registry, no network). The packages find their libraries through
 //!   `FFIHUB_LIBRARY_PATH`. It also compiles `tests/c/reflect_probe.cc` against Apache's headers
-//!   (`FFIHUB_REFLECT_PROBE`), the C++ code that test_define.jl passes the types it defines to.
+//!   (`FFIHUB_REFLECT_PROBE`), the C++ code that test_define.jl passes the types it defines to,
+//!   and builds `libffihub_dump.so` (`FFIHUB_DUMP_LIBRARY`, with `FFIHUB_BIN`), with which it
+//!   dumps its own process.
 //! - `Pkg.test` of the generated Demo package (its own `test/runtests.jl`), generated into a fresh
 //!   folder outside the checkout with its library bundled in `lib/`, and developed into a fresh
 //!   environment, as a user would.
@@ -122,6 +124,8 @@ struct Generated {
     library_path: PathBuf,
     /// `libreflect_probe.so` (test_define.jl passes the types it defines to it).
     reflect_probe: PathBuf,
+    /// `libffihub_dump.so` (test_define.jl dumps its process and generates a package from it).
+    dump_lib: PathBuf,
 }
 
 fn cargo(args: &[&str]) {
@@ -150,6 +154,7 @@ fn generated() -> &'static Generated {
         let root = workspace_root();
         let target = target_dir();
         cargo(&["build", "-p", "ffihub-demo", "-p", "ffihub-bindgen", "--bin", "ffihub"]);
+        cargo(&["build", "-p", "ffihub-dump"]);
         let demo_lib = target.join("debug/libffihub_demo.so");
         let base = target.join("ffihub-tests/julia");
         let packages = base.join("packages");
@@ -194,6 +199,7 @@ fn generated() -> &'static Generated {
             .unwrap()
             .into(),
             reflect_probe: build_reflect_probe("julia-reflect-probe"),
+            dump_lib: target.join("debug/libffihub_dump.so"),
         }
     })
 }
@@ -208,6 +214,8 @@ fn run_generated(runtime: &Runtime) {
         &[
             ("FFIHUB_LIBRARY_PATH", g.library_path.clone()),
             ("FFIHUB_REFLECT_PROBE", g.reflect_probe.clone()),
+            ("FFIHUB_DUMP_LIBRARY", g.dump_lib.clone()),
+            ("FFIHUB_BIN", target_dir().join("debug/ffihub")),
         ],
     );
 }

@@ -7,7 +7,10 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import util from 'node:util';
-import { ffi, testing, settle, withoutLeaks } from './helpers.mjs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ffi, testing, settle, withoutLeaks, packagesDir, require, root } from './helpers.mjs';
 
 ffi.loadLibrary(process.env.FFIHUB_REFLECT_PROBE);
 const describe = ffi.requireGlobal('reflect_probe.describe');
@@ -298,6 +301,44 @@ test('bad input', () => {
   assert.throws(
     () => ffi.defineClass('define_test_js.FromHidden', { extends: testing.TestCxxClassHiddenField, fields: { a: 'int' } }),
     /cannot derive from testing\.TestCxxClassHiddenField/,
+  );
+});
+
+test('ffihub dump of this process lists the defined types; a package generated from the dump binds them', () => {
+  const Item = ffi.defineClass('define_dump_js.Item', {
+    fields: { count: 'int', tags: { type: ffi.types.array('str'), default: [] } },
+    methods: { twice: { params: [], returns: 'int', fn() { return 2 * this.count; } } },
+  });
+  ffi.loadLibrary(process.env.FFIHUB_DUMP_LIBRARY);
+  const text = ffi.requireGlobal('ffihub.DumpReflection')('define_dump_js.');
+  const doc = JSON.parse(text);
+  assert.deepEqual(doc.types.map((t) => t.key), ['define_dump_js.Item']);
+  const [item] = doc.types;
+  assert.deepEqual(item.fields.map((f) => [f.name, f.type.type]), [['count', 'int'], ['tags', 'ffi.Array']]);
+  assert.deepEqual(item.methods.map((m) => m.name), ['twice']);
+  assert.equal(item.constructor, 'auto_init');
+  const file = path.join(packagesDir, 'define-dump-reflection.json');
+  writeFileSync(file, text);
+  const out = path.join(packagesDir, 'define-dump');
+  execFileSync(process.env.FFIHUB_BIN, ['generate', '--lang', 'node', '--name', 'define-dump', '--metadata', file, '--out', out], {
+    stdio: 'pipe',
+  });
+  const generated = require(out);
+  const made = new generated.Item(3, ['a']); // the generated constructor, positional
+  assert.ok(made instanceof generated.Item);
+  assert.deepEqual([made.count, made.tags.toArray(), made.twice()], [3, ['a'], 6]);
+  assert.equal(describe(made), 'define_dump_js.Item(count=3, tags=["a"])');
+  assert.equal(new Item({ count: 1 }).twice(), 2);
+});
+
+test('examples/define_types/shapes.mjs runs and dumps its types', () => {
+  const out = path.join(packagesDir, 'shapes-js-reflection.json');
+  const example = path.join(root, 'examples/define_types/shapes.mjs');
+  const text = execFileSync(process.execPath, [example, out], { encoding: 'utf8' });
+  assert.match(text, /area 4,/);
+  assert.deepEqual(
+    JSON.parse(readFileSync(out, 'utf8')).types.map((t) => t.key),
+    ['shapes_js.Point', 'shapes_js.Polygon'],
   );
 });
 

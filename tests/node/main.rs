@@ -29,6 +29,10 @@ struct Setup {
     demo_lib: PathBuf,
     /// `libreflect_probe.so` (define.test.mjs passes the types it defines to it).
     reflect_probe: PathBuf,
+    /// `libffihub_dump.so` and the `ffihub` binary (define.test.mjs dumps its process and
+    /// generates a package from the dump).
+    dump_lib: PathBuf,
+    ffihub_bin: PathBuf,
 }
 
 fn cargo(args: &[&str]) {
@@ -48,6 +52,7 @@ fn setup() -> &'static Setup {
         cargo(&["build", "--release", "-p", "ffihub-node"]);
         cargo(&["build", "-p", "ffihub-demo"]);
         cargo(&["build", "-p", "ffihub-bindgen", "--bin", "ffihub"]);
+        cargo(&["build", "-p", "ffihub-dump"]);
 
         let tests = root.join("tests/node");
         if !tests.join("node_modules/typescript").is_dir() {
@@ -88,6 +93,8 @@ fn setup() -> &'static Setup {
             packages,
             demo_lib,
             reflect_probe: build_reflect_probe("node-reflect-probe"),
+            dump_lib: target.join("debug/libffihub_dump.so"),
+            ffihub_bin: target.join("debug/ffihub"),
         }
     })
 }
@@ -157,6 +164,8 @@ fn run_suites(runtime: &Runtime) {
         .env("FFIHUB_LIBRARY_PATH", library_path)
         .env("FFIHUB_DEMO_LIBRARY", &setup.demo_lib)
         .env("FFIHUB_REFLECT_PROBE", &setup.reflect_probe)
+        .env("FFIHUB_DUMP_LIBRARY", &setup.dump_lib)
+        .env("FFIHUB_BIN", &setup.ffihub_bin)
         .env("FFIHUB_RUNTIME", runtime.name);
     let out = cmd
         .output()

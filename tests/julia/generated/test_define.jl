@@ -241,6 +241,44 @@ end
     @test describe(item) == "define_fixture.Item(count=4, tags=[\"a\"])"
 end
 
+@ffi_object "define_dump.Item" mutable struct DumpedItem
+    count::Int64
+    tags::Vector{String} = String[]
+end
+@ffi_method twice(self::AbstractDumpedItem)::Int64 = 2 * self.count
+
+@testset "ffihub dump of this process lists the defined types; a package generated from it binds them" begin
+    T.load_library(ENV["FFIHUB_DUMP_LIBRARY"])
+    text = get_global_func("ffihub.DumpReflection")("define_dump.")
+    doc = T.parse_json(text)
+    @test [t["key"] for t in doc["types"]] == ["define_dump.Item"]
+    item = doc["types"][1]
+    @test [(f["name"], f["type"]["type"]) for f in item["fields"]] == [("count", "int"), ("tags", "ffi.Array")]
+    @test [m["name"] for m in item["methods"]] == ["twice"]
+    dir = mktempdir()
+    file = joinpath(dir, "define_dump.json")
+    write(file, text)
+    run(`$(ENV["FFIHUB_BIN"]) generate --lang julia --name define_dump --metadata $file --out $(joinpath(dir, "DefineDump"))`)
+    push!(LOAD_PATH, dir)
+    try
+        @eval import DefineDump
+    finally
+        pop!(LOAD_PATH)
+    end
+    made = Base.invokelatest(() -> DefineDump.Item(3, ["a"]))      # the generated constructor
+    @test T.type_key(made) == "define_dump.Item"
+    @test Base.invokelatest(() -> (made.count, collect(made.tags), DefineDump.twice(made))) == (3, ["a"], 6)
+end
+
+@testset "examples/define_types/shapes.jl runs and dumps its types" begin
+    out = joinpath(mktempdir(), "shapes.json")
+    example = joinpath(@__DIR__, "..", "..", "..", "examples", "define_types", "shapes.jl")
+    cmd = `$(Base.julia_cmd()) --startup-file=no --project=$(dirname(dirname(pathof(TVMFFI)))) $example $out`
+    text = read(cmd, String)
+    @test occursin("area 4.0", text)
+    @test [t["key"] for t in T.parse_json(read(out, String))["types"]] == ["shapes.Point", "shapes.Polygon"]
+end
+
 @testset "lifetimes: released under forced GC" begin
     shared = Point(7, 7)
     base = use_count(shared)

@@ -221,6 +221,7 @@ function define_type(::Type{T}) where {T}
         _check(ccall(_fp_TVMFFITypeRegisterMetadata[], Cint, (Int32, Ptr{TVMFFITypeMetadata}), index, md))
     end
     spec.index = index
+    lock(() -> (_DEFINED_BY_INDEX[index] = T), _REGISTRY_LOCK)
     for m in spec.methods
         _register_method(spec, m)
     end
@@ -318,6 +319,7 @@ function _call_defined_method(spec::ObjectSpec, m::_MethodSpec, args::Tuple)
         "$(spec.key).$(m.name) takes $n argument$(n == 1 ? "" : "s") " *
         "($(join([m.static ? String[] : ["self"]; String.(m.param_names)], ", "))), got $(length(args))"))
     jargs = Any[args...]
+    m.static || (jargs[1] = _method_argument(_abstract_of(spec.type), jargs[1], "the object of $(spec.key).$(m.name)"))
     for (i, P) in enumerate(m.params)
         j = i + (m.static ? 0 : 1)
         jargs[j] = _method_argument(P, jargs[j], "argument `$(m.param_names[i])` of $(spec.key).$(m.name)")
@@ -328,6 +330,12 @@ end
 
 function _method_argument(@nospecialize(P), @nospecialize(x), what::String)
     x isa P && return x
+    if x isa FFIObject
+        # An object of a defined type that reached Julia as another registered type (a package
+        # generated from a dump registers its own): the defining type's wrapper.
+        d = _defined_wrapper(x)
+        d isa P && return d
+    end
     try
         P <: AbstractFloat && x isa Integer && return convert(P, x)
         P <: Union{AbstractVector,AbstractDict} && x isa Union{FFIArray,FFIList,FFIMap,FFIDict} && return convert(P, x)
@@ -360,6 +368,20 @@ function add_method(@nospecialize(T), name::Symbol, @nospecialize(f), params, pa
         spec.methods[i] = m
     end
     return f
+end
+
+_abstract_of(@nospecialize(T)) = supertype(T)
+
+# Types defined in this process, by type index (for `_defined_wrapper`).
+const _DEFINED_BY_INDEX = Dict{Int32,DataType}()
+
+# A new wrapper of `x`'s object of the nearest defined type in its type's chain (or `x`).
+function _defined_wrapper(x::FFIObject)
+    for info in reverse(_type_chain(type_index(x)))
+        D = lock(() -> get(_DEFINED_BY_INDEX, info.type_index, nothing), _REGISTRY_LOCK)
+        D === nothing || return x isa D ? x : _borrow_object(D, handle(x))
+    end
+    return x
 end
 
 # The defined type a method's receiver annotation names (the type or its abstract supertype).
