@@ -1,5 +1,7 @@
 // GC stress (run with node --expose-gc): 1,000,000 calls that create and drop objects,
-// strings, containers, tensors and callbacks, with gc() every 10,000 calls; nothing may crash
+// strings, containers, tensors and callbacks (and, every 100th call, objects of a type defined in
+// JavaScript: checked field writes, methods called through TVM-FFI, deep copies), with gc()
+// every 10,000 calls; nothing may crash
 // and the live-object counts must return to their starting values.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,6 +9,24 @@ import { ffi, demo, testing, settle, counts } from './helpers.mjs';
 
 const CALLS = 1_000_000;
 const GC_EVERY = 10_000;
+
+const Item = ffi.defineClass('gc_stress_js.Item', {
+  fields: {
+    n: 'int',
+    tags: { type: ffi.types.list('str'), default: [] },
+    next: { type: ffi.types.optional('gc_stress_js.Item'), default: null },
+  },
+  methods: {
+    twice: {
+      returns: 'int',
+      fn() {
+        return 2 * this.n;
+      },
+    },
+  },
+});
+const twiceNative = ffi.registerType('gc_stress_js.Item', Item).twice; // the method as C++ calls it
+const deepCopy = ffi.requireGlobal('ffi.DeepCopy');
 
 test('one million calls with garbage collection', { timeout: 600_000 }, async () => {
   assert.equal(typeof globalThis.gc, 'function', 'run with --expose-gc');
@@ -24,9 +44,16 @@ test('one million calls with garbage collection', { timeout: 600_000 }, async ()
     (i) => testing.schemaIdMapStrObj({ p: new testing.TestIntPair(i, 1) }).size, // C++ objects
     (i) => demo.echoBytes(Buffer.from([i & 0xff, 1, 2, 3, 4, 5, 6, 7, 8])).length, // bytes
   ];
+  // Every 100th call also makes objects of the type defined in JavaScript.
+  const defined = (i) => {
+    const item = new Item({ n: i, next: new Item({ n: 1 }) });
+    item.tags = [`a heap string, number ${i}`];
+    return twiceNative(item) + deepCopy(item).next.n;
+  };
   let checksum = 0;
   for (let i = 0; i < CALLS; i++) {
     checksum += Number(kinds[i % kinds.length](i)) || 0;
+    if (i % 100 === 0) assert.equal(defined(i), 2 * i + 1);
     if ((i + 1) % GC_EVERY === 0) await settle(1);
   }
   assert.ok(checksum > 0);

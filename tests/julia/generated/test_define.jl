@@ -200,6 +200,13 @@ end
     @test bad isa ArgumentError && occursin("field `z` of define_test.Bad", bad.msg) &&
           occursin("Complex{Float64} has no TVM-FFI equivalent", bad.msg)
     @test T._lookup_type_index("define_test.Bad") === nothing          # nothing was registered
+    bad = err(() -> @eval @ffi_object "define_test.Shadow" struct Shadow <: Shape
+        corners::Int64
+    end)
+    @test bad isa ArgumentError && occursin("field `corners` of define_test.Shadow: the name is already a field", bad.msg)
+    bad = err(() -> @eval @ffi_method cplx(self::AbstractShape, z::Complex{Float64}) = 0)
+    @test bad isa ArgumentError && occursin("parameter `z` of define_test.Shape.cplx", bad.msg)
+    @test !any(m -> m.name === :cplx, T.methods_of("define_test.Shape"))
     s = make_square()
     e = err(() -> s.corners = "four")
     @test e isa TVMFFI.TypeError && e.message == "field `corners` of define_test.Shape expects int, got str"

@@ -1,8 +1,10 @@
 # GC stress through the generated packages: 1,000,000 calls that create and drop objects,
-# strings, bytes, containers, tensors, callbacks and errors, with a full collection every
-# 10,000 calls. Nothing may crash, every result must be right, and afterwards the runtime's
-# live-object count (ffihub's runtime), the demo's live Rust objects and the Julia keep-alive
-# slots must be back where they started. (`TVMFFI_STRESS_CALLS` overrides the count.)
+# strings, bytes, containers, tensors, callbacks and errors (and, every 100th call, objects of a
+# type defined in Julia: checked field writes, methods called through TVM-FFI, deep copies),
+# with a full collection every 10,000 calls. Nothing may crash, every result must be right, and
+# afterwards the runtime's live-object count (ffihub's runtime), the demo's live Rust objects and
+# the Julia keep-alive slots must be back where they started. (`TVMFFI_STRESS_CALLS` overrides
+# the count.)
 isdefined(Main, :GenTest) || include(joinpath(@__DIR__, "common.jl"))
 module TestGeneratedGCStress
 using Test, TVMFFI, Demo, TestingLib, ..GenTest
@@ -10,6 +12,14 @@ const L = TestingLib
 
 const CALLS = parse(Int, get(ENV, "TVMFFI_STRESS_CALLS", "1000000"))
 const GC_EVERY = 10_000
+
+@ffi_object "gc_stress.Item" mutable struct StressItem
+    n::Int64
+    tags::TVMFFI.ListOf{String} = String[]
+    next::Union{Nothing,StressItem} = nothing
+end
+@ffi_method twice(self::AbstractStressItem)::Int64 = 2 * self.n
+const twice_ffi = TVMFFI.get_method("gc_stress.Item", :twice)   # the method as C++ calls it
 
 # One call of a generated wrapper per iteration (plus the conversions it implies); returns
 # whether the result was right.
@@ -56,10 +66,18 @@ function step(i::Int)
     end
 end
 
+# Every 100th call also makes objects of the type defined in Julia.
+function defined_step(i::Int)
+    item = StressItem(i; next = StressItem(1))
+    item.tags = ["a heap string, number $i"]
+    return twice_ffi(item) == 2i && deepcopy(item).next.n == 1
+end
+
 function stress(n::Int)
     wrong = 0
     for i in 1:n
         step(i) || (wrong += 1)
+        i % 100 == 0 && !defined_step(i) && (wrong += 1)
         i % GC_EVERY == 0 && GC.gc()
     end
     return wrong

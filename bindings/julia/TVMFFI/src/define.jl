@@ -180,9 +180,10 @@ with `@ffi_object`) in the runtime, with its fields and methods, unless it alrea
 its type index. `@ffi_object` does this itself when it runs outside precompilation; a package
 whose module is precompiled calls it for each of its types in `__init__`.
 
-Errors (`ArgumentError`) name the type: a type key already registered, a field whose Julia type
-has no TVM-FFI equivalent, a default of the wrong type, a parent that is not a registered type
-or whose layout cannot be derived from. They are checked before anything is registered.
+Errors name the type: a type key already registered, a field whose Julia type has no TVM-FFI
+equivalent or whose name is taken, a parent that is not a registered type or whose layout
+cannot be derived from (`ArgumentError`), a default of the wrong type ([`TVMFFI.TypeError`](@ref)).
+They are checked before anything is registered.
 """
 function define_type(::Type{T}) where {T}
     is_defined_type(T) || throw(ArgumentError("$T was not declared with @ffi_object"))
@@ -196,8 +197,11 @@ function define_type(::Type{T}) where {T}
     offset = parent_key == "ffi.Object" ? _HEADER_SIZE : _child_offset(parent_index, parent_key)
     self = _SelfType(T, supertype(T), spec.key)
     prepared = _PreparedField[]
+    taken = Symbol[f.name for f in fields(parent_index)]
     for f in spec.fields
         what = "field `$(f.name)` of $(spec.key)"
+        f.name in taken && throw(ArgumentError("$what: the name is already a field of the type"))
+        push!(taken, f.name)
         t = _ffi_type(f.declared, what; self = self)
         size, align, _ = field_layout(t)
         offset = cld(offset, align) * align
@@ -275,14 +279,21 @@ end
 
 # --- methods ------------------------------------------------------------------------------------------
 
-function _register_method(spec::ObjectSpec, m::_MethodSpec)
+# The reflection metadata of a method (its type schema); throws for a parameter or result type
+# that has no TVM-FFI equivalent.
+function _method_metadata(spec::ObjectSpec, m::_MethodSpec)
     self = _SelfType(spec.type, supertype(spec.type), spec.key)
     what(i) = "parameter `$(m.param_names[i])` of $(spec.key).$(m.name)"
     params = FieldType[_ffi_type(_description_of_value_type(P), what(i); self = self) for (i, P) in enumerate(m.params)]
     m.static || pushfirst!(params, _object_type(spec.key))
     ret = _ffi_type(_description_of_value_type(m.ret), "the result of $(spec.key).$(m.name)"; self = self)
+    return _schema_metadata(_function_schema_json(ret, params))
+end
+
+function _register_method(spec::ObjectSpec, m::_MethodSpec)
+    metadata = _method_metadata(spec, m)
     fn = FFIFunction((args...) -> _call_defined_method(spec, m, args))
-    name, metadata = String(m.name), _schema_metadata(_function_schema_json(ret, params))
+    name = String(m.name)
     flags = m.static ? kTVMFFIFieldFlagBitMaskIsStaticMethod : Int64(0)
     try
         GC.@preserve name metadata fn begin
@@ -358,6 +369,7 @@ function add_method(@nospecialize(T), name::Symbol, @nospecialize(f), params, pa
     D = _defined_type_for(T)
     spec = object_spec(D)
     m = _MethodSpec(name, f, static, Symbol[param_names...], Any[params...], ret)
+    _method_metadata(spec, m)   # checked before anything is recorded
     i = findfirst(x -> x.name === name, spec.methods)
     if i === nothing
         push!(spec.methods, m)
