@@ -41,11 +41,13 @@ export type TypeName =
  */
 export type ObjectClass<T extends FFIObject = FFIObject> = { readonly prototype: T };
 
-/** A container or optional type, made by `types`. */
-export declare class ContainerType<K extends string = string, A extends readonly TypeSpec[] = readonly TypeSpec[]> {
-  private constructor();
+declare const containerBrand: unique symbol;
+
+/** A container or optional type, made by `types` (only: the brand keeps out look-alikes). */
+export interface ContainerType<K extends string = string, A extends readonly TypeSpec[] = readonly TypeSpec[]> {
   readonly kind: K;
   readonly args: A;
+  readonly [containerBrand]: true;
 }
 
 /**

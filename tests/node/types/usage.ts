@@ -136,6 +136,8 @@ new DPoint({ x: 1 }).x = 2;
 dshape.scale = 'big';
 // @ts-expect-error the parent's required fields too
 new dLabeled({ label: 'x' });
+// @ts-expect-error container types come from ffi.types
+ffi.defineClass('usage.Bad', { fields: { xs: { kind: 'array', args: ['int'] } } });
 
 // @ts-expect-error missing argument
 demo.concat('a');
