@@ -10,6 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
+pub mod http;
 pub mod valgrind;
 
 /// The line a C test program (`tests/c/*.c`) prints last when all its checks passed; before it,
