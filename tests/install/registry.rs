@@ -191,20 +191,7 @@ fn publish(body: &[u8], state: &Mutex<State>) -> Result<(), (u16, String)> {
         .as_array()
         .ok_or_else(|| bad("no deps list"))?
         .iter()
-        .map(|d| {
-            let renamed = d["explicit_name_in_toml"].as_str();
-            json!({
-                "name": renamed.map_or(d["name"].clone(), |n| json!(n)),
-                "req": d["version_req"],
-                "features": d["features"],
-                "optional": d["optional"],
-                "default_features": d["default_features"],
-                "target": d["target"],
-                "kind": d["kind"],
-                "registry": d["registry"],
-                "package": renamed.map(|_| d["name"].clone()),
-            })
-        })
+        .map(|d| index_dependency(d, PUBLISH_KEYS))
         .collect();
     let entry = json!({
         "name": name,
@@ -227,6 +214,28 @@ fn publish(body: &[u8], state: &Mutex<State>) -> Result<(), (u16, String)> {
     state.files.insert(key, CrateFile::Published(file.to_vec()));
     state.index.entry(name).or_default().push(entry);
     Ok(())
+}
+
+/// Where `cargo publish` and `cargo metadata` keep a dependency's renamed name, version
+/// requirement and default-features flag.
+const PUBLISH_KEYS: [&str; 3] = ["explicit_name_in_toml", "version_req", "default_features"];
+/// See [`PUBLISH_KEYS`].
+const METADATA_KEYS: [&str; 3] = ["rename", "req", "uses_default_features"];
+
+/// A dependency of an index entry (crates.io's index format) from cargo's description of it.
+fn index_dependency(d: &Value, [rename, req, default_features]: [&str; 3]) -> Value {
+    let renamed = d[rename].as_str();
+    json!({
+        "name": renamed.map_or(d["name"].clone(), |n| json!(n)),
+        "req": d[req],
+        "features": d["features"],
+        "optional": d["optional"],
+        "default_features": d[default_features],
+        "target": d["target"],
+        "kind": d["kind"].as_str().unwrap_or("normal"),
+        "registry": d["registry"],
+        "package": renamed.map(|_| d["name"].clone()),
+    })
 }
 
 fn length_prefixed(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
@@ -289,20 +298,7 @@ fn seed_from_workspace(state: &mut State) {
         let version = package["version"].as_str().unwrap().to_string();
         let deps: Vec<Value> = deps
             .iter()
-            .map(|d| {
-                let renamed = d["rename"].as_str();
-                json!({
-                    "name": renamed.map_or(d["name"].clone(), |n| json!(n)),
-                    "req": d["req"],
-                    "features": d["features"],
-                    "optional": d["optional"],
-                    "default_features": d["uses_default_features"],
-                    "target": d["target"],
-                    "kind": d["kind"].as_str().unwrap_or("normal"),
-                    "registry": d["registry"],
-                    "package": renamed.map(|_| d["name"].clone()),
-                })
-            })
+            .map(|d| index_dependency(d, METADATA_KEYS))
             .collect();
         let locked = locked
             .iter()

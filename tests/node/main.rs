@@ -7,8 +7,8 @@
 //! in tests/node if its `node_modules` is missing (scripts/setup-node.sh does the same ahead of
 //! time), and generates both packages into `target/ffihub-tests/node/packages` with
 //! `ffihub generate --lang node`. Then each runtime gets one `node --test --expose-gc` run with
-//! `TVM_FFI_LIB` pointing at it; the TAP summary is parsed and printed. `install.rs`: the packed
-//! packages installed outside the checkout.
+//! `TVM_FFI_LIB` pointing at it; the TAP summary is parsed and printed. `install.rs`: the
+//! packages published to a local registry and installed by name outside the checkout.
 
 mod install;
 
