@@ -27,7 +27,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use ffihub_tests::{ffihub_runtime_checked, run_ok, target_dir, workspace_root};
+use ffihub_tests::{
+    build_demo_and_generator, ffihub_runtime_checked, run_ok, target_dir, workspace_root,
+};
 
 /// Variables through which the workspace (or the test harness) would hand a test its libraries.
 const WORKSPACE_VARS: &[&str] = &[
@@ -82,18 +84,7 @@ fn workspace_builds() -> &'static () {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         ffihub_runtime_checked();
-        let mut build = cargo();
-        build.args([
-            "build",
-            "--locked",
-            "-p",
-            "ffihub-demo",
-            "-p",
-            "ffihub-bindgen",
-            "--bin",
-            "ffihub",
-        ]);
-        run_ok(build);
+        build_demo_and_generator();
     })
 }
 

@@ -16,7 +16,7 @@
 
 use super::{setup, SERIAL};
 use ffihub_tests::{
-    apache_runtime, ffihub_runtime, run_ok, run_ok_within, target_dir, workspace_root,
+    apache_runtime, ffihub_runtime, run_ok, run_ok_within, target_dir, tree_size, workspace_root,
 };
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -173,22 +173,6 @@ fn copy_files(from: &Path, to: &Path) {
     }
 }
 
-/// The bytes of the files under `dir`.
-fn installed_size(dir: &Path) -> u64 {
-    std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .flatten()
-        .map(|e| {
-            let meta = e.metadata().unwrap();
-            if meta.is_dir() {
-                installed_size(&e.path())
-            } else {
-                meta.len()
-            }
-        })
-        .sum()
-}
-
 /// `program <args>` in `dir` with an environment holding only PATH and `home` as HOME (and
 /// `extra`).
 fn clean(
@@ -320,7 +304,7 @@ fn published_packages_install_by_name_and_run_outside_the_checkout() {
         eprintln!(
             "{name}: {} bytes packed, {} bytes installed",
             registry.tarball_size(name, "0.1.0"),
-            installed_size(&modules.join(name))
+            tree_size(&modules.join(name))
         );
     }
 

@@ -306,6 +306,37 @@ pub fn assert_same_transcripts(what: &str, a: (&Runtime, &Output), b: (&Runtime,
     }
 }
 
+/// Builds the demo extension (`debug/libffihub_demo.so`) and the generator (`debug/ffihub`) in
+/// the target folder, with a nested `cargo build` (a no-op after `cargo build --workspace`).
+pub fn build_demo_and_generator() {
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build
+        .args([
+            "build",
+            "--locked",
+            "-p",
+            "ffihub-demo",
+            "-p",
+            "ffihub-bindgen",
+        ])
+        .args(["--bin", "ffihub"])
+        .current_dir(workspace_root());
+    run_ok(build);
+}
+
+/// The bytes of the files under `dir` (an installed package's size).
+pub fn tree_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(meta) if meta.is_dir() => tree_size(&e.path()),
+            Ok(meta) => meta.len(),
+            Err(e) => panic!("{}: {e}", dir.display()),
+        })
+        .sum()
+}
+
 /// Held while a test runs Julia: the tests of one binary run in parallel, and Julia processes
 /// precompiling the same packages into the same depot race on its cache files.
 pub fn julia_lock() -> MutexGuard<'static, ()> {
