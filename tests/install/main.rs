@@ -26,9 +26,11 @@ mod registry;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 use ffihub_tests::{
-    build_demo_and_generator, ffihub_runtime_checked, run_ok, target_dir, workspace_root,
+    build_demo_and_generator, ffihub_runtime_checked, run_ok, run_ok_within, target_dir,
+    workspace_root,
 };
 
 /// Variables through which the workspace (or the test harness) would hand a test its libraries.
@@ -101,6 +103,10 @@ fn prefix() -> &'static Path {
     })
 }
 
+/// A bound for `cargo package` and `cargo publish` (which waits for each crate to appear in the
+/// registry's index before publishing the next).
+const CARGO_STEP: Duration = Duration::from_secs(5 * 60);
+
 /// The crates an extension author depends on, in publishing order.
 const PUBLISHED_CRATES: &[&str] = &[
     "ffihub-abi",
@@ -135,7 +141,7 @@ fn published_crates() -> &'static (registry::Registry, PathBuf) {
                 "--allow-dirty",
             ])
             .args(crates());
-        run_ok(package);
+        run_ok_within(package, CARGO_STEP);
         for name in PUBLISHED_CRATES {
             let file = target_dir().join(format!(
                 "package/{name}-{}.crate",
@@ -163,7 +169,7 @@ fn published_crates() -> &'static (registry::Registry, PathBuf) {
             if dry_run {
                 publish.arg("--dry-run");
             }
-            run_ok(publish);
+            run_ok_within(publish, CARGO_STEP);
         }
         (registry, cargo_home)
     })
@@ -509,25 +515,26 @@ fn first_extension_walkthrough_builds_and_runs_in_julia_and_cpp() {
     std::fs::copy(&lib, &bundled).unwrap();
 
     // First: the extension stays loaded after dlclose (it marks itself RTLD_NODELETE when it
-    // loads); then the page's Julia block.
+    // loads), with the install's runtime, which TVMFFI then uses (a runtime already loaded);
+    // then the page's Julia block.
     let script = format!(
         "using Pkg; Pkg.activate(mktempdir())\n\
          using Libdl\n\
-         Libdl.dlopen(ENV[\"TVM_FFI_LIB\"], Libdl.RTLD_GLOBAL)\n\
+         Libdl.dlopen({runtime:?}, Libdl.RTLD_GLOBAL)\n\
          let lib = {bundled:?}, h = Libdl.dlopen(lib)\n\
              Libdl.dlclose(h)\n\
              Libdl.dlopen(lib, Libdl.RTLD_NOLOAD; throw_error = false) === nothing && error(\"$lib was unloaded by dlclose\")\n\
          end\n\
          {}",
         doc_block(DOC, "extension-julia"),
-        bundled = bundled.display().to_string()
+        bundled = bundled.display().to_string(),
+        runtime = prefix().join("lib/libtvm_ffi.so").display().to_string(),
     );
     write(&work.join("check.jl"), &script);
     let mut julia = outside(checkout.join("scripts/julia"), &work);
     julia
         .args(["--startup-file=no", "check.jl"])
-        .env("FFIHUB", &checkout)
-        .env("TVM_FFI_LIB", prefix().join("lib/libtvm_ffi.so"));
+        .env("FFIHUB", &checkout);
     let out = stdout(&run_ok(julia));
     assert!(
         out.ends_with("5\nHello, Julia!\n10 15\n"),
