@@ -2,8 +2,10 @@
 # Prepares the Node.js side of ffihub (run by scripts/test.sh before `cargo test`; idempotent):
 #   - checks that Node.js >= 18.18 and npm are installed;
 #   - installs the pinned dev tools of the Node tests (typescript, tests/node/package-lock.json)
-#     into tests/node/node_modules with `npm ci` (the only step that needs the npm registry; it
-#     also links @ffihub/tvm-ffi to bindings/node);
+#     into tests/node/node_modules with `npm ci` (it also links @ffihub/tvm-ffi to
+#     bindings/node), and the local npm registry of the install rehearsal (verdaccio,
+#     tests/node/registry/package-lock.json) into tests/node/registry/node_modules: the only
+#     steps that need the npm registry;
 #   - with --build: builds the addon, the demo extension and `ffihub`, and generates the demo's
 #     and the testing library's packages into target/generated/node (for running the suites by
 #     hand: see tests/node/helpers.mjs).
@@ -23,11 +25,13 @@ command -v npm >/dev/null || die "npm not found"
 node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 18 || (a === 18 && b >= 18) ? 0 : 1)' ||
     die "Node.js $(node --version) is too old (18.18 or newer is needed)"
 
-if [[ ! -d tests/node/node_modules/typescript || tests/node/package-lock.json -nt tests/node/node_modules/.package-lock.json ]]; then
-    (cd tests/node && npm ci --no-audit --no-fund)
-else
-    echo "tests/node/node_modules is up to date"
-fi
+for dir in tests/node tests/node/registry; do
+    if [[ ! -f $dir/node_modules/.package-lock.json || $dir/package-lock.json -nt $dir/node_modules/.package-lock.json ]]; then
+        (cd "$dir" && npm ci --no-audit --no-fund)
+    else
+        echo "$dir/node_modules is up to date"
+    fi
+done
 
 if [[ "${1:-}" == "--build" ]]; then
     TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Makes sure the system tools the tests need are present: gcc/g++ (C conformance programs),
-# valgrind (memory checks), cmake and pkg-config (the install tests, tests/install). Installs missing ones with apt-get when running as root; otherwise
-# says what to install.
+# valgrind (memory checks), cmake and pkg-config (the install tests, tests/install), objcopy
+# (release packages without debug info), git and curl (the Julia packages' registry and artifact
+# downloads). Installs missing ones with apt-get when running as root; otherwise says what to
+# install.
 set -euo pipefail
 
 missing=()
@@ -11,11 +13,14 @@ command -v valgrind >/dev/null || missing+=(valgrind)
 command -v cmake >/dev/null || missing+=(cmake)
 command -v pkg-config >/dev/null || missing+=(pkg-config)
 command -v python3 >/dev/null || missing+=(python3)
+command -v objcopy >/dev/null || missing+=(binutils)
+command -v git >/dev/null || missing+=(git)
+command -v curl >/dev/null || missing+=(curl)
 # venvs for Apache's Python test suite (scripts/setup-pysuite.sh)
 python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-    echo "system tools present: gcc g++ valgrind cmake pkg-config python3 python3-venv"
+    echo "system tools present: gcc g++ valgrind cmake pkg-config python3 python3-venv objcopy git curl"
     exit 0
 fi
 if [[ "$(id -u)" -ne 0 ]] || ! command -v apt-get >/dev/null; then

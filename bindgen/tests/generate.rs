@@ -504,10 +504,55 @@ fn config_package_section_sets_version_and_license() {
             .unwrap();
     assert_eq!(package["version"], "2.3.4-rc.1");
     assert_eq!(package["license"], "MIT OR Apache-2.0");
+    assert_eq!(package["os"], serde_json::json!(["linux"]));
+    assert!(package.get("optionalDependencies").is_none());
     let project = std::fs::read_to_string(out.join("pkg/julia/Project.toml")).unwrap();
     assert!(
         project.contains("\nversion = \"2.3.4-rc.1\"\n"),
         "{project}"
+    );
+
+    // Prebuilt packages per platform.
+    let ok = generate("package:\n  version: 1.2.0\n  platforms: [linux-x64-gnu, darwin-arm64, linux-arm64-musl]\n");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let read = |file: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(out.join("pkg/node").join(file)).unwrap())
+            .unwrap()
+    };
+    let package = read("package.json");
+    assert_eq!(package["os"], serde_json::json!(["linux", "darwin"]));
+    assert_eq!(
+        package["optionalDependencies"],
+        serde_json::json!({
+            "tvm-ffi-testing-linux-x64-gnu": "1.2.0",
+            "tvm-ffi-testing-darwin-arm64": "1.2.0",
+            "tvm-ffi-testing-linux-arm64-musl": "1.2.0",
+        })
+    );
+    let gnu = read("npm/linux-x64-gnu/package.json");
+    assert_eq!(gnu["name"], "tvm-ffi-testing-linux-x64-gnu");
+    assert_eq!(gnu["version"], "1.2.0");
+    assert_eq!(gnu["files"], serde_json::json!(["lib/"]));
+    assert_eq!(
+        (&gnu["os"], &gnu["cpu"], &gnu["libc"]),
+        (
+            &serde_json::json!(["linux"]),
+            &serde_json::json!(["x64"]),
+            &serde_json::json!(["glibc"])
+        )
+    );
+    assert_eq!(
+        read("npm/linux-arm64-musl/package.json")["libc"],
+        serde_json::json!(["musl"])
+    );
+    let mac = read("npm/darwin-arm64/package.json");
+    assert_eq!(
+        (&mac["cpu"], mac.get("libc")),
+        (&serde_json::json!(["arm64"]), None)
     );
 
     for (bad, message) in [
@@ -520,6 +565,10 @@ fn config_package_section_sets_version_and_license() {
             "package.license `` is not an SPDX license expression",
         ),
         ("package:\n  author: me\n", "unknown field `author`"),
+        (
+            "package:\n  platforms: [linux-x64]\n",
+            "package.platforms: platform `linux-x64` is not one of linux-<cpu>-gnu|musl",
+        ),
     ] {
         let refused = generate(bad);
         let stderr = String::from_utf8_lossy(&refused.stderr);

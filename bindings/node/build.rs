@@ -1,7 +1,7 @@
 //! The addon links `libtvm_ffi` by name through `ffihub-sys` (ADR 0001 and 0004). This script adds
 //! only a `RUNPATH $ORIGIN`: which `libtvm_ffi.so` the addon gets is decided when Node loads it
 //! (`lib/addon.js`, docs/install.md "Finding libraries"); the RUNPATH is the last resort after
-//! LD_LIBRARY_PATH: the runtime beside the addon (in the packed npm package).
+//! LD_LIBRARY_PATH: the runtime beside the addon (in the prebuilt npm package).
 //!
 //! The Node-API functions (`napi_*`) stay undefined: Node provides them when it loads the addon.
 

@@ -33,7 +33,7 @@ const _ffi_constructors = Tuple{String,TVMFFI.FFIFunction}[{% for t in types %}{
 
 function __init__()
     {% if !modules.is_empty() %}paths = {% endif %}TVMFFI.load_package_libraries({{ module_literal }}, _ffi_libraries;
-        dirs = [Base.joinpath(Base.dirname(@__DIR__), "lib")])
+        dirs = [Base.joinpath(Base.dirname(@__DIR__), "lib")], artifacts = Base.dirname(@__DIR__))
     _ffi_check()
 {%- if !modules.is_empty() %}
     TVMFFI.load_package_modules!(_ffi_modules, {{ module_literal }},

@@ -84,13 +84,19 @@ uuid = "$(uuid "$OUT/plain/julia")"
 version = "0.1.0"
 
 [[TVMFFI]]
-deps = ["Libdl"]
+deps = ["Libdl", "Pkg", "SHA"]
 path = "$TVMFFI"
 uuid = "$(uuid "$TVMFFI")"
 version = "0.1.0"
 
 [[Libdl]]
 uuid = "8f399da3-3557-5675-b5ff-fb832c97cbdb"
+
+[[Pkg]]
+uuid = "44cfe95a-1eb2-52ea-b672-e2afdf69b78f"
+
+[[SHA]]
+uuid = "ea8e919c-243c-51af-8825-aaa63cd721ce"
 TOML
 
 # The load-time checks: the package generated with metadata, given the library built without it.

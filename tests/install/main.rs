@@ -8,19 +8,30 @@
 //!   pkg-config files: a CMake project with `find_package(ffihub)` generates the demo's header with
 //!   `ffihub_generate()`, builds the README's C++ example and runs it; a C program builds with
 //!   `pkg-config tvm_ffi`;
-//! - docs/extensions.md, run as written: a new crate depending on `ffihub` builds an extension
-//!   (linking the runtime through pkg-config), which stays loaded after `dlclose`, and which the
-//!   generated Julia package and a CMake project call.
+//! - ffihub's crates (`ffihub-abi`, `ffihub-backtrace`, `ffihub-sys`, `ffihub-macros`, `ffihub`)
+//!   pass `cargo package` and are published with `cargo publish` (after a `--dry-run`) to a local
+//!   registry on 127.0.0.1 that stands in for crates.io (`registry.rs`);
+//! - docs/extensions.md, run as written: a new crate depending on `ffihub = "0.1"`, resolved
+//!   through that registry as crates.io would serve it (no path, no `[patch]`), builds an
+//!   extension (linking the runtime through pkg-config), which stays loaded after `dlclose`, and
+//!   which the generated Julia package and a CMake project call.
 //!
 //! To save time the generator is the workspace's debug build (`--debug`, which `cargo test` has
-//! already built) and the extension crate builds in its own target folder under `target/`, so
-//! later runs are incremental.
+//! already built), the crates are packaged without `cargo package`'s verification build (the
+//! extension's build compiles exactly the published files), and the extension crate builds in its
+//! own target folder under `target/`.
+
+mod registry;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
+use std::time::Duration;
 
-use ffihub_tests::{ffihub_runtime_checked, run_ok, target_dir, workspace_root};
+use ffihub_tests::{
+    build_demo_and_generator, ffihub_runtime_checked, run_ok, run_ok_within, target_dir,
+    workspace_root,
+};
 
 /// Variables through which the workspace (or the test harness) would hand a test its libraries.
 const WORKSPACE_VARS: &[&str] = &[
@@ -75,18 +86,7 @@ fn workspace_builds() -> &'static () {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
         ffihub_runtime_checked();
-        let mut build = cargo();
-        build.args([
-            "build",
-            "--locked",
-            "-p",
-            "ffihub-demo",
-            "-p",
-            "ffihub-bindgen",
-            "--bin",
-            "ffihub",
-        ]);
-        run_ok(build);
+        build_demo_and_generator();
     })
 }
 
@@ -100,6 +100,78 @@ fn prefix() -> &'static Path {
         install.arg("--prefix").arg(&prefix).arg("--debug");
         run_ok(install);
         prefix
+    })
+}
+
+/// A bound for `cargo package` and `cargo publish` (which waits for each crate to appear in the
+/// registry's index before publishing the next).
+const CARGO_STEP: Duration = Duration::from_secs(5 * 60);
+
+/// The crates an extension author depends on, in publishing order.
+const PUBLISHED_CRATES: &[&str] = &[
+    "ffihub-abi",
+    "ffihub-backtrace",
+    "ffihub-sys",
+    "ffihub-macros",
+    "ffihub",
+];
+
+/// A local registry holding ffihub's crates as `cargo publish` uploads them, and the cargo home
+/// folder that uses it (once per test run).
+fn published_crates() -> &'static (registry::Registry, PathBuf) {
+    static PUBLISHED: OnceLock<(registry::Registry, PathBuf)> = OnceLock::new();
+    PUBLISHED.get_or_init(|| {
+        let registry = registry::Registry::start();
+        // A cargo home of its own: the registry's port, part of its cache folder's name, changes
+        // with every run.
+        let cargo_home = fresh_dir("cargo-home");
+        let crates = || {
+            PUBLISHED_CRATES
+                .iter()
+                .flat_map(|c| ["-p", c])
+                .collect::<Vec<_>>()
+        };
+        let mut package = cargo();
+        package
+            .args([
+                "package",
+                "--locked",
+                "--offline",
+                "--no-verify",
+                "--allow-dirty",
+            ])
+            .args(crates());
+        run_ok_within(package, CARGO_STEP);
+        for name in PUBLISHED_CRATES {
+            let file = target_dir().join(format!(
+                "package/{name}-{}.crate",
+                env!("CARGO_PKG_VERSION")
+            ));
+            let size = std::fs::metadata(&file)
+                .unwrap_or_else(|e| panic!("cargo package did not write {}: {e}", file.display()))
+                .len();
+            eprintln!("{name}: {size} bytes packaged");
+        }
+        for dry_run in [true, false] {
+            let mut publish = cargo();
+            publish
+                .args([
+                    "publish",
+                    "--locked",
+                    "--no-verify",
+                    "--allow-dirty",
+                    "--registry",
+                    registry::NAME,
+                ])
+                .args(crates())
+                .env("CARGO_HOME", &cargo_home);
+            registry.configure(&mut publish);
+            if dry_run {
+                publish.arg("--dry-run");
+            }
+            run_ok_within(publish, CARGO_STEP);
+        }
+        (registry, cargo_home)
     })
 }
 
@@ -360,22 +432,28 @@ fn first_extension_walkthrough_builds_and_runs_in_julia_and_cpp() {
     let checkout = workspace_root();
     let work = fresh_dir("first-extension");
     let crate_dir = work.join("hello");
-    let cargo_toml = doc_block(DOC, "extension-cargo-toml")
-        .replace("/path/to/ffihub", &checkout.display().to_string());
-    write(&crate_dir.join("Cargo.toml"), &cargo_toml);
+    write(
+        &crate_dir.join("Cargo.toml"),
+        &doc_block(DOC, "extension-cargo-toml"),
+    );
     write(
         &crate_dir.join("src/lib.rs"),
         &doc_block(DOC, "extension-lib-rs"),
     );
-    // The workspace's lock file pins the same dependency versions (and needs no network).
-    std::fs::copy(checkout.join("Cargo.lock"), crate_dir.join("Cargo.lock")).unwrap();
+    // `ffihub = "0.1"` comes from the local registry that stands in for crates.io.
+    let (registry, cargo_home) = published_crates();
+    write(
+        &crate_dir.join(".cargo/config.toml"),
+        &registry.cargo_config(),
+    );
     let crate_target = target_dir().join("ffihub-tests/first-extension");
     let build = |pkg_config: bool| {
         let mut cmd = outside(
             std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()),
             &crate_dir,
         );
-        cmd.args(["build", "--offline"])
+        cmd.arg("build")
+            .env("CARGO_HOME", cargo_home)
             .env("CARGO_TARGET_DIR", &crate_target);
         if pkg_config {
             cmd.env("PKG_CONFIG_PATH", prefix().join("lib/pkgconfig"));
@@ -409,6 +487,20 @@ fn first_extension_walkthrough_builds_and_runs_in_julia_and_cpp() {
         stderr(&out)
     );
     let lib = crate_target.join("debug/libhello.so");
+    let served = registry.log();
+    for name in PUBLISHED_CRATES {
+        let download = format!("GET /dl/{name}/{}/download 200", env!("CARGO_PKG_VERSION"));
+        assert!(
+            served.contains(&download),
+            "the extension did not download {name} from the registry: {served:#?}"
+        );
+    }
+    let sys = registry.index_entries("ffihub-sys");
+    assert_eq!(
+        sys.first().map(|e| e["links"].clone()),
+        Some(serde_json::json!("tvm_ffi")),
+        "ffihub-sys's index entry: {sys:?}"
+    );
 
     // The Julia package, generated by the installed generator with the installed runtime.
     let mut generate = outside(prefix().join("bin/ffihub"), &work);
@@ -423,25 +515,26 @@ fn first_extension_walkthrough_builds_and_runs_in_julia_and_cpp() {
     std::fs::copy(&lib, &bundled).unwrap();
 
     // First: the extension stays loaded after dlclose (it marks itself RTLD_NODELETE when it
-    // loads); then the page's Julia block.
+    // loads), with the install's runtime, which TVMFFI then uses (a runtime already loaded);
+    // then the page's Julia block.
     let script = format!(
         "using Pkg; Pkg.activate(mktempdir())\n\
          using Libdl\n\
-         Libdl.dlopen(ENV[\"TVM_FFI_LIB\"], Libdl.RTLD_GLOBAL)\n\
+         Libdl.dlopen({runtime:?}, Libdl.RTLD_GLOBAL)\n\
          let lib = {bundled:?}, h = Libdl.dlopen(lib)\n\
              Libdl.dlclose(h)\n\
              Libdl.dlopen(lib, Libdl.RTLD_NOLOAD; throw_error = false) === nothing && error(\"$lib was unloaded by dlclose\")\n\
          end\n\
          {}",
         doc_block(DOC, "extension-julia"),
-        bundled = bundled.display().to_string()
+        bundled = bundled.display().to_string(),
+        runtime = prefix().join("lib/libtvm_ffi.so").display().to_string(),
     );
     write(&work.join("check.jl"), &script);
     let mut julia = outside(checkout.join("scripts/julia"), &work);
     julia
         .args(["--startup-file=no", "check.jl"])
-        .env("FFIHUB", &checkout)
-        .env("TVM_FFI_LIB", prefix().join("lib/libtvm_ffi.so"));
+        .env("FFIHUB", &checkout);
     let out = stdout(&run_ok(julia));
     assert!(
         out.ends_with("5\nHello, Julia!\n10 15\n"),

@@ -16,11 +16,15 @@
 //!   dumps its own process.
 //! - `Pkg.test` of the generated Demo package (its own `test/runtests.jl`), generated into a fresh
 //!   folder outside the checkout with its library bundled in `lib/`, and developed into a fresh
-//!   environment, as a user would.
+//!   environment, as a user would;
+//! - `release.rs`: `Pkg.add` of TVMFFI and the Demo package from a registry into a fresh depot,
+//!   their libraries installed as artifacts (no runtime variable there).
 //!
 //! The runtime is selected with `TVM_FFI_LIB` alone (docs/install.md): libraries that carry
 //! `DT_NEEDED libtvm_ffi.so` bind to the runtime TVMFFI opened, by its SONAME (ADR 0001). All
 //! runs are serialized: they precompile the same Julia packages into the same depot.
+
+mod release;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -29,9 +33,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, apache_testing_lib, build_reflect_probe, ffihub_runtime,
-    ffihub_runtime_checked, julia_lock, run_ok, run_with_timeout, target_dir, workspace_root,
-    Runtime,
+    apache_runtime, apache_testing_lib, build_demo_and_generator, build_reflect_probe, cargo_build,
+    ffihub_runtime, ffihub_runtime_checked, julia_lock, run_ok, run_with_timeout, target_dir,
+    workspace_root, Runtime,
 };
 
 /// The whole suite takes a few minutes (a 1,000,000-call GC stress test included).
@@ -128,12 +132,6 @@ struct Generated {
     dump_lib: PathBuf,
 }
 
-fn cargo(args: &[&str]) {
-    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.args(args).current_dir(workspace_root());
-    run_ok(cmd);
-}
-
 /// A package's name and UUID from its Project.toml.
 fn package_identity(project_toml: &Path) -> (String, String) {
     let text = std::fs::read_to_string(project_toml)
@@ -153,8 +151,8 @@ fn generated() -> &'static Generated {
     GENERATED.get_or_init(|| {
         let root = workspace_root();
         let target = target_dir();
-        cargo(&["build", "-p", "ffihub-demo", "-p", "ffihub-bindgen", "--bin", "ffihub"]);
-        cargo(&["build", "-p", "ffihub-dump"]);
+        build_demo_and_generator();
+        cargo_build(&["-p", "ffihub-dump"]);
         let demo_lib = target.join("debug/libffihub_demo.so");
         let base = target.join("ffihub-tests/julia");
         let packages = base.join("packages");
@@ -177,7 +175,7 @@ fn generated() -> &'static Generated {
         let tvmffi = root.join("bindings/julia/TVMFFI");
         let mut project = String::from("[deps]\n");
         let mut manifest = String::new();
-        for (dir, deps) in [(&demo, "[\"TVMFFI\"]"), (&testing, "[\"TVMFFI\"]"), (&tvmffi, "[\"Libdl\"]")] {
+        for (dir, deps) in [(&demo, "[\"TVMFFI\"]"), (&testing, "[\"TVMFFI\"]"), (&tvmffi, "[\"Libdl\", \"Pkg\", \"SHA\"]")] {
             let (name, uuid) = package_identity(&dir.join("Project.toml"));
             project.push_str(&format!("{name} = \"{uuid}\"\n"));
             manifest.push_str(&format!(
@@ -185,7 +183,13 @@ fn generated() -> &'static Generated {
                 dir.display().to_string()
             ));
         }
-        manifest.push_str("[[Libdl]]\nuuid = \"8f399da3-3557-5675-b5ff-fb832c97cbdb\"\n");
+        for (stdlib, uuid) in [
+            ("Libdl", "8f399da3-3557-5675-b5ff-fb832c97cbdb"),
+            ("Pkg", "44cfe95a-1eb2-52ea-b672-e2afdf69b78f"),
+            ("SHA", "ea8e919c-243c-51af-8825-aaa63cd721ce"),
+        ] {
+            manifest.push_str(&format!("[[{stdlib}]]\nuuid = \"{uuid}\"\n\n"));
+        }
         let env = base.join("env");
         std::fs::create_dir_all(&env).unwrap();
         std::fs::write(env.join("Project.toml"), project).unwrap();

@@ -22,6 +22,7 @@ const TEST_FILES = [
     "test_modules.jl",
     "test_objects.jl",
     "test_gc_stress.jl",
+    "test_artifacts.jl",
 ]
 
 include(joinpath(@__DIR__, "common.jl"))

@@ -9,14 +9,14 @@
 //! `ffihub generate --lang node`, and compiles `tests/c/reflect_probe.cc` against Apache's
 //! headers (`FFIHUB_REFLECT_PROBE`: the C++ code define.test.mjs passes the types it defines
 //! to). Then each runtime gets one `node --test --expose-gc` run with
-//! `TVM_FFI_LIB` pointing at it; the TAP summary is parsed and printed. `install.rs`: the packed
-//! packages installed outside the checkout.
+//! `TVM_FFI_LIB` pointing at it; the TAP summary is parsed and printed. `install.rs`: the
+//! packages published to a local registry and installed by name outside the checkout.
 
 mod install;
 
 use ffihub_tests::{
-    apache_root, apache_runtime, build_reflect_probe, ffihub_runtime, run_ok, target_dir,
-    workspace_root, Runtime,
+    apache_root, apache_runtime, build_demo_and_generator, build_reflect_probe, cargo_build,
+    ffihub_runtime, run_ok, target_dir, workspace_root, Runtime,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,12 +35,6 @@ struct Setup {
     ffihub_bin: PathBuf,
 }
 
-fn cargo(args: &[&str]) {
-    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.args(args).current_dir(workspace_root());
-    run_ok(cmd);
-}
-
 fn setup() -> &'static Setup {
     static SETUP: OnceLock<Setup> = OnceLock::new();
     SETUP.get_or_init(|| {
@@ -49,10 +43,9 @@ fn setup() -> &'static Setup {
         let ours = ffihub_runtime();
         apache_root();
 
-        cargo(&["build", "--release", "-p", "ffihub-node"]);
-        cargo(&["build", "-p", "ffihub-demo"]);
-        cargo(&["build", "-p", "ffihub-bindgen", "--bin", "ffihub"]);
-        cargo(&["build", "-p", "ffihub-dump"]);
+        cargo_build(&["--release", "-p", "ffihub-node"]);
+        build_demo_and_generator();
+        cargo_build(&["-p", "ffihub-dump"]);
 
         let tests = root.join("tests/node");
         if !tests.join("node_modules/typescript").is_dir() {

@@ -10,6 +10,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime};
 
+pub mod http;
 pub mod valgrind;
 
 /// The line a C test program (`tests/c/*.c`) prints last when all its checks passed; before it,
@@ -327,6 +328,43 @@ pub fn assert_same_transcripts(what: &str, a: (&Runtime, &Output), b: (&Runtime,
             b_name = b.0.name,
         );
     }
+}
+
+/// Builds the demo extension (`debug/libffihub_demo.so`) and the generator (`debug/ffihub`) in
+/// the target folder, with a nested `cargo build` (a no-op after `cargo build --workspace`).
+pub fn build_demo_and_generator() {
+    cargo_build(&[
+        "-p",
+        "ffihub-demo",
+        "-p",
+        "ffihub-bindgen",
+        "--bin",
+        "ffihub",
+    ]);
+}
+
+/// `cargo build --locked ARGS` in the workspace (the nested builds of the drivers share the
+/// target folder, so they are quick once the workspace is built).
+pub fn cargo_build(args: &[&str]) {
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build
+        .args(["build", "--locked"])
+        .args(args)
+        .current_dir(workspace_root());
+    run_ok(build);
+}
+
+/// The bytes of the files under `dir` (an installed package's size).
+pub fn tree_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| match e.metadata() {
+            Ok(meta) if meta.is_dir() => tree_size(&e.path()),
+            Ok(meta) => meta.len(),
+            Err(e) => panic!("{}: {e}", dir.display()),
+        })
+        .sum()
 }
 
 /// Held while a test runs Julia: the tests of one binary run in parallel, and Julia processes

@@ -63,13 +63,19 @@ uuid = "$(uuid "$OUT/julia")"
 version = "0.1.0"
 
 [[TVMFFI]]
-deps = ["Libdl"]
+deps = ["Libdl", "Pkg", "SHA"]
 path = "$TVMFFI"
 uuid = "$(uuid "$TVMFFI")"
 version = "0.1.0"
 
 [[Libdl]]
 uuid = "8f399da3-3557-5675-b5ff-fb832c97cbdb"
+
+[[Pkg]]
+uuid = "44cfe95a-1eb2-52ea-b672-e2afdf69b78f"
+
+[[SHA]]
+uuid = "ea8e919c-243c-51af-8825-aaa63cd721ce"
 TOML
 export JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$APACHE/libtvm_ffi.so" FFIHUB_LIBRARY_PATH="$TVM"
 start=$(date +%s%N)

@@ -40,6 +40,11 @@ pub struct PackageInfo {
     pub version: Option<String>,
     /// An SPDX license expression (npm); default Apache-2.0, the license of the generated glue.
     pub license: Option<String>,
+    /// Node: the platforms with a prebuilt package of the library (`linux-x64-gnu`,
+    /// `darwin-arm64`...): the package lists `<name>-<platform>` as optional dependencies and
+    /// each gets an `npm/<platform>/` folder (`lang/node/platform.rs`).
+    #[serde(default)]
+    pub platforms: Vec<String>,
 }
 
 impl PackageInfo {
@@ -69,6 +74,10 @@ impl PackageInfo {
                     "package.license `{l}` is not an SPDX license expression"
                 ));
             }
+        }
+        for platform in &self.platforms {
+            node::platform::Platform::parse(platform)
+                .map_err(|e| format!("package.platforms: {e}"))?;
         }
         Ok(())
     }

@@ -2,38 +2,46 @@
 // Finds the TVM-FFI runtime and loads the native addon (a Rust cdylib that links
 // `libtvm_ffi.so` by name), following docs/install.md "Finding libraries".
 //
-// The addon: $FFIHUB_NODE_ADDON; `ffihub_node.node` in this package (what `npm pack` bundles);
-// else, in a checkout, the newest cargo build (`$CARGO_TARGET_DIR` or `target/`, release, debug).
+// The addon, in order: $FFIHUB_NODE_ADDON; in a checkout (bindings/node of a cargo workspace),
+// the newest cargo build (`$CARGO_TARGET_DIR` or `target/`, release, debug); else
+// `ffihub_node.node` in this platform's prebuilt package, `@ffihub/tvm-ffi-<platform>`
+// (lib/platform.js), which npm installs from the optional dependencies.
 //
 // The runtime, loaded before the addon so that the addon's `DT_NEEDED libtvm_ffi.so` binds to it:
 //   1. $TVM_FFI_LIB (a file, or a folder holding libtvm_ffi.so), or $TVM_FFI_LIB_DIR (a folder);
 //   2. a runtime already loaded in the process (a host that linked it), used as is;
-//   3. the `libtvm_ffi.so` bundled next to `ffihub_node.node`;
+//   3. the `libtvm_ffi.so` next to the prebuilt `ffihub_node.node`;
 //   4. the system loader (LD_LIBRARY_PATH, ld.so.cache; a cargo build's RUNPATH $ORIGIN finds
 //      the runtime beside it in target/).
 
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { PLATFORM, prebuiltPackage, notInstalled } = require('./platform');
 
 const packageDir = path.resolve(__dirname, '..');
 const RUNTIME = 'libtvm_ffi.so';
+const ADDON = 'ffihub_node.node';
 const { RTLD_NOW, RTLD_GLOBAL } = os.constants.dlopen;
 // glibc's value; Node passes dlopen flags through but names only the POSIX ones.
 const RTLD_NODELETE = 0x1000;
 
-function addonCandidates() {
-  if (process.env.FFIHUB_NODE_ADDON) return [path.resolve(process.env.FFIHUB_NODE_ADDON)];
-  const packaged = path.join(packageDir, 'ffihub_node.node');
-  if (fs.existsSync(packaged)) return [packaged];
+/**
+ * The cargo builds of the addon in the checkout this package lives in (newest first) and the
+ * places looked at, or null outside a checkout.
+ */
+function checkoutBuilds() {
   const workspace = path.resolve(packageDir, '..', '..');
+  if (!fs.existsSync(path.join(workspace, 'Cargo.toml'))) return null;
   const targets = [];
   if (process.env.CARGO_TARGET_DIR) targets.push(path.resolve(workspace, process.env.CARGO_TARGET_DIR));
   targets.push(path.join(workspace, 'target'));
+  const places = [];
   const builds = [];
   for (const target of targets) {
     for (const profile of ['release', 'debug']) {
       const file = path.join(target, profile, 'libffihub_node.so');
+      places.push(file);
       try {
         builds.push({ file, mtime: fs.statSync(file).mtimeMs });
       } catch {
@@ -42,7 +50,32 @@ function addonCandidates() {
     }
   }
   builds.sort((a, b) => b.mtime - a.mtime);
-  return builds.map((b) => b.file);
+  return { files: builds.map((b) => b.file), places };
+}
+
+/** The addon to load; throws an error naming every place tried. */
+function findAddon() {
+  if (process.env.FFIHUB_NODE_ADDON) return path.resolve(process.env.FFIHUB_NODE_ADDON);
+  const tried = ['FFIHUB_NODE_ADDON (unset)'];
+  const builds = checkoutBuilds();
+  if (builds) {
+    if (builds.files.length > 0) return builds.files[0];
+    tried.push(...builds.places.map((file) => `${file} (not built)`));
+  }
+  const prebuilt = prebuiltPackage(packageDir);
+  if (prebuilt && prebuilt.dir) {
+    const file = path.join(prebuilt.dir, ADDON);
+    if (fs.existsSync(file)) return file;
+    tried.push(`${file} (no such file)`);
+  } else {
+    tried.push(prebuilt ? notInstalled(prebuilt) : `@ffihub/tvm-ffi-${PLATFORM} (not listed in ${packageDir}/package.json)`);
+  }
+  throw new Error(
+    `ffihub: no Node addon of @ffihub/tvm-ffi for ${PLATFORM}: tried ${tried.join(', ')}. ` +
+      'Install @ffihub/tvm-ffi with its optional dependencies (no --omit=optional, --no-optional or ' +
+      '--ignore-optional), or build the addon in an ffihub checkout (`cargo build --release -p ffihub-runtime ' +
+      '-p ffihub-node`) and set FFIHUB_NODE_ADDON to target/release/libffihub_node.so.',
+  );
 }
 
 /**
@@ -113,7 +146,7 @@ function loadRuntime(addon) {
   const tried = ['TVM_FFI_LIB (unset)'];
   if (loadedRuntime() !== null) return [];
   tried.push('a runtime loaded in the process (none)');
-  if (path.basename(addon) === 'ffihub_node.node') {
+  if (path.basename(addon) === ADDON) {
     const bundled = path.join(path.dirname(addon), RUNTIME);
     if (!fs.existsSync(bundled)) {
       tried.push(`${bundled} (no such file)`);
@@ -127,14 +160,7 @@ function loadRuntime(addon) {
 }
 
 function load() {
-  const [addon] = addonCandidates();
-  if (!addon) {
-    throw new Error(
-      'ffihub: the Node addon is not built. Install the packed @ffihub/tvm-ffi (`npm pack` in ' +
-        'bindings/node builds it in), or in a checkout build it with `cargo build --release -p ffihub-runtime ' +
-        '-p ffihub-node`, or set FFIHUB_NODE_ADDON to its path.',
-    );
-  }
+  const addon = findAddon();
   const tried = loadRuntime(addon);
   const module = { exports: {} };
   try {

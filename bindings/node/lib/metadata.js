@@ -12,6 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const native = require('./addon');
 const { requireGlobal } = require('./object');
+const { prebuiltPackage, notInstalled, readManifest } = require('./platform');
 
 /** Each library loaded, by the path or name it was loaded with and by its file name. */
 const loaded = new Map();
@@ -39,9 +40,10 @@ function loaderReason(error, file) {
 
 /**
  * Loads a library of the package at `packageDir` (docs/install.md "Finding libraries"): the
- * package's own `lib/`, each folder of $FFIHUB_LIBRARY_PATH, then the system loader by bare
- * name. A file that exists but fails to load is an error at once; when nothing is found, the
- * error names every place tried.
+ * package's own `lib/`, the `lib/` of its prebuilt package for this platform (when its
+ * package.json lists prebuilt packages, lib/platform.js), each folder of $FFIHUB_LIBRARY_PATH,
+ * then the system loader by bare name. A file that exists but fails to load is an error at once;
+ * when nothing is found, the error names every place tried.
  */
 function loadPackageLibrary(name, packageDir, packageName) {
   const earlier = loaded.get(name);
@@ -55,6 +57,11 @@ function loadPackageLibrary(name, packageDir, packageName) {
   if (packageDir && present(path.join(packageDir, 'lib', name))) {
     return loadLibrary(path.join(packageDir, 'lib', name));
   }
+  const prebuilt = packageDir ? prebuiltPackage(packageDir) : null;
+  if (prebuilt && !prebuilt.dir) tried.push(notInstalled(prebuilt));
+  if (prebuilt && prebuilt.dir && present(path.join(prebuilt.dir, 'lib', name))) {
+    return loadLibrary(path.join(prebuilt.dir, 'lib', name));
+  }
   const searchPath = (process.env.FFIHUB_LIBRARY_PATH || '').split(path.delimiter).filter(Boolean);
   if (searchPath.length === 0) tried.push('FFIHUB_LIBRARY_PATH (unset)');
   const found = searchPath.map((dir) => path.resolve(dir, name)).find(present);
@@ -66,19 +73,17 @@ function loadPackageLibrary(name, packageDir, packageName) {
   }
   const where = packageName ? ` (package ${packageName})` : '';
   const home = packageDir ? ` (${path.join(packageDir, 'lib')})` : '';
+  const install = prebuilt ? `install ${prebuilt.name}, ` : '';
   throw new Error(
-    `ffihub: cannot load ${name}${where}: tried ${tried.join(', ')}; put the library next to the ` +
+    `ffihub: cannot load ${name}${where}: tried ${tried.join(', ')}; ${install}put the library next to the ` +
       `package${home}, add its folder to FFIHUB_LIBRARY_PATH, or pass its path to loadLibrary.`,
   );
 }
 
 /** The `name` of the package.json in `packageDir`, or null. */
 function packageName(packageDir) {
-  try {
-    return JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')).name || null;
-  } catch {
-    return null;
-  }
+  const manifest = readManifest(packageDir);
+  return (manifest && manifest.name) || null;
 }
 
 // --- the type spelling of the IR (bindgen/src/ir/types.rs, Type::from_schema + Display) -----

@@ -10,8 +10,9 @@
 //!    because cargo passes `[env]` to every program it runs, tests included);
 //! 4. `pkg-config`: the `libdir` of a `tvm_ffi` package (installed by `scripts/install.sh`).
 //!
-//! Otherwise the build fails naming what it tried, except under `cargo clippy`, which never
-//! links (scripts/test.sh lints before the runtime is built).
+//! Otherwise the build fails naming what it tried, except under `cargo clippy` and on docs.rs
+//! (`DOCS_RS`), which never link (scripts/test.sh lints before the runtime is built; docs.rs has
+//! no runtime).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,6 +25,7 @@ fn main() {
         "TVM_FFI_LIB",
         "TVM_FFI_LIB_DIR",
         "FFIHUB_WORKSPACE_LIB_DIR",
+        "DOCS_RS",
         "PKG_CONFIG",
         "PKG_CONFIG_PATH",
         "PKG_CONFIG_LIBDIR",
@@ -40,7 +42,7 @@ fn main() {
              then add P/lib/pkgconfig to PKG_CONFIG_PATH)",
             tried.join("; ")
         );
-        if is_clippy() {
+        if is_clippy() || std::env::var_os("DOCS_RS").is_some() {
             println!("cargo:warning={message}");
             println!("cargo:lib_dir=");
             return;

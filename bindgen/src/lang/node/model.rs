@@ -26,6 +26,32 @@ pub struct PackageJson {
     pub support: String,
     /// The versions of the support package it works with (a semver range), as a JSON string literal.
     pub support_range: String,
+    /// The operating systems it installs on (npm's `os`), as JSON string literals.
+    pub oses: Vec<String>,
+    /// Its prebuilt packages (optional dependencies): name and version, as JSON string literals.
+    pub prebuilt: Vec<(String, String)>,
+}
+
+/// `npm/<platform>/package.json`: the prebuilt package of one platform (`platform.rs`).
+#[derive(Template)]
+#[template(path = "node/platform-package.json", escape = "none")]
+pub struct PlatformPackageJson {
+    /// Banner text, as a JSON string literal.
+    pub banner: String,
+    /// npm package name, as a JSON string literal.
+    pub name: String,
+    /// The version (the main package's), as a JSON string literal.
+    pub version: String,
+    /// One line on what it holds, as a JSON string literal.
+    pub description: String,
+    /// The license (SPDX), as a JSON string literal.
+    pub license: String,
+    /// npm's `os`, `cpu` and (Linux) `libc`, as JSON string literals.
+    pub os: String,
+    /// See `os`.
+    pub cpu: String,
+    /// See `os`.
+    pub libc: Option<String>,
 }
 
 /// `index.js` (CommonJS).

@@ -20,8 +20,9 @@ built on.
 - Modules: [`load_module`](@ref), [`system_lib`](@ref).
 
 The runtime is chosen when the package is loaded: `ENV["TVM_FFI_LIB"]` (a file or a folder),
-else a runtime already loaded, else the system loader; see [`library_path`](@ref) and the repository's
-docs/install.md ("Finding libraries").
+else a runtime already loaded, else the runtime artifact a release installs with the package,
+else the system loader; see [`library_path`](@ref) and the repository's docs/install.md
+("Finding libraries").
 
 Memory rules: results are owned by their Julia wrappers, which release them in finalizers (or
 `close`); arguments are borrowed for the call and kept alive with `GC.@preserve`; Julia callbacks
@@ -37,6 +38,7 @@ export FFIObject, FFIFunction, FFIModule, FFITensor, FFIArray, FFIList, FFIMap, 
     get_global_func, register_global_func, call_packed, load_module, system_lib,
     @ffi_object, @ffi_method
 
+include("artifacts.jl")
 include("lib.jl")
 include("abi.jl")
 include("error.jl")

@@ -7,9 +7,12 @@
 
 const _LIBNAME = "libtvm_ffi." * Libdl.dlext
 
+# This package's folder (its Artifacts.toml, when released with one, binds the runtime).
+const _PACKAGE_ROOT = normpath(joinpath(@__DIR__, ".."))
+
 # The workspace's release build, relative to this package (bindings/julia/TVMFFI/src): the
 # runtime "next to the package" when TVMFFI is used from a checkout.
-const _WORKSPACE_LIB = normpath(joinpath(@__DIR__, "..", "..", "..", "..", "target", "release", _LIBNAME))
+const _WORKSPACE_LIB = normpath(joinpath(_PACKAGE_ROOT, "..", "..", "..", "target", "release", _LIBNAME))
 
 """
     library_path() -> Union{Pair{String,String},Nothing}
@@ -17,9 +20,11 @@ const _WORKSPACE_LIB = normpath(joinpath(@__DIR__, "..", "..", "..", "..", "targ
 The `libtvm_ffi` named by the environment (docs/install.md, "Finding libraries"), as
 `variable => file`: `ENV["TVM_FFI_LIB"]` (a `libtvm_ffi.so`, or a folder holding one), else
 `ENV["TVM_FFI_LIB_DIR"]` (a folder). `nothing` when neither is set; then `TVMFFI` uses, in order,
-a runtime already loaded in the process, the checkout's `target/release/libtvm_ffi.so` (when this
-package lives in an ffihub checkout), and the system loader (`LD_LIBRARY_PATH`, ld.so.cache).
-[`loaded_library`](@ref) tells which file was opened.
+a runtime already loaded in the process, the runtime of its `TVMFFI` artifact (when its
+`Artifacts.toml` binds one for this platform: a registered release installed with `Pkg.add`), the
+checkout's `target/release/libtvm_ffi.so` (when this package lives in an ffihub checkout), and
+the system loader (`LD_LIBRARY_PATH`, ld.so.cache). [`loaded_library`](@ref) tells which file
+was opened.
 """
 function library_path()
     for var in ("TVM_FFI_LIB", "TVM_FFI_LIB_DIR")
@@ -99,7 +104,10 @@ function _open_library()
         handle = Libdl.dlopen(_LIBNAME, Libdl.RTLD_NOLOAD | flags; throw_error = false)
         if handle === nothing
             push!(tried, "a runtime loaded in the process (none)")
-            for file in (_WORKSPACE_LIB, _LIBNAME)
+            artifact, why = artifact_library(_PACKAGE_ROOT, "TVMFFI", _LIBNAME)
+            why === nothing || push!(tried, why)
+            for file in (artifact, _WORKSPACE_LIB, _LIBNAME)
+                file === nothing && continue
                 if file == _WORKSPACE_LIB && !isfile(file)
                     push!(tried, "$file (no such file)")
                     continue
@@ -151,33 +159,47 @@ function load_library(path::AbstractString)
 end
 
 """
-    load_package_libraries(package, files; dirs = String[]) -> Vector{String}
+    load_package_libraries(package, files; dirs = String[], artifacts = nothing) -> Vector{String}
 
 Open the shared libraries a generated package binds (with [`load_library`](@ref)) and return
 their paths. Each file name in `files` is looked up (docs/install.md, "Finding libraries"):
 
 1. in `dirs` (a generated package passes its own `lib/` folder);
-2. in each folder of `ENV["FFIHUB_LIBRARY_PATH"]` (separated by `:`), in order;
-3. by the system loader, by bare name (a library already loaded, `LD_LIBRARY_PATH`, ld.so.cache).
+2. in the `lib/` folder of the artifact named `package` that the `Artifacts.toml` in the folder
+   `artifacts` binds for this platform (a generated package passes its own folder; see
+   [`bind_library_artifact`](@ref)), when there is such a file;
+3. in each folder of `ENV["FFIHUB_LIBRARY_PATH"]` (separated by `:`), in order;
+4. by the system loader, by bare name (a library already loaded, `LD_LIBRARY_PATH`, ld.so.cache).
 
 A file that exists but fails to open is an error at once. When the library is found nowhere, the
 error names every place tried and why it failed, and what to set. Generated packages call it from
 `__init__`, after `TVMFFI` has opened the runtime.
 """
-function load_package_libraries(package::AbstractString, files; dirs = String[])
+function load_package_libraries(package::AbstractString, files; dirs = String[],
+                                artifacts::Union{Nothing,AbstractString} = nothing)
     paths = String[]
     for file in files
-        path = _find_package_library(String(package), String(file), dirs)
+        path = _find_package_library(String(package), String(file), dirs, artifacts)
         load_library(path)
         push!(paths, path)
     end
     return paths
 end
 
-function _find_package_library(package::String, file::String, dirs)
+function _find_package_library(package::String, file::String, dirs, artifacts)
     tried = String[]
+    for dir in dirs
+        path = abspath(joinpath(dir, file))
+        isfile(path) && return path
+        push!(tried, "$path (no such file)")
+    end
+    if artifacts !== nothing
+        path, why = artifact_library(artifacts, package, file)
+        path === nothing || return path
+        why === nothing || push!(tried, why)
+    end
     search = split(get(ENV, "FFIHUB_LIBRARY_PATH", ""), ':'; keepempty = false)
-    for dir in Iterators.flatten((dirs, search))
+    for dir in search
         path = abspath(joinpath(dir, file))
         isfile(path) && return path
         push!(tried, "$path (no such file)")

@@ -4,8 +4,9 @@
 let
     Str = String
     precompile(Core.kwfunc(load_package_libraries),
-        (NamedTuple{(:dirs,),Tuple{Vector{Str}}}, typeof(load_package_libraries), Str, Vector{Str}))
-    precompile(_find_package_library, (Str, Str, Vector{Str}))
+        (NamedTuple{(:dirs, :artifacts),Tuple{Vector{Str},Str}}, typeof(load_package_libraries), Str, Vector{Str}))
+    precompile(_find_package_library, (Str, Str, Vector{Str}, Str))
+    precompile(artifact_library, (Str, Str, Str))
     precompile(load_library, (Str,))
     precompile(Core.kwfunc(check_package),
         (NamedTuple{(:regenerate, :functions, :types),Tuple{Str,Vector{Pair{Str,Str}},Vector{Pair{Str,Vector{Str}}}}},
