@@ -162,6 +162,14 @@ both_runtimes! {
         let made: Shape = call("demo.make_shape", (Array::new([2, 3, 4]).unwrap(),));
         assert_eq!(made.as_slice(), &[2, 3, 4]);
         assert_eq!(call::<i64>("demo.shape_numel", (&shape,)), 24);
+        // An element count beyond int64 is a ValueError (a debug build panicked, a release
+        // build wrapped).
+        let huge = Shape::new(&[1 << 62, 4]).unwrap();
+        let error = fails::<i64>("demo.shape_numel", (&huge,));
+        assert_eq!(error.kind(), "ValueError");
+        assert!(error.message().contains("overflows int64"), "{}", error.message());
+        assert_eq!(huge.numel().unwrap_err().kind(), "ValueError");
+        assert_eq!(Shape::new(&[0, 1 << 62, 4]).unwrap().numel().unwrap(), 0);
     }
 
     fn nested_containers(runtime) {
@@ -488,6 +496,10 @@ both_runtimes! {
         let spec = construct("demo.TensorSpec", (DataType::F32, Device::cuda(0), &shape)).unwrap();
         assert_eq!(spec.call_method::<i64>("numel", ()).unwrap(), 6);
         assert_eq!(spec.call_method::<i64>("nbytes", ()).unwrap(), 24);
+        let huge = Shape::new(&[1 << 61, 2]).unwrap();
+        let big = construct("demo.TensorSpec", (DataType::F32, Device::cpu(0), &huge)).unwrap();
+        assert_eq!(big.call_method::<i64>("numel", ()).unwrap(), 1 << 62);
+        assert_eq!(expect_err(big.call_method::<i64>("nbytes", ())).kind(), "ValueError");
         assert_eq!(spec.get_field("dtype").unwrap().cast::<DataType>().unwrap(), DataType::F32);
         assert_eq!(spec.get_field("device").unwrap().cast::<Device>().unwrap(), Device::cuda(0));
         assert_eq!(spec.get_field("shape").unwrap().cast::<Shape>().unwrap(), shape);
