@@ -113,6 +113,10 @@ struct LoadArgs {
     /// Keep only functions and types whose name starts with this prefix (e.g. `demo.`).
     #[arg(long, value_name = "P")]
     prefix: Option<String>,
+    /// Fail (instead of warning) when a library registers no global function or type and
+    /// exports no `__tvm_ffi_<name>` function.
+    #[arg(long)]
+    strict: bool,
 }
 
 impl LoadArgs {
@@ -312,9 +316,22 @@ fn load(source: &SourceArgs) -> Result<Reflection, String> {
     }
 }
 
-/// Loads the libraries into a runtime and dumps them.
+/// Loads the libraries into a runtime and dumps them; a library that gives nothing is a warning
+/// (an error with `--strict`).
 fn load_libs(load: &LoadArgs) -> Result<Reflection, String> {
-    dump(&load.options()).map_err(|e| one_line(&e.to_string()))
+    let dumped = dump(&load.options()).map_err(|e| one_line(&e.to_string()))?;
+    for lib in &dumped.empty_libraries {
+        let message = format!(
+            "{} registers no global function or type and exports no `__tvm_ffi_` function: \
+             is it a TVM-FFI library?",
+            lib.display()
+        );
+        if load.strict {
+            return Err(message);
+        }
+        eprintln!("ffihub: warning: {message} (--strict makes this an error)");
+    }
+    Ok(dumped.reflection)
 }
 
 fn one_line(s: &str) -> String {

@@ -416,3 +416,56 @@ int use(void) { return __tvm_ffi_hidden() + __tvm_ffi_elsewhere(0, 0, 0, 0); }
         "{err}"
     );
 }
+
+/// A library that registers nothing and exports no `__tvm_ffi_` function (the system's zlib):
+/// `dump` and `generate` warn, and fail with `--strict`; a real TVM-FFI library passes `--strict`.
+#[test]
+fn a_library_that_gives_nothing_is_a_warning_or_with_strict_an_error() {
+    let rt = our_runtime();
+    let rt = rt.to_str().unwrap();
+    let zlib = [
+        "/usr/lib/x86_64-linux-gnu/libz.so.1",
+        "/lib/x86_64-linux-gnu/libz.so.1",
+    ]
+    .into_iter()
+    .find(|p| std::path::Path::new(p).is_file())
+    .expect("zlib (zlib1g) is installed on every Debian system");
+    let out_dir = scratch("empty-library");
+    let out = out_dir.to_str().unwrap();
+    let warning =
+        format!("{zlib} registers no global function or type and exports no `__tvm_ffi_` function");
+    let dumped = ffihub(&["dump", "--runtime", rt, "--lib", zlib]);
+    assert!(dumped.status.success());
+    let stderr = String::from_utf8_lossy(&dumped.stderr);
+    assert!(
+        stderr.contains(&format!("ffihub: warning: {warning}")),
+        "{stderr}"
+    );
+    let generate = ["generate", "--lang", "node", "--name", "z", "--out", out];
+    let generated = ffihub(&[&generate[..], &["--runtime", rt, "--lib", zlib]].concat());
+    assert!(generated.status.success());
+    assert!(String::from_utf8_lossy(&generated.stderr).contains(&warning));
+    expect_error(
+        &["dump", "--strict", "--runtime", rt, "--lib", zlib],
+        &warning,
+    );
+    expect_error(
+        &[&generate[..], &["--strict", "--runtime", rt, "--lib", zlib]].concat(),
+        &warning,
+    );
+    let testing = apache_root().join("lib/libtvm_ffi_testing.so");
+    let ok = ffihub(&[
+        "dump",
+        "--strict",
+        "--runtime",
+        rt,
+        "--lib",
+        testing.to_str().unwrap(),
+    ]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&ok.stderr).contains("warning"));
+}

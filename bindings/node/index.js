@@ -32,6 +32,8 @@ native.init({
   objectPrototype: Object.prototype,
   Object: object.FFIObject,
   cellOf: object.cellOf,
+  keepAttached: tensors.keepAttached,
+  isArray: Array.isArray,
 });
 
 // Builtin classes, by the fixed type indices of the ABI.

@@ -21,8 +21,10 @@
 //! `dl_tensor` is a copy of the tensor's and whose `manager_ctx` is the tensor handle; the capsule
 //! holds one reference to the tensor until its consumer calls the deleter.
 //!
-//! The checks (alignment, contiguity, DLPack flags) happen before anything is taken over: a
-//! failing import leaves the capsule with its producer.
+//! The checks (alignment, contiguity, DLPack flags, an element count that fits in int64) happen
+//! before anything is taken over: a failing import leaves the capsule with its producer. Since no
+//! tensor's element count overflows, neither do its compact strides (each is a product of some of
+//! the extents).
 #![warn(unsafe_op_in_unsafe_fn)]
 
 use crate::abi::{TVMFFIObject, TVMFFIObjectHandle};
@@ -118,15 +120,40 @@ fn fill_compact_strides(shape: &[i64], out: &mut [i64]) {
     }
 }
 
+/// The number of elements of `shape` (1 for no dimensions, 0 when an extent is 0); a
+/// ValueError when the product overflows int64.
+pub fn checked_numel(shape: &[i64]) -> Result<i64, Error> {
+    if shape.contains(&0) {
+        return Ok(0);
+    }
+    shape
+        .iter()
+        .try_fold(1i64, |acc, &extent| acc.checked_mul(extent))
+        .ok_or_else(|| {
+            Error::new(
+                "ValueError",
+                format!("the element count of shape {shape:?} overflows int64"),
+            )
+        })
+}
+
 /// Bytes needed to store `numel` packed elements of `dtype` (sub-byte types are packed, rounded
-/// up to whole bytes).
-pub fn data_size(numel: u64, dtype: DLDataType) -> u64 {
-    // Wrapping like the C++ original (uint64 arithmetic): sizes that large are invalid anyway.
+/// up to whole bytes); a ValueError when that overflows.
+pub fn data_size(numel: u64, dtype: DLDataType) -> Result<u64, Error> {
     numel
-        .wrapping_mul(dtype.bits as u64)
-        .wrapping_mul(dtype.lanes as u64)
-        .wrapping_add(7)
-        / 8
+        .checked_mul(dtype.bits as u64)
+        .and_then(|bits| bits.checked_mul(dtype.lanes as u64))
+        .and_then(|bits| bits.checked_add(7))
+        .map(|bits| bits / 8)
+        .ok_or_else(|| {
+            Error::new(
+                "ValueError",
+                format!(
+                    "{numel} elements of {} bits x {} lanes overflow uint64 bytes",
+                    dtype.bits, dtype.lanes
+                ),
+            )
+        })
 }
 
 /// `ndim` values at `ptr` (empty for none or NULL).
@@ -150,6 +177,16 @@ fn ndim_of(tensor: &DLTensor) -> Result<usize, Error> {
             format!("ndim must not be negative, got {}", tensor.ndim),
         )
     })
+}
+
+/// A ValueError unless `ndim >= 0` and the element count fits in int64.
+///
+/// # Safety
+/// `tensor.shape` is valid for `ndim` reads when `ndim > 0`.
+unsafe fn check_dims(tensor: &DLTensor) -> Result<(), Error> {
+    let ndim = ndim_of(tensor)?;
+    // SAFETY: the caller guarantees `ndim` values behind `shape`.
+    checked_numel(unsafe { raw_slice(tensor.shape, ndim) }).map(|_| ())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -264,11 +301,16 @@ unsafe fn new_tensor_object(dl_tensor: DLTensor, keeper: Keeper, dims: Dims<'_>)
 }
 
 /// The checks of an import, in Apache's order; nothing is taken over when they fail.
-fn check_import(
+///
+/// # Safety
+/// `dl_tensor` is a producer's valid DLTensor (shape and strides valid for `ndim` reads).
+unsafe fn check_import(
     dl_tensor: &DLTensor,
     require_alignment: usize,
     require_contiguous: bool,
 ) -> Result<(), Error> {
+    // SAFETY: the caller's guarantee.
+    unsafe { check_dims(dl_tensor)? };
     if require_alignment != 0 && !is_aligned(dl_tensor, require_alignment) {
         return Err(Error::new(
             "RuntimeError",
@@ -356,8 +398,8 @@ impl Tensor {
     ) -> Result<Tensor, Error> {
         // SAFETY: the caller guarantees a valid capsule.
         let dl_tensor = unsafe { (*capsule).dl_tensor };
-        ndim_of(&dl_tensor)?;
-        check_import(&dl_tensor, require_alignment, require_contiguous)?;
+        // SAFETY: as above.
+        unsafe { check_import(&dl_tensor, require_alignment, require_contiguous)? };
         let dims = dims_of_capsule(&dl_tensor);
         // SAFETY: the checks passed, so the tensor takes the capsule over (its shape is valid
         // for `ndim >= 0` values while the capsule lives).
@@ -379,8 +421,8 @@ impl Tensor {
     ) -> Result<Tensor, Error> {
         // SAFETY: the caller guarantees a valid capsule.
         let (dl_tensor, flags) = unsafe { ((*capsule).dl_tensor, (*capsule).flags) };
-        ndim_of(&dl_tensor)?;
-        check_import(&dl_tensor, require_alignment, require_contiguous)?;
+        // SAFETY: as above.
+        unsafe { check_import(&dl_tensor, require_alignment, require_contiguous)? };
         if flags & DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED != 0 {
             return Err(Error::new(
                 "RuntimeError",
@@ -431,6 +473,7 @@ impl Tensor {
                 format!("a tensor has at most {} dimensions", i32::MAX),
             )
         })?;
+        checked_numel(shape)?;
         let computed;
         let strides = match strides {
             Some(strides) if strides.len() != shape.len() => {
@@ -510,6 +553,7 @@ impl Tensor {
         // into the new object; the data contract is the caller's.
         unsafe {
             let shape = raw_slice(prototype.shape, ndim);
+            checked_numel(shape)?;
             let strides = raw_slice(prototype.strides, ndim);
             Ok(Tensor(new_tensor_object(
                 *prototype,
@@ -572,8 +616,7 @@ impl Tensor {
         }
         // SAFETY: the allocator handed us a valid capsule, now ours to release.
         unsafe {
-            if (*capsule).dl_tensor.ndim < 0 {
-                let error = ndim_of(&(*capsule).dl_tensor).unwrap_err();
+            if let Err(error) = check_dims(&(*capsule).dl_tensor) {
                 if let Some(deleter) = (*capsule).deleter {
                     deleter(capsule);
                 }
@@ -684,11 +727,10 @@ impl Tensor {
         unsafe { raw_slice(self.dl_tensor().strides, self.ndim()) }
     }
 
-    /// The number of elements.
-    pub fn numel(&self) -> i64 {
-        self.shape()
-            .iter()
-            .fold(1i64, |acc, &extent| acc.wrapping_mul(extent))
+    /// The number of elements (a ValueError only if C code grew the shape in place past int64:
+    /// every constructor checks it).
+    pub fn numel(&self) -> Result<i64, Error> {
+        checked_numel(self.shape())
     }
 
     /// Is the tensor compact row-major (see [`is_contiguous`])?
@@ -863,8 +905,24 @@ mod tests {
             bits: 4,
             lanes: 1,
         };
-        assert_eq!(data_size(3, int4), 2);
-        assert_eq!(data_size(6, f32::DTYPE), 24);
+        assert_eq!(data_size(3, int4).unwrap(), 2);
+        assert_eq!(data_size(6, f32::DTYPE).unwrap(), 24);
+        assert_eq!(
+            data_size(u64::MAX / 8, f32::DTYPE).unwrap_err().kind(),
+            b"ValueError"
+        );
+        assert_eq!(checked_numel(&[]).unwrap(), 1);
+        assert_eq!(checked_numel(&[2, 3]).unwrap(), 6);
+        assert_eq!(checked_numel(&[1 << 62, 0, 4]).unwrap(), 0);
+        assert_eq!(
+            checked_numel(&[1 << 62, 4]).unwrap_err().kind(),
+            b"ValueError"
+        );
+        assert_eq!(checked_numel(&[-(1 << 61), 4]).unwrap(), i64::MIN);
+        assert_eq!(
+            checked_numel(&[-(1 << 62), -4]).unwrap_err().kind(),
+            b"ValueError"
+        );
     }
 
     #[test]

@@ -70,6 +70,17 @@ fn module_basic_on_apache() {
     basic(apache());
 }
 
+/// A closure, an opaque object and a global function made by a module library, used after the
+/// module is released: its library stays mapped (ADR 0010). ffihub's runtime only: Apache's
+/// unmaps the library and all three crash.
+#[test]
+fn what_a_library_made_outlives_its_module_on_ffihub() {
+    let f = Fixture::new("after_unload", ffihub());
+    let lib = f.library("module_lib.c", "module_test");
+    let out = f.run(&[p("after_unload"), &lib]);
+    assert!(out.contains("ok after_unload"), "{out}");
+}
+
 fn imports(runtime: Runtime) {
     let f = Fixture::new("imports", runtime);
     let lib = f.library("module_lib.c", "module_test");

@@ -361,7 +361,7 @@ fn shape_api() {
     assert_eq!(shape.as_slice(), &[2, -1, 5]);
     assert_eq!(shape.len(), 3);
     assert_eq!(shape.get(1), Some(-1));
-    assert_eq!(shape.product(), -10);
+    assert_eq!(shape.product().unwrap(), -10);
     let any = shape.clone().into_any();
     assert_eq!(any.type_index(), tindex::SHAPE);
     // SAFETY: an owned value is a valid view.

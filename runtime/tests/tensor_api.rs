@@ -192,7 +192,7 @@ fn from_vec_describes_a_compact_cpu_tensor() {
     assert_eq!(t.shape(), &[2, 3]);
     assert_eq!(t.strides(), &[3, 1]);
     assert_eq!(t.ndim(), 2);
-    assert_eq!(t.numel(), 6);
+    assert_eq!(t.numel().unwrap(), 6);
     assert_eq!(t.dtype(), f32_dtype());
     assert_eq!(t.device(), CPU);
     assert_eq!(t.byte_offset(), 0);
@@ -210,7 +210,7 @@ fn from_vec_describes_a_compact_cpu_tensor() {
 
     let scalar = Tensor::from_vec(vec![7i64], &[]).unwrap();
     assert_eq!(scalar.ndim(), 0);
-    assert_eq!(scalar.numel(), 1);
+    assert_eq!(scalar.numel().unwrap(), 1);
     assert!(
         !scalar.dl_tensor().strides.is_null(),
         "copied dims live in the object"
@@ -368,6 +368,80 @@ fn failed_imports_leave_the_capsule_with_its_producer() {
     assert_eq!(exported_flags(&t), 0);
     drop(t);
     assert_eq!(capsule.deleted(), 1);
+}
+
+/// Shapes whose element count overflows int64 are refused with a ValueError by every way of making
+/// a tensor (imports leave the capsule with its producer), and a Shape's product is checked too.
+#[test]
+fn element_counts_that_overflow_int64_are_value_errors() {
+    let overflow = (
+        "ValueError".to_string(),
+        "the element count of shape [4611686018427387904, 4] overflows int64".to_string(),
+    );
+    let huge = |capsule: &mut Capsule| {
+        let t = capsule.dl_tensor();
+        // SAFETY: the producer's shape holds 2 values.
+        unsafe { std::slice::from_raw_parts_mut(t.shape, 2).copy_from_slice(&[1 << 62, 4]) };
+    };
+    for versioned in [false, true] {
+        let mut capsule = Capsule::new(&[2, 3], None, versioned);
+        huge(&mut capsule);
+        let mut out: TVMFFIObjectHandle = std::ptr::null_mut();
+        // SAFETY: a valid capsule; the call fails and leaves it with us.
+        let code = unsafe {
+            if versioned {
+                TVMFFITensorFromDLPackVersioned(capsule.versioned, 0, 0, &mut out)
+            } else {
+                TVMFFITensorFromDLPack(capsule.legacy, 0, 0, &mut out)
+            }
+        };
+        assert_eq!(code, -1);
+        assert_eq!(raised(), overflow);
+        assert!(out.is_null());
+        assert_eq!(capsule.deleted(), 0);
+        capsule.release();
+    }
+    // An empty tensor may have huge extents.
+    let mut capsule = Capsule::new(&[2, 3], None, true);
+    // SAFETY: the producer's shape holds 2 values.
+    unsafe {
+        std::slice::from_raw_parts_mut(capsule.dl_tensor().shape, 2).copy_from_slice(&[0, 1 << 62])
+    };
+    // SAFETY: a valid capsule, handed over on success.
+    let empty = unsafe { Tensor::from_dlpack_versioned(capsule.versioned, 0, false) }.unwrap();
+    assert_eq!(empty.numel().unwrap(), 0);
+    drop(empty);
+
+    let dropped = Arc::new(AtomicUsize::new(0));
+    // SAFETY: the call fails on the shape before the data pointer matters.
+    let error = unsafe {
+        Tensor::from_parts(
+            std::ptr::null_mut(),
+            &[1 << 62, 4],
+            None,
+            f32_dtype(),
+            CPU,
+            0,
+            Box::new(DropProbe(dropped.clone())),
+        )
+    }
+    .unwrap_err();
+    assert_eq!(kind_and_message(&error), overflow);
+    assert_eq!(dropped.load(Ordering::SeqCst), 1, "the owner is not leaked");
+
+    let source = Tensor::from_vec(vec![0f32; 8], &[8]).unwrap();
+    let mut shape = [1i64 << 62, 4];
+    let mut strides = [4i64, 1];
+    let mut prototype = *source.dl_tensor();
+    prototype.ndim = 2;
+    prototype.shape = shape.as_mut_ptr();
+    prototype.strides = strides.as_mut_ptr();
+    // SAFETY: shape and strides hold 2 values; the call fails before any view exists.
+    let error = unsafe { source.view(&prototype) }.unwrap_err();
+    assert_eq!(kind_and_message(&error), overflow);
+
+    let shape = tvm_ffi::containers::shape::Shape::new(&[1 << 62, 4]);
+    assert_eq!(kind_and_message(&shape.product().unwrap_err()), overflow);
 }
 
 /// The flags of a fresh versioned export (released right away).
@@ -605,7 +679,7 @@ unsafe extern "C" fn env_alloc_ok(
 ) -> i32 {
     let p = &*prototype;
     let shape = std::slice::from_raw_parts(p.shape, p.ndim as usize).to_vec();
-    let bytes = tensor::data_size(shape.iter().product::<i64>() as u64, p.dtype) as usize;
+    let bytes = tensor::data_size(shape.iter().product::<i64>() as u64, p.dtype).unwrap() as usize;
     let mut block = Box::new(EnvBlock {
         shape,
         _data: vec![0u8; bytes.max(1)],

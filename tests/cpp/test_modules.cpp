@@ -40,6 +40,28 @@ TEST_CASE(bad_paths) {
   CHECK_THROWS(ffihub::RuntimeError, ffihub::load_library("/no/such/library.so"), "cannot load");
 }
 
+TEST_CASE(one_extension_from_two_paths) {
+  // A copy of the demo library elsewhere: its first registration refuses, naming both paths.
+  const std::string first = test::env_path("FFIHUB_DEMO_LIB");
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ffihub-cpp-copy-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string copy = (dir / "libffihub_demo_copy.so").string();
+  std::filesystem::copy_file(first, copy, std::filesystem::copy_options::overwrite_existing);
+  std::string message;
+  try {
+    ffihub::load_library(copy);
+  } catch (const ffihub::RuntimeError& e) {
+    message = e.what();
+  }
+  std::filesystem::remove_all(dir);
+  CHECK(message.find(copy) != std::string::npos && message.find(first) != std::string::npos);
+  CHECK(message.find("is already registered by") != std::string::npos);
+  // The first copy keeps its types and functions.
+  CHECK_EQ(demo::add_one(41), 42);
+  CHECK_EQ(demo::Point(3, 4).norm(), 5.0);
+}
+
 TEST_CASE(compiled_kernel_by_name) {
   // The seeds' add_one_c, as a code generator emits it: no metadata, no globals.
   ffihub::Module mod = ffihub::Module::load(test::env_path("FFIHUB_ADD_ONE_C_LIB"));

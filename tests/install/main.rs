@@ -426,6 +426,63 @@ fn cmake_find_package_generates_and_runs_the_demo_example() {
     let _ = std::fs::remove_dir_all(&project);
 }
 
+/// `ffihub_generate(... LIB <Apache's wheel>/lib/libtvm_ffi_testing.so)`: the program's RUNPATH
+/// lists the install's lib/ before the wheel's folder, which holds Apache's `libtvm_ffi.so` too, so
+/// the program runs on the runtime it linked (ffihub's) and still finds the testing library.
+#[test]
+fn cmake_rpath_puts_the_installed_runtime_before_library_folders() {
+    let project = fresh_dir("cmake-rpath");
+    let wheel_lib = ffihub_tests::apache_root().join("lib");
+    assert!(wheel_lib.join("libtvm_ffi.so").is_file());
+    write(
+        &project.join("CMakeLists.txt"),
+        "cmake_minimum_required(VERSION 3.19)\n\
+         project(rpath_order CXX)\n\
+         find_package(ffihub 0.1 REQUIRED)\n\
+         ffihub_generate(testing_bindings NAME tvm_ffi_testing LIB \"${TESTING_LIB}\")\n\
+         add_executable(which which.cpp)\n\
+         target_link_libraries(which PRIVATE testing_bindings)\n",
+    );
+    write(
+        &project.join("which.cpp"),
+        "#include <dlfcn.h>\n#include <iostream>\n#include <tvm_ffi_testing.hpp>\n\
+         int main() {\n\
+           Dl_info info;\n\
+           dladdr(reinterpret_cast<void*>(&TVMFFIGetVersion), &info);\n\
+           std::cout << info.dli_fname << \"\\n\";\n\
+           ffihub::load_library(\"libtvm_ffi_testing.so\");\n\
+           std::cout << ffihub::Function::get_global_required(\"testing.add_one\").call<int64_t>(41) << \"\\n\";\n\
+         }\n",
+    );
+    let out = cmake_build_and_run(
+        &project,
+        &[("TESTING_LIB", &wheel_lib.join("libtvm_ffi_testing.so"))],
+        "which",
+    );
+    let runtime = prefix().join("lib/libtvm_ffi.so");
+    assert_eq!(
+        out,
+        format!("{}\n42\n", runtime.display()),
+        "the program did not run on the installed runtime"
+    );
+    let mut readelf = outside("readelf", &project);
+    readelf.args(["-d", "build/which"]);
+    let dynamic = stdout(&run_ok(readelf));
+    let runpath = dynamic
+        .lines()
+        .find(|l| l.contains("(RUNPATH)"))
+        .unwrap_or_else(|| panic!("no RUNPATH:\n{dynamic}"));
+    let (ours, wheel) = (
+        runpath.find(prefix().join("lib").to_str().unwrap()),
+        runpath.find(wheel_lib.to_str().unwrap()),
+    );
+    assert!(
+        ours.is_some() && wheel.is_some() && ours < wheel,
+        "the install's lib/ does not come first: {runpath}"
+    );
+    let _ = std::fs::remove_dir_all(&project);
+}
+
 #[test]
 fn first_extension_walkthrough_builds_and_runs_in_julia_and_cpp() {
     const DOC: &str = "docs/extensions.md";

@@ -144,3 +144,39 @@ test("re-entry 10,000 deep (JS -> native -> JS): JavaScript's own RangeError", a
     assert.equal(demo.addOne(1), 2); // the thread still works
   });
 });
+
+test('callAsync fails through its promise: not a function, a disposed function', async () => {
+  await withoutLeaks(assert, async () => {
+    const notAFunction = ffi.callAsync(42);
+    assert.ok(notAFunction instanceof Promise);
+    await assert.rejects(notAFunction, { name: 'TypeError', message: /callAsync needs a function/ });
+    await assert.rejects(ffi.callAsync(), /callAsync needs a function/);
+    const f = ffi.toFunction((x) => x);
+    f.dispose();
+    const disposed = ffi.callAsync(f, 1);
+    assert.ok(disposed instanceof Promise);
+    await assert.rejects(disposed, /disposed/);
+    await assert.rejects(ffi.callAsync(demo.addOne, 'x'), ffi.TypeError);
+  });
+});
+
+test('a Proxy of an array converts as an array; an array-like object is refused', async () => {
+  await withoutLeaks(assert, () => {
+    assert.equal(demo.sumArray(new Proxy([1, 2, 3], {})), 6);
+    const proxied = demo.echoAny(new Proxy([1, 'a'], {}));
+    assert.ok(proxied instanceof ffi.Array);
+    assert.deepEqual(proxied.toArray(), [1, 'a']);
+    throwsWith(() => demo.sumArray({ length: 1e9 }), ffi.TypeError, /array-like object/);
+    throwsWith(() => demo.echoAny({ length: 2, 0: 'a', 1: 'b' }), ffi.TypeError, /Array\.from/);
+    // A map with a `length` key still passes as a Map.
+    assert.equal(demo.echoAny(new Map([['length', 1]])).get('length'), 1);
+  });
+});
+
+test('DataType fields out of range and unnamed custom codes: RangeError', () => {
+  throwsWith(() => new ffi.DataType(255, 255, 70000), RangeError, /lanes must be an integer from 0 to 65535, got 70000/);
+  throwsWith(() => new ffi.DataType(256, 8), RangeError, /code must be an integer from 0 to 255/);
+  throwsWith(() => new ffi.DataType(2, 1.5), RangeError, /bits/);
+  throwsWith(() => String(new ffi.DataType(255, 8, 1)), RangeError, /custom type code/);
+  assert.equal(String(new ffi.DataType(2, 32, 4)), 'float32x4');
+});

@@ -43,6 +43,30 @@ test('loading a missing library raises', () => {
   assert.throws(() => ffi.loadLibrary('/no/such/library.so'), /cannot load/);
 });
 
+test('one extension loaded from two paths is refused, naming both paths', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ffihub-copy-'));
+  try {
+    const names = (file) => (e) => {
+      assert.ok(e.message.includes(file) && e.message.includes(demoLibrary), e.message);
+      return true;
+    };
+    // Under another name the copy loads, and its first registration refuses.
+    const renamed = path.join(dir, 'libffihub_demo_copy.so');
+    fs.copyFileSync(demoLibrary, renamed);
+    assert.throws(() => ffi.loadLibrary(renamed), (e) => e instanceof ffi.FFIError && names(renamed)(e));
+    // Under the same name it is refused before loading.
+    const same = path.join(dir, path.basename(demoLibrary));
+    fs.copyFileSync(demoLibrary, same);
+    assert.throws(() => ffi.loadLibrary(same), names(same));
+    // The first copy keeps its types and functions.
+    const p = new demo.Point(3, 4);
+    assert.equal(p.norm(), 5);
+    assert.equal(demo.addOne(41), 42);
+  } finally {
+    rmSync(dir, { recursive: true });
+  }
+});
+
 test('generated packages bind module exports as named, typed functions', () => {
   // `#[ffihub::function(export = "multiply")]` in the demo (symbol __tvm_ffi_multiply).
   assert.equal(demo.multiply(6, 7), 42);

@@ -132,3 +132,69 @@ test('where external buffers are not allowed, tensor data is a copy', () => {
   }
   assert.equal(demo.arange(1).dataIsCopy, false);
 });
+
+// A tensor over JavaScript memory never reads freed memory: its ArrayBuffer cannot be transferred
+// away (Node 20 copies it instead, later versions throw DataCloneError), and a buffer detached by
+// other means (WebAssembly.Memory.grow) makes reading or passing the tensor a TypeError.
+const N = 1 << 22;
+
+/** Transfers `buffer` (or tries to: a DataCloneError leaves it in place), then churns memory. */
+async function transferAndChurn(buffer) {
+  let clone = null;
+  try {
+    clone = structuredClone(buffer, { transfer: [buffer] });
+  } catch (e) {
+    assert.equal(e.name, 'DataCloneError');
+  }
+  clone = null;
+  void clone;
+  await settle();
+  const junk = [];
+  for (let i = 0; i < 8; i++) junk.push(new Float32Array(N).fill(3));
+  return junk;
+}
+
+test('a tensor over a transferred buffer still reads its own memory', async () => {
+  const f32 = new Float32Array(N).fill(1);
+  const t = ffi.tensor(f32);
+  const junk = await transferAndChurn(f32.buffer);
+  assert.equal(f32.length, N, 'the buffer stayed attached');
+  assert.equal(demo.tensorSum(t), N);
+  assert.equal(t.data[0], 1);
+  assert.equal(t.data.length, N);
+  t.data[1] = 5; // t.data views the array's own buffer
+  assert.equal(f32[1], 5);
+  assert.equal(junk.length, 8);
+});
+
+test('a TypedArray passed as an argument is kept attached too', async () => {
+  const f32 = new Float32Array(N).fill(2);
+  assert.equal(demo.tensorSum(f32), 2 * N);
+  await transferAndChurn(f32.buffer);
+  assert.equal(f32.length, N);
+  assert.equal(demo.tensorSum(f32), 2 * N);
+});
+
+test('callAsync holds the memory it reads while the main thread transfers it', async () => {
+  for (let round = 0; round < 3; round++) {
+    const f32 = new Float32Array(8 * N).fill(1);
+    const t = ffi.tensor(f32);
+    const pending = ffi.callAsync(demo.tensorSum, t);
+    const junk = await transferAndChurn(f32.buffer);
+    assert.equal(await pending, 8 * N);
+    assert.equal(junk.length, 8);
+  }
+});
+
+test('a tensor whose buffer was detached anyway is a clear error, never garbage', async () => {
+  const memory = new WebAssembly.Memory({ initial: 1 });
+  const f32 = new Float32Array(memory.buffer, 0, 16).fill(1);
+  const t = ffi.tensor(f32);
+  assert.equal(demo.tensorSum(t), 16);
+  memory.grow(1); // detaches memory.buffer
+  assert.throws(() => demo.tensorSum(t), { name: 'TypeError', message: /was detached/ });
+  assert.throws(() => t.data, { name: 'TypeError', message: /was detached/ });
+  await assert.rejects(ffi.callAsync(demo.tensorSum, t), /was detached/);
+  assert.throws(() => demo.tensorSum(f32), { name: 'TypeError', message: /was detached/ });
+  assert.deepEqual(t.shape, [16], 'metadata stays readable');
+});

@@ -20,7 +20,7 @@ use ffihub_schema::{
     Constructor, DefaultValue, Field, FieldFlags, Function, Metadata, Method, ObjectType,
     Reflection, Signature, TypeSchema,
 };
-use runtime::{runtime_str, Arg, Runtime, Value};
+use runtime::{runtime_str, Arg, Obj, Runtime, Value};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -81,24 +81,39 @@ const TYPE_ATTRS: &[&str] = &[
     "__s_visit__",
 ];
 
-/// Loads the runtime and the libraries, and returns the libraries' reflection (sealed).
+/// What [`dump`] found.
+#[derive(Clone, Debug)]
+pub struct Dump {
+    /// The libraries' reflection (sealed).
+    pub reflection: Reflection,
+    /// The libraries that registered no global function or type and export no
+    /// `__tvm_ffi_<name>` function (the runtime itself excepted): most likely not TVM-FFI
+    /// libraries at all, or libraries that register on some later call.
+    pub empty_libraries: Vec<PathBuf>,
+}
+
+/// Loads the runtime and the libraries, and returns the libraries' reflection.
 ///
 /// A process can hold one runtime only, so this runs once per process.
-pub fn dump(opts: &DumpOptions) -> Result<Reflection, DumpError> {
+pub fn dump(opts: &DumpOptions) -> Result<Dump, DumpError> {
     let rt = locate::open_runtime(opts.runtime.as_deref())?;
     let canonical_runtime = std::fs::canonicalize(&rt.path).ok();
-    let includes_runtime = opts
-        .libs
-        .iter()
-        .any(|l| std::fs::canonicalize(l).ok() == canonical_runtime && canonical_runtime.is_some());
+    let is_runtime = |l: &Path| {
+        canonical_runtime.is_some() && std::fs::canonicalize(l).ok() == canonical_runtime
+    };
+    let includes_runtime = opts.libs.iter().any(|l| is_runtime(l));
 
     let (names_before, keys_before) = if includes_runtime {
         (BTreeSet::new(), BTreeSet::new())
     } else {
         (global_names(&rt)?, type_keys(&rt)?)
     };
+    // What each library added: registries only grow, so their sizes tell.
+    let mut registered = Vec::with_capacity(opts.libs.len());
     for lib in &opts.libs {
+        let sizes_before = (global_count(&rt)?, type_keys(&rt)?.len());
         rt.load_library(lib)?;
+        registered.push((global_count(&rt)?, type_keys(&rt)?.len()) != sizes_before);
     }
     let keep = |name: &str| opts.prefix.as_deref().is_none_or(|p| name.starts_with(p));
     let names: Vec<String> = global_names(&rt)?
@@ -111,15 +126,26 @@ pub fn dump(opts: &DumpOptions) -> Result<Reflection, DumpError> {
         .collect();
 
     let (functions, types) = read_items(&rt, &names, &keys)?;
-    let modules = opts
+    let exported = opts
         .libs
         .iter()
-        .filter_map(|lib| exports::module(&rt, lib).transpose())
+        .map(|lib| exports::module(&rt, lib))
         .collect::<Result<Vec<_>, _>>()?;
+    let empty_libraries = opts
+        .libs
+        .iter()
+        .zip(&registered)
+        .zip(&exported)
+        .filter(|((lib, registered), module)| !**registered && module.is_none() && !is_runtime(lib))
+        .map(|((lib, _), _)| lib.clone())
+        .collect();
     let libraries = opts.libs.iter().map(|l| file_name(l)).collect();
-    let mut doc = Reflection::new(libraries, opts.prefix.clone(), functions, types);
-    doc.set_modules(modules);
-    Ok(doc)
+    let mut reflection = Reflection::new(libraries, opts.prefix.clone(), functions, types);
+    reflection.set_modules(exported.into_iter().flatten().collect());
+    Ok(Dump {
+        reflection,
+        empty_libraries,
+    })
 }
 
 /// Reads the reflection of the global functions `names` and the types `keys`.
@@ -166,8 +192,11 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-fn global_names(rt: &Runtime) -> Result<BTreeSet<String>, DumpError> {
-    let what = "ffi.FunctionListGlobalNamesFunctor";
+const LIST_GLOBALS: &str = "ffi.FunctionListGlobalNamesFunctor";
+
+/// The functor listing the global names, and how many there are.
+fn globals_functor(rt: &Runtime) -> Result<(Obj<'_>, i64), DumpError> {
+    let what = LIST_GLOBALS;
     let lister = rt.require_global(what)?;
     let Value::Obj(functor) = rt.call(&lister, &[], what)? else {
         return Err(DumpError::Call(format!("{what} did not return a function")));
@@ -177,6 +206,16 @@ fn global_names(rt: &Runtime) -> Result<BTreeSet<String>, DumpError> {
             "{what}(-1) did not return a count"
         )));
     };
+    Ok((functor, count))
+}
+
+fn global_count(rt: &Runtime) -> Result<i64, DumpError> {
+    Ok(globals_functor(rt)?.1)
+}
+
+fn global_names(rt: &Runtime) -> Result<BTreeSet<String>, DumpError> {
+    let what = LIST_GLOBALS;
+    let (functor, count) = globals_functor(rt)?;
     (0..count)
         .map(|i| match rt.call(&functor, &[Arg::Int(i)], what)? {
             Value::Str(s) => Ok(s),

@@ -7,7 +7,9 @@
 #   LIB        the libraries to bind: files or CMake targets (built first); the generator loads
 #              them into a runtime (RUNTIME, else the install's own libtvm_ffi.so). Consumers of
 #              <target> get an rpath to each library's folder, so `ffihub::load_library("libx.so")`
-#              finds it with no environment variable.
+#              finds it with no environment variable; the install's lib/ comes first in that
+#              rpath, so that a libtvm_ffi.so next to a library (Apache's wheel has one) is not
+#              the runtime the program loads.
 #   METADATA   a reflection document from `ffihub dump` instead (needs no runtime or library).
 #   OUTPUT_DIR where the header goes (default: ${CMAKE_CURRENT_BINARY_DIR}/ffihub/<target>).
 #   HEADER     the generated file's name, when it is not <name>.hpp.
@@ -79,6 +81,12 @@ function(ffihub_generate target)
   add_dependencies(${target} ${target}_generate)
   target_include_directories(${target} INTERFACE "${arg_OUTPUT_DIR}")
   target_link_libraries(${target} INTERFACE ffihub::ffihub)
+  # The runtime's folder first: the loader takes the first libtvm_ffi.so the RUNPATH offers.
+  # (Link options are de-duplicated keeping the first, so ffihub::tvm_ffi's own rpath to the
+  # same folder does not move it after the libraries' folders.)
+  get_target_property(runtime ffihub::tvm_ffi IMPORTED_LOCATION)
+  get_filename_component(runtime_dir "${runtime}" DIRECTORY)
+  target_link_options(${target} INTERFACE "LINKER:-rpath,${runtime_dir}")
   foreach(dir IN LISTS lib_dirs)
     target_link_options(${target} INTERFACE "LINKER:-rpath,${dir}")
   endforeach()

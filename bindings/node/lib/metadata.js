@@ -19,16 +19,36 @@ const loaded = new Map();
 
 /**
  * Loads a TVM-FFI library (a path, or a file name searched by the dynamic loader). Once per name;
- * returns the path (or name) it was loaded with.
+ * returns the path (or name) it was loaded with. A second file of the same name is an error
+ * naming both (one extension loaded from two paths would register everything twice), and so is
+ * an error the library raises while loading.
  */
 function loadLibrary(file) {
   const base = path.basename(file);
   const earlier = loaded.get(file) ?? loaded.get(base);
-  if (earlier !== undefined) return earlier;
+  if (earlier !== undefined) {
+    if (earlier !== file && differentFiles(earlier, file)) {
+      throw new Error(
+        `ffihub: cannot load ${file}: ${earlier} of the same name is loaded already; load one ` +
+          'library from one path only',
+      );
+    }
+    return earlier;
+  }
   native.loadLibrary(file);
   loaded.set(file, file);
   loaded.set(base, file);
   return file;
+}
+
+/** Whether two paths (not bare names, which the dynamic loader resolves) are different files. */
+function differentFiles(a, b) {
+  if (!a.includes('/') || !b.includes('/')) return false;
+  try {
+    return fs.realpathSync(a) !== fs.realpathSync(b);
+  } catch {
+    return true;
+  }
 }
 
 /** The dynamic loader's reason from an error of `native.loadLibrary(file)`. */

@@ -3,16 +3,20 @@
 //
 // In: `ffi.tensor(typedArray, { shape, strides })` (and any TypedArray other than Uint8Array
 // passed as an argument) makes an `ffi.Tensor` over the array's memory; the tensor keeps the
-// array alive. Out: `t.data` is a TypedArray over the tensor's memory (an external ArrayBuffer
-// that keeps the tensor alive); where external buffers are not allowed it is a copy
-// (`t.dataIsCopy`).
+// array alive, and its ArrayBuffer is marked untransferable (`keepAttached`), so that no
+// transfer takes the memory from under the tensor. Out: `t.data` is a TypedArray over the
+// tensor's memory: for a tensor over JavaScript memory, a view of that same ArrayBuffer;
+// otherwise an external ArrayBuffer that keeps the tensor alive, or a copy where external
+// buffers are not allowed (`t.dataIsCopy`).
 
+const { markAsUntransferable } = require('node:worker_threads');
 const native = require('./addon');
 const { FFIObject } = require('./object');
 const { DataType, Device } = require('./values');
 
 const kInfo = Symbol('ffihub.tensorInfo');
 const kData = Symbol('ffihub.tensorData');
+const kDataParts = Symbol('ffihub.tensorDataParts');
 
 class FFITensor extends FFIObject {
   /** Shape, strides, dtype, device, byte offset and contiguity, read from the tensor. */
@@ -67,17 +71,21 @@ class FFITensor extends FFIObject {
    * writes are visible to native code. Float16/BFloat16 come as Uint16Array bit patterns.
    */
   get data() {
+    return this[kDataParts][0];
+  }
+
+  /** `[array, copied]` of `data`: cached unless it views JavaScript memory (checked each time). */
+  get [kDataParts]() {
     const cached = this[kData];
-    if (cached !== undefined) return cached[0];
+    if (cached !== undefined) return cached;
     const made = native.tensorData(this);
-    Object.defineProperty(this, kData, { value: made });
-    return made[0];
+    if (made[2]) Object.defineProperty(this, kData, { value: made });
+    return made;
   }
 
   /** Whether `data` is a copy (the host does not allow external buffers). */
   get dataIsCopy() {
-    void this.data;
-    return this[kData][1];
+    return this[kDataParts][1];
   }
 
   /** Same as `data`. */
@@ -103,10 +111,15 @@ function tensor(array, options) {
   return native.tensorFromArray(array, (options && options.shape) || null, (options && options.strides) || null);
 }
 
+/** Marks the ArrayBuffer under a new tensor untransferable (called by the addon). */
+function keepAttached(buffer) {
+  markAsUntransferable(buffer);
+}
+
 /** Coercion used by generated code for Tensor parameters (null and undefined pass through). */
 function toTensor(x) {
   if (x === null || x === undefined || x instanceof FFITensor) return x;
   return tensor(x);
 }
 
-module.exports = { Tensor: FFITensor, tensor, toTensor };
+module.exports = { Tensor: FFITensor, tensor, toTensor, keepAttached };

@@ -5,6 +5,16 @@ const native = require('./addon');
 
 const dtypeNames = new Map();
 
+/** The first custom data type code (DLPack leaves 129-255 to frameworks). */
+const CUSTOM_CODE_BEGIN = 129;
+
+/** Throws a RangeError unless `value` is an integer in [0, max]. */
+function checkField(name, value, max) {
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    throw new RangeError(`DataType ${name} must be an integer from 0 to ${max}, got ${String(value)}`);
+  }
+}
+
 class DataType {
   /**
    * `new DataType('float32')` or `new DataType(code, bits, lanes = 1)`.
@@ -16,6 +26,10 @@ class DataType {
     if (typeof codeOrName === 'string') {
       [codeOrName, bits, lanes] = native.dtypeParse(codeOrName);
     }
+    // DLDataType's fields are uint8, uint8 and uint16: other values would be cut to fit.
+    checkField('code', codeOrName, 255);
+    checkField('bits', bits, 255);
+    checkField('lanes', lanes, 65535);
     this.code = codeOrName;
     this.bits = bits;
     this.lanes = lanes;
@@ -27,6 +41,12 @@ class DataType {
     const key = (this.code << 24) | (this.bits << 16) | this.lanes;
     let name = dtypeNames.get(key);
     if (name === undefined) {
+      if (this.code >= CUSTOM_CODE_BEGIN && native.getGlobal('dtype.get_custom_type_name') === null) {
+        throw new RangeError(
+          `DataType code ${this.code} is a custom type code (${CUSTOM_CODE_BEGIN} and up), and no ` +
+            'loaded library names custom types (dtype.get_custom_type_name is not registered)',
+        );
+      }
       name = native.dtypeString(this.code, this.bits, this.lanes);
       dtypeNames.set(key, name);
     }

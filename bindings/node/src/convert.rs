@@ -13,9 +13,9 @@
 //! | `bigint` | Int when it fits in int64, else `ffi.BigInt` |
 //! | `string` | String (small strings inline) |
 //! | `Uint8Array`/`Buffer`, `ArrayBuffer`, `DataView` | Bytes (copied) |
-//! | other TypedArrays | Tensor (1-D, zero-copy, keeps the buffer alive) |
-//! | `Array` | `ffi.Array` |
-//! | `Map`, plain objects | `ffi.Map` (plain objects: string keys) |
+//! | other TypedArrays | Tensor (1-D, zero-copy, keeps the buffer alive and attached) |
+//! | `Array` (a Proxy of one too) | `ffi.Array` |
+//! | `Map`, plain objects | `ffi.Map` (plain objects: string keys; array-likes are refused) |
 //! | `DataType`, `Device`, `OpaquePtr` | DataType, Device, OpaquePtr |
 //! | `Error` | `ffi.Error` (kind from `error.kind` or `error.name`) |
 //! | wrapped objects and functions | the object itself |
@@ -285,9 +285,7 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         let Some(handle) = unsafe { &*(handle as *const object::ObjectCell) }.handle() else {
             return napi::type_error("this TVM-FFI object was disposed");
         };
-        // SAFETY: the wrapper holds a reference; the Any gets its own.
-        unsafe { ffi::TVMFFIObjectIncRef(handle) };
-        *out = ffi::object_any(handle);
+        *out = wrapped_object_any(data, handle)?;
         return Ok(());
     }
     if env.is_typedarray(value)? {
@@ -301,18 +299,7 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         return Ok(());
     }
     if env.is_array(value)? {
-        let _nesting = Nesting::enter(data, value)?;
-        let n = env.array_len(value)?;
-        let mut items = ArgBuf::new();
-        match packed_numbers(data, value, n)? {
-            Some(numbers) => numbers.iter().for_each(|&x| items.push(number_any(x))),
-            None => {
-                for i in 0..n {
-                    items.push_js(data, env.get_element(value, i)?)?;
-                }
-            }
-        }
-        *out = function::call_builtin(function::Builtin::Array, &mut items)?;
+        *out = array_any(data, value, env.array_len(value)?)?;
         return Ok(());
     }
     let hooks_instance =
@@ -383,15 +370,35 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         let Some(handle) = cell.handle() else {
             return napi::type_error("this TVM-FFI object was disposed");
         };
-        // SAFETY: the wrapper holds a reference; the Any gets its own.
-        unsafe { ffi::TVMFFIObjectIncRef(handle) };
-        *out = ffi::object_any(handle);
+        *out = wrapped_object_any(data, handle)?;
+        return Ok(());
+    }
+    // An array that `napi_is_array` does not see (a Proxy of an array): read through the proxy.
+    let is_array = env.call_function(env.undefined(), data.hook(|h| h.is_array)?, &[value])?;
+    if env.get_bool(is_array)? {
+        let length = env.get_f64(env.get_named(value, b"length\0")?)?;
+        if !(0.0..=f64::from(u32::MAX)).contains(&length) || length.fract() != 0.0 {
+            return napi::type_error(format!(
+                "an array's length must be a valid array length, got {length}"
+            ));
+        }
+        *out = array_any(data, value, length as u32)?;
         return Ok(());
     }
     let proto = env.prototype_of(value)?;
     if env.type_of(proto)? == Type::napi_null
         || env.strict_equals(proto, data.hook(|h| h.object_proto)?)?
     {
+        // An array-like object would become a map with a `length` key: almost surely not what
+        // was meant.
+        let length = env.get_named(value, b"length\0")?;
+        if env.type_of(length)? == Type::napi_number {
+            return napi::type_error(
+                "cannot convert an array-like object (a plain object with a numeric `length`) to \
+                 a TVM-FFI value: pass an Array (Array.from(value)), or a Map \
+                 (new Map(Object.entries(value))) for a map with a `length` key",
+            );
+        }
         // A plain object: a map with string keys.
         let _nesting = Nesting::enter(data, value)?;
         let keys = env.keys(value)?;
@@ -409,6 +416,34 @@ fn object_to_any(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Resu
         return napi::type_error("this TVM-FFI object was disposed");
     }
     napi::type_error("cannot convert this object to a TVM-FFI value (expected a TVM-FFI object, an array, a Map, a plain object, a TypedArray, a DataType or a Device)")
+}
+
+/// An `ffi.Array` of the first `n` elements of a JavaScript array (or a Proxy of one).
+fn array_any(data: &EnvData, value: napi_value, n: u32) -> Result<TVMFFIAny> {
+    let env = data.env;
+    let _nesting = Nesting::enter(data, value)?;
+    let mut items = ArgBuf::new();
+    match packed_numbers(data, value, n)? {
+        Some(numbers) => numbers.iter().for_each(|&x| items.push(number_any(x))),
+        None => {
+            for i in 0..n {
+                items.push_js(data, env.get_element(value, i)?)?;
+            }
+        }
+    }
+    function::call_builtin(function::Builtin::Array, &mut items)
+}
+
+/// The owned Any of the object a wrapper holds. A tensor over JavaScript memory must still have
+/// its ArrayBuffer (see `tensor::js_source`).
+fn wrapped_object_any(data: &EnvData, handle: TVMFFIObjectHandle) -> Result<TVMFFIAny> {
+    // SAFETY: the wrapper holds a reference to the live object.
+    if unsafe { ffi::type_index_of(handle) } == tindex::TENSOR {
+        tensor::js_source(data, handle)?;
+    }
+    // SAFETY: as above; the Any gets its own reference.
+    unsafe { ffi::TVMFFIObjectIncRef(handle) };
+    Ok(ffi::object_any(handle))
 }
 
 /// How deeply containers (arrays, Maps, plain objects) may nest in a value converted to TVM-FFI:

@@ -194,6 +194,10 @@ pub struct Hooks {
     pub object_base: Option<napi_ref>,
     /// `(value) => number`: the address of the object cell a wrapper carries, else 0.
     pub cell_of: Option<napi_ref>,
+    /// `(arrayBuffer) => void`: marks a buffer untransferable (under a tensor).
+    pub keep_attached: Option<napi_ref>,
+    /// `Array.isArray` (which sees through proxies, unlike `napi_is_array`).
+    pub is_array: Option<napi_ref>,
 }
 
 /// How a field is read and written (copied from its reflection record).

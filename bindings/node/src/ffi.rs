@@ -157,17 +157,21 @@ pub fn release(value: &mut TVMFFIAny) {
 
 /// Takes the error raised on this thread, or makes one if the runtime raised nothing.
 pub fn take_raised_error() -> TVMFFIObjectHandle {
-    let mut err: TVMFFIObjectHandle = ptr::null_mut();
-    // SAFETY: the out pointer is valid; the runtime moves its thread-local error into it.
-    unsafe { TVMFFIErrorMoveFromRaised(&mut err) };
-    if err.is_null() {
-        err = make_error(
+    take_raised_if_any().unwrap_or_else(|| {
+        make_error(
             "InternalError",
             "a TVM-FFI call failed without raising an error",
             "",
-        );
-    }
-    err
+        )
+    })
+}
+
+/// Takes the error raised on this thread (owned), if there is one.
+pub fn take_raised_if_any() -> Option<TVMFFIObjectHandle> {
+    let mut err: TVMFFIObjectHandle = ptr::null_mut();
+    // SAFETY: the out pointer is valid; the runtime moves its thread-local error into it.
+    unsafe { TVMFFIErrorMoveFromRaised(&mut err) };
+    (!err.is_null()).then_some(err)
 }
 
 /// Creates an error object (owned).

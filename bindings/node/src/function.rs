@@ -693,6 +693,15 @@ pub fn call_async(data: &EnvData, func: napi_value, rest: &[napi_value]) -> Resu
     Ok(promise)
 }
 
+/// A promise rejected with `error` (a pending JavaScript exception is taken).
+pub fn rejected(data: &EnvData, error: Error) -> Result<napi_value> {
+    let env = data.env;
+    let reason = crate::error::to_js(data, error)?;
+    let (deferred, promise) = env.promise()?;
+    env.settle(deferred, false, reason)?;
+    Ok(promise)
+}
+
 impl Drop for AsyncCall {
     fn drop(&mut self) {
         if !self.func.is_null() {

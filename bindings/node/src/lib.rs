@@ -131,6 +131,8 @@ native!(init, 1, |data, args, _info| {
         object_proto: get(b"objectPrototype\0")?,
         object_base: get(b"Object\0")?,
         cell_of: get(b"cellOf\0")?,
+        keep_attached: get(b"keepAttached\0")?,
+        is_array: get(b"isArray\0")?,
     };
     std::mem::swap(&mut *data.hooks.borrow_mut(), &mut h);
     Ok(env.undefined())
@@ -191,10 +193,12 @@ native!(to_function, 1, |data, args, _info| {
 
 native!(call_async, 8, |data, args, info| {
     let all = args.all(data.env, info)?;
-    if all.is_empty() {
-        return napi::type_error("callAsync needs a function");
-    }
-    function::call_async(data, all[0], &all[1..])
+    let started = match all.split_first() {
+        Some((func, rest)) => function::call_async(data, *func, rest),
+        None => napi::type_error("callAsync needs a function"),
+    };
+    // An asynchronous call fails through its promise, whatever the reason.
+    started.or_else(|error| function::rejected(data, error))
 });
 
 native!(construct, 8, |data, args, info| {

@@ -30,14 +30,22 @@ pub fn share_runtime_symbols() {
     }
 }
 
-/// Loads a library for good.
+/// Loads a library for good. An error its initializers raise fails the load (an extension
+/// already loaded from another path raises one naming both paths).
 pub fn load(path: &str) -> Result<()> {
     let Ok(c_path) = CString::new(path) else {
         return napi::type_error("library path contains a NUL byte");
     };
+    if let Some(stale) = crate::ffi::take_raised_if_any() {
+        // SAFETY: an owned error nobody took: released.
+        unsafe { crate::ffi::TVMFFIObjectDecRef(stale) };
+    }
     // SAFETY: a NUL-terminated path; the handle is deliberately never closed (the runtime keeps
     // pointers into the library).
     let handle = unsafe { dlopen(c_path.as_ptr(), RTLD_NOW | RTLD_GLOBAL) };
+    if let Some(error) = crate::ffi::take_raised_if_any() {
+        return Err(napi::Error::Ffi(error));
+    }
     if handle.is_null() {
         // SAFETY: dlerror returns a thread-local message or NULL.
         let msg = unsafe { dlerror() };

@@ -456,6 +456,13 @@ impl Env {
         Ok(b)
     }
 
+    /// Whether an ArrayBuffer was detached (transferred); false for other values.
+    pub fn is_detached_arraybuffer(self, value: napi_value) -> Result<bool> {
+        let mut b = false;
+        call!(self, napi_is_detached_arraybuffer(value, &mut b))?;
+        Ok(b)
+    }
+
     /// An ArrayBuffer's data and length.
     pub fn arraybuffer_info(self, value: napi_value) -> Result<(*mut c_void, usize)> {
         let (mut data, mut len) = (ptr::null_mut(), 0);

@@ -3,12 +3,17 @@
 //! In: a TypedArray becomes an `ffi.Tensor` whose data is the array's memory. The tensor holds a
 //! strong reference to the TypedArray (so its buffer stays alive while native code keeps the
 //! tensor); the reference is released when the tensor dies, from any thread (see
-//! `EnvShared::release_ref`).
+//! `EnvShared::release_ref`). Its ArrayBuffer is marked untransferable (the `keepAttached` hook,
+//! `worker_threads.markAsUntransferable`), so `postMessage` and `structuredClone` copy it (Node
+//! 20) or refuse (later versions) instead of detaching the memory under the tensor. A buffer
+//! detached anyway (`WebAssembly.Memory.grow`, an addon's `napi_detach_arraybuffer`) is
+//! reported: passing or reading a tensor over it is a `TypeError`, never a read of freed memory.
 //!
-//! Out: `tensorData(t)` gives a TypedArray over an external ArrayBuffer that points at the
-//! tensor's memory and holds a reference to the tensor, released when the buffer is collected.
-//! Where the host forbids external buffers (`napi_no_external_buffers_allowed`, e.g. Electron),
-//! it falls back to a copy.
+//! Out: `tensorData(t)` gives a TypedArray over the tensor's memory: for a tensor over
+//! JavaScript memory, a new view of the same ArrayBuffer (so it shares its fate); otherwise an
+//! external ArrayBuffer that points at the tensor's memory and holds a reference to the tensor,
+//! released when the buffer is collected. Where the host forbids external buffers
+//! (`napi_no_external_buffers_allowed`, e.g. Electron), it falls back to a copy.
 
 use crate::env::{EnvData, EnvShared};
 use crate::ffi;
@@ -21,10 +26,11 @@ use ffihub_abi::dlpack::{
 };
 use ffihub_abi::tindex;
 use napi_sys::{napi_env, napi_ref, TypedarrayType as TA};
+use std::collections::HashMap;
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// What a tensor made from JavaScript memory (or from a borrowed DLTensor) owns.
 struct Ctx {
@@ -33,6 +39,51 @@ struct Ctx {
     strides: Vec<i64>,
     /// The TypedArray kept alive, with its environment (None for borrowed views).
     keep: Option<(napi_ref, Arc<EnvShared>)>,
+    /// The tensor's handle, while it is in [`over_js_memory`].
+    handle: usize,
+}
+
+/// The tensors over JavaScript memory that are alive: handle -> their `Ctx` (removed by
+/// `delete_ctx` before the Ctx is freed, so a Ctx found here under the lock is alive).
+fn over_js_memory() -> &'static Mutex<HashMap<usize, usize>> {
+    static MAP: OnceLock<Mutex<HashMap<usize, usize>>> = OnceLock::new();
+    MAP.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn lock_map() -> std::sync::MutexGuard<'static, HashMap<usize, usize>> {
+    over_js_memory()
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn detached_error<T>() -> Result<T> {
+    napi::type_error(
+        "the ArrayBuffer under this tensor was detached (transferred or resized away): its \
+         memory is gone, so the tensor can no longer be read or passed",
+    )
+}
+
+/// The TypedArray under a tensor made over JavaScript memory in this environment (None for
+/// other tensors); a `TypeError` when its buffer has been detached since.
+pub fn js_source(data: &EnvData, handle: TVMFFIObjectHandle) -> Result<Option<napi_value>> {
+    let reference = {
+        let map = lock_map();
+        let Some(&ctx) = map.get(&(handle as usize)) else {
+            return Ok(None);
+        };
+        // SAFETY: a Ctx in the map is alive while the lock is held (see `over_js_memory`).
+        match unsafe { &(*(ctx as *const Ctx)).keep } {
+            Some((r, shared)) if Arc::ptr_eq(shared, &data.shared) => *r,
+            _ => return Ok(None),
+        }
+    };
+    let env = data.env;
+    // The reference lives as long as the tensor, which the caller holds.
+    let array = env.deref(reference)?;
+    if env.is_detached_arraybuffer(env.typedarray_info(array)?.buffer)? {
+        return detached_error();
+    }
+    Ok(Some(array))
 }
 
 /// The DLPack element type of a TypedArray kind.
@@ -92,6 +143,13 @@ unsafe extern "C" fn delete_ctx(managed: *mut DLManagedTensorVersioned) {
     let _ = std::panic::catch_unwind(|| {
         // SAFETY: `manager_ctx` is the Ctx boxed by `adopt_ctx`, deleted once by the tensor.
         let ctx = unsafe { Box::from_raw((*managed).manager_ctx as *mut Ctx) };
+        if ctx.handle != 0 {
+            let mut map = lock_map();
+            // Only this tensor's entry: its address may already be another tensor's.
+            if map.get(&ctx.handle) == Some(&(&*ctx as *const Ctx as usize)) {
+                map.remove(&ctx.handle);
+            }
+        }
         if let Some((r, shared)) = &ctx.keep {
             shared.release_ref(*r);
         }
@@ -117,6 +175,13 @@ fn adopt_ctx(mut ctx: Box<Ctx>) -> Result<TVMFFIObjectHandle> {
         // SAFETY: not consumed on failure.
         unsafe { delete_ctx(&mut (*ctx).managed) };
         return Err(Error::Ffi(err));
+    }
+    // SAFETY: the tensor owns `ctx` now and is alive (we hold its reference).
+    if unsafe { (*ctx).keep.is_some() } {
+        let mut map = lock_map();
+        // SAFETY: as above; the map's lock orders this write before any `delete_ctx`.
+        unsafe { (*ctx).handle = out as usize };
+        map.insert(out as usize, ctx as usize);
     }
     Ok(out)
 }
@@ -160,6 +225,9 @@ pub fn from_typed_array(
     let Some((dtype, item)) = dtype_of_kind(info.kind) else {
         return napi::type_error("unsupported TypedArray kind");
     };
+    if env.is_detached_arraybuffer(info.buffer)? {
+        return napi::type_error("this TypedArray's ArrayBuffer was detached (transferred)");
+    }
     let shape = shape.unwrap_or_else(|| vec![info.length as i64]);
     if shape.iter().any(|&d| d < 0) {
         return napi::type_error("negative extent in shape");
@@ -192,6 +260,12 @@ pub fn from_typed_array(
             info.length
         ));
     }
+    // Transfers must not take the memory away from the tensor: they copy (or refuse) instead.
+    env.call_function(
+        env.undefined(),
+        data.hook(|h| h.keep_attached)?,
+        &[info.buffer],
+    )?;
     let keep = env.reference(value, 1)?;
     let ctx = Box::new(Ctx {
         managed: managed(
@@ -207,6 +281,7 @@ pub fn from_typed_array(
         shape,
         strides: strides.unwrap_or_default(),
         keep: Some((keep, data.shared.clone())),
+        handle: 0,
     });
     let _ = item;
     adopt_ctx(ctx)
@@ -233,6 +308,7 @@ pub fn view_of_dltensor(t: *const DLTensor) -> Result<TVMFFIObjectHandle> {
         shape: copy(t.shape),
         strides: copy(t.strides),
         keep: None,
+        handle: 0,
     });
     adopt_ctx(ctx)
 }
@@ -333,10 +409,14 @@ pub fn set_external_buffers(allowed: bool) {
 }
 
 /// `tensorData(t)`: a TypedArray over the tensor's memory (CPU, contiguous tensors), or a copy
-/// where external buffers are not allowed. Returns `[array, copied]`.
+/// where external buffers are not allowed. Returns `[array, copied, cacheable]`: a view of
+/// JavaScript memory is not cacheable (it is made anew, and its buffer checked, on each read).
 pub fn tensor_data(data: &EnvData, value: napi_value) -> Result<napi_value> {
     let env = data.env;
     let handle = tensor_handle(data, value)?;
+    if let Some(source) = js_source(data, handle)? {
+        return source_view(data, handle, source);
+    }
     // SAFETY: a live Tensor.
     let t = unsafe { &*ffi::dltensor(handle) };
     let cpu = [
@@ -385,10 +465,37 @@ pub fn tensor_data(data: &EnvData, value: napi_value) -> Result<napi_value> {
         }
     };
     let array = env.typedarray(kind, len, buffer, 0)?;
-    let out = env.array(2)?;
+    data_result(env, array, copied, true)
+}
+
+fn data_result(env: Env, array: napi_value, copied: bool, cacheable: bool) -> Result<napi_value> {
+    let out = env.array(3)?;
     env.set_element(out, 0, array)?;
     env.set_element(out, 1, env.boolean(copied))?;
+    env.set_element(out, 2, env.boolean(cacheable))?;
     Ok(out)
+}
+
+/// `tensorData` of a tensor over JavaScript memory: a view of the source's own ArrayBuffer.
+fn source_view(
+    data: &EnvData,
+    handle: TVMFFIObjectHandle,
+    source: napi_value,
+) -> Result<napi_value> {
+    let env = data.env;
+    // SAFETY: a live Tensor.
+    let t = unsafe { &*ffi::dltensor(handle) };
+    let (shape, strides) = dims(t);
+    if !is_compact(shape, &strides) {
+        return napi::type_error("the tensor is not contiguous");
+    }
+    let Some(kind) = kind_of_dtype(t.dtype) else {
+        return napi::type_error("this tensor's data type has no TypedArray counterpart");
+    };
+    let info = env.typedarray_info(source)?;
+    let numel: i64 = shape.iter().product();
+    let array = env.typedarray(kind, numel.max(0) as usize, info.buffer, info.byte_offset)?;
+    data_result(env, array, false, false)
 }
 
 /// `dtypeParse(text)`: `[code, bits, lanes]` of a dtype string.

@@ -114,6 +114,6 @@ pub fn make_shape(dims: Array<i64>) -> Result<Shape> {
 
 /// The number of elements of a shape (the product of its extents).
 #[ffihub::function(name = "demo.shape_numel")]
-pub fn shape_numel(shape: Shape) -> i64 {
+pub fn shape_numel(shape: Shape) -> Result<i64> {
     shape.numel()
 }

@@ -268,12 +268,15 @@ impl TensorSpec {
     }
 
     /// The number of elements.
-    pub fn numel(&self) -> i64 {
+    pub fn numel(&self) -> Result<i64> {
         self.shape.numel()
     }
 
     /// The size of the data in bytes.
-    pub fn nbytes(&self) -> i64 {
-        self.shape.numel() * self.dtype.size_in_bytes() as i64
+    pub fn nbytes(&self) -> Result<i64> {
+        self.shape
+            .numel()?
+            .checked_mul(self.dtype.size_in_bytes() as i64)
+            .ok_or_else(|| Error::value_error("the tensor's size in bytes overflows int64"))
     }
 }

@@ -162,6 +162,14 @@ both_runtimes! {
         let made: Shape = call("demo.make_shape", (Array::new([2, 3, 4]).unwrap(),));
         assert_eq!(made.as_slice(), &[2, 3, 4]);
         assert_eq!(call::<i64>("demo.shape_numel", (&shape,)), 24);
+        // An element count beyond int64 is a ValueError (a debug build panicked, a release
+        // build wrapped).
+        let huge = Shape::new(&[1 << 62, 4]).unwrap();
+        let error = fails::<i64>("demo.shape_numel", (&huge,));
+        assert_eq!(error.kind(), "ValueError");
+        assert!(error.message().contains("overflows int64"), "{}", error.message());
+        assert_eq!(huge.numel().unwrap_err().kind(), "ValueError");
+        assert_eq!(Shape::new(&[0, 1 << 62, 4]).unwrap().numel().unwrap(), 0);
     }
 
     fn nested_containers(runtime) {
@@ -483,11 +491,42 @@ both_runtimes! {
         assert_eq!(expect_err(construct("demo.Shape2D", ("bad", bad))).kind(), "TypeError");
     }
 
+    fn one_extension_from_two_paths(runtime) {
+        // A copy of the demo library elsewhere (a new one per run: a refused copy stays loaded).
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static COPIES: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "ffihub-demo-copy-{}-{}",
+            std::process::id(),
+            COPIES.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let copy = dir.join("libffihub_demo_copy.so");
+        std::fs::copy(common::demo_library(), &copy).unwrap();
+        let error = expect_err(ffihub::Module::load(&copy));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(error.kind(), "RuntimeError");
+        let message = error.message();
+        let first = common::demo_library();
+        for path in [copy.to_str().unwrap(), first.to_str().unwrap()] {
+            assert!(message.contains(path), "{message} does not name {path}");
+        }
+        assert!(message.contains("is already registered by"), "{message}");
+        // The first copy still owns its types and functions.
+        let point = construct("demo.Point", (3.0, 4.0)).unwrap();
+        assert_eq!(point.call_method::<f64>("norm", ()).unwrap(), 5.0);
+        assert_eq!(call::<i64>("demo.add_one", (41,)), 42);
+    }
+
     fn tensor_specs(runtime) {
         let shape = Shape::new(&[2, 3]).unwrap();
         let spec = construct("demo.TensorSpec", (DataType::F32, Device::cuda(0), &shape)).unwrap();
         assert_eq!(spec.call_method::<i64>("numel", ()).unwrap(), 6);
         assert_eq!(spec.call_method::<i64>("nbytes", ()).unwrap(), 24);
+        let huge = Shape::new(&[1 << 61, 2]).unwrap();
+        let big = construct("demo.TensorSpec", (DataType::F32, Device::cpu(0), &huge)).unwrap();
+        assert_eq!(big.call_method::<i64>("numel", ()).unwrap(), 1 << 62);
+        assert_eq!(expect_err(big.call_method::<i64>("nbytes", ())).kind(), "ValueError");
         assert_eq!(spec.get_field("dtype").unwrap().cast::<DataType>().unwrap(), DataType::F32);
         assert_eq!(spec.get_field("device").unwrap().cast::<Device>().unwrap(), Device::cuda(0));
         assert_eq!(spec.get_field("shape").unwrap().cast::<Shape>().unwrap(), shape);

@@ -104,9 +104,10 @@ impl Shape {
         self.as_slice().get(i).copied()
     }
 
-    /// The product of the values (1 for the empty shape), wrapping like Apache's `Product()`.
-    pub fn product(&self) -> i64 {
-        self.as_slice().iter().fold(1i64, |p, &d| p.wrapping_mul(d))
+    /// The product of the values (1 for the empty shape); a ValueError when it overflows int64
+    /// (Apache's `Product()` wraps).
+    pub fn product(&self) -> Result<i64, crate::error::Error> {
+        crate::tensor::checked_numel(self.as_slice())
     }
 
     /// The object.
@@ -149,9 +150,9 @@ mod tests {
         let cell = unsafe { shape.as_object().cell::<TVMFFIShapeCell>() };
         assert_eq!(cell.data as usize, obj + 40);
         assert_eq!(shape.as_slice(), &[2, 3, 4]);
-        assert_eq!(shape.product(), 24);
+        assert_eq!(shape.product().unwrap(), 24);
         let empty = Shape::new(&[]);
         assert!(empty.is_empty());
-        assert_eq!(empty.product(), 1);
+        assert_eq!(empty.product().unwrap(), 1);
     }
 }

@@ -9,9 +9,11 @@
 //!   (see [`super::library_bin`]);
 //! - every name registered with `TVMFFIEnvModRegisterContextSymbol`: a `void*` the loader fills.
 //!
-//! Lifetimes: a Function from a library module holds the module, which holds the library, so a
-//! library stays loaded while any of its functions (or modules) is alive, and is closed after.
-//! `ffi.ModuleGlobalsAdd` pins a module (and so its library) for the rest of the process.
+//! Lifetimes: a Function from a library module holds the module, which holds the library handle;
+//! the handle is closed when the last of them goes, but the library stays mapped for the rest of
+//! the process (`RTLD_NODELETE`): closures, objects and global functions its code made hold
+//! pointers into it that no module reference accounts for
+//! (docs/adr/0010-libraries-stay-mapped.md). `ffi.ModuleGlobalsAdd` pins a module.
 
 use super::library_bin::{self, Entry};
 use super::{
@@ -384,9 +386,15 @@ pub fn load_dso(path: &[u8]) -> Result<Module, Error> {
     use std::os::unix::ffi::OsStrExt;
     let display = String::from_utf8_lossy(path).into_owned();
     let os_path = std::ffi::OsStr::from_bytes(path);
+    // An error the library's initializers raise fails the load (an extension refusing to be
+    // loaded twice from two paths does that); one raised earlier is no longer anyone's.
+    drop(crate::error::take_raised());
     // SAFETY: opening runs the library's initializers; loading this library is what the
-    // caller asked for.
-    let handle = unsafe { Dl::open(Some(os_path), RTLD_LAZY | RTLD_LOCAL) }.map_err(|e| {
+    // caller asked for. RTLD_NODELETE: the library is never unmapped, since what its code made
+    // (closures, objects and their deleters, global functions) may outlive every module of it
+    // (docs/adr/0010-libraries-stay-mapped.md).
+    let handle = unsafe { Dl::open(Some(os_path), RTLD_LAZY | RTLD_LOCAL | libc::RTLD_NODELETE) }
+        .map_err(|e| {
         // The loader's own message (dlerror()); libloading's Display only says "dlopen failed".
         let reason = std::error::Error::source(&e)
             .map_or_else(|| e.to_string(), |source| source.to_string());
@@ -395,6 +403,9 @@ pub fn load_dso(path: &[u8]) -> Result<Module, Error> {
             format!("Failed to load dynamic shared library {display} {reason}"),
         )
     })?;
+    if let Some(error) = crate::error::take_raised() {
+        return Err(Error::from_object(error));
+    }
     create_library_module(Library::Dso {
         handle,
         path: display,

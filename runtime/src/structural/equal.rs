@@ -495,8 +495,9 @@ pub(crate) unsafe fn tensor_bytes<'a>(t: &DLTensor, verb: &str) -> Result<&'a [u
             format!("Check failed: IsContiguous(): Can only {verb} contiguous tensor"),
         ));
     }
-    let numel: i64 = dims(t).iter().product();
-    let size = crate::tensor::data_size(numel.max(0) as u64, t.dtype) as usize;
+    let numel = crate::tensor::checked_numel(dims(t))?;
+    let size = usize::try_from(crate::tensor::data_size(numel.max(0) as u64, t.dtype)?)
+        .map_err(|_| Error::new("ValueError", "the tensor's data does not fit in memory"))?;
     if size == 0 || t.data.is_null() {
         return Ok(&[]);
     }

@@ -43,6 +43,25 @@ end
     @test TestingLib._ffi_check() === nothing
 end
 
+@testset "one extension loaded from two paths is refused, naming both paths" begin
+    dir = first(d for d in split(ENV["FFIHUB_LIBRARY_PATH"], ':') if isfile(joinpath(d, "libffihub_demo.so")))
+    loaded = abspath(joinpath(dir, "libffihub_demo.so"))  # as load_package_libraries opened it
+    copy = joinpath(mktempdir(), "libffihub_demo_copy.so")
+    cp(loaded, copy)
+    err = try
+        TVMFFI.load_library(copy)
+        nothing
+    catch e
+        e
+    end
+    @test err isa TVMFFI.FFIError{:RuntimeError}
+    msg = sprint(showerror, err)
+    @test occursin(copy, msg) && occursin(loaded, msg)
+    # The first copy keeps its types and functions.
+    @test Demo.add_one(41) == 42
+    @test Demo.norm(Demo.Point(3, 4)) === 5.0
+end
+
 @testset "a changed library is reported with the command that regenerates the package" begin
     msg = load_error("StaleDemo",
         "\"demo.add_one\" => \"(int) -> int\"" => "\"demo.add_one\" => \"(float) -> int\"",

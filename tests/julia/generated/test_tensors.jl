@@ -25,6 +25,27 @@ using Test, TVMFFI, Demo, TestingLib, ..GenTest
     @test_throws TVMFFI.TypeError add_one_inplace([1.0, 2.0])   # float64: the library says no
 end
 
+@testset "transposes and reshaped views: tensors when strided, a clear error when not" begin
+    M = Float32[1 2 3; 4 5 6]
+    @test tensor_sum(transpose(M)) === 21.0
+    @test tensor_sum(adjoint(M)) === 21.0
+    @test collect(tensor_info(transpose(M))["strides"]) == [2, 1]
+    add_one_inplace(transpose(M))                       # the parent's memory, no copy
+    @test M == Float32[2 3 4; 5 6 7]
+    @test tensor_sum(reshape(view(M, :, 1:2), 2, 2)) === 16.0   # a strided reshaped view
+    notstrided = reshape(view(M, 1:1, :), 3, 1)
+    err = try
+        tensor_sum(notstrided)
+        nothing
+    catch e
+        e
+    end
+    @test err isa ArgumentError
+    @test occursin("2-dimensional", err.msg) && occursin("pass copy(x)", err.msg)
+    @test tensor_sum(copy(notstrided)) === 9.0
+    @test_throws ArgumentError TVMFFI.call_packed(get_global_func("demo.echo_any"), Any[1 2; 3 4])
+end
+
 @testset "tensors out" begin
     a = arange(5)
     @test a isa Vector{Float32}

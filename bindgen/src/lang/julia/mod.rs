@@ -8,7 +8,7 @@ pub mod names;
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};
 use crate::ir;
-use crate::lang::{self, case, render, stable_uuid, Capabilities, Config, Namespaces};
+use crate::lang::{self, render, stable_uuid, Capabilities, Config, Namespaces};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -95,7 +95,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     let idents = lang::function_idents(
         &lib,
         names::value_name,
-        |segment| names::value_name(segment).replace(&case::snake(segment), segment),
+        names::verbatim_value_name,
         names::namespace_segment,
         |segment| {
             let t = names::type_name(segment);

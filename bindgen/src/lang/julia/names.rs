@@ -108,6 +108,12 @@ pub fn value_name(name: &str) -> String {
     escape(case::sanitize(&case::snake(name)))
 }
 
+/// A function's name as registered, for when its [`value_name`] is taken: the registered case
+/// kept (`BitwiseAnd` next to `bitwise_and`), made an identifier like every other name.
+pub fn verbatim_value_name(name: &str) -> String {
+    escape(case::sanitize(name))
+}
+
 /// A parameter name: like [`value_name`], and `self` (the receiver of methods) gets a `_`.
 pub fn param_name(name: &str) -> String {
     let ident = value_name(name);
@@ -170,6 +176,10 @@ mod tests {
         assert_eq!(value_name("TestIntPairSum"), "test_int_pair_sum");
         assert_eq!(value_name("end"), "end_");
         assert_eq!(value_name("v_i64"), "v_i64");
+        assert_eq!(verbatim_value_name("BitwiseAnd"), "BitwiseAnd");
+        assert_eq!(verbatim_value_name("a\"b"), "a_b");
+        assert_eq!(verbatim_value_name("a-b"), "a_b");
+        assert_eq!(verbatim_value_name("end"), "end_");
         assert_eq!(param_name("self"), "self_");
         assert_eq!(method_definition("sum", ""), "Base.sum");
         assert_eq!(method_definition("norm", ""), "norm");

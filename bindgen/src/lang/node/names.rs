@@ -96,8 +96,10 @@ const OBJECT_MEMBERS: &[&str] = &[
 /// Instance member names with a special meaning.
 const RESERVED_MEMBERS: &[&str] = &["constructor"];
 
-/// Static member names that clash with properties of every class (a function).
+/// Static member names that clash with properties of every class (a function), and
+/// `constructor`, which TypeScript does not accept as a static member.
 const RESERVED_STATICS: &[&str] = &[
+    "constructor",
     "name",
     "length",
     "prototype",
@@ -177,6 +179,7 @@ mod tests {
         assert_eq!(value("delete"), "delete_");
         assert_eq!(member("constructor"), "constructor_");
         assert_eq!(static_member("name"), "name_");
+        assert_eq!(static_member("constructor"), "constructor_");
         assert_eq!(member("name"), "name");
         assert_eq!(member("toString"), "toString_");
         assert_eq!(member("value_of"), "valueOf_");

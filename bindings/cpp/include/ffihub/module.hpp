@@ -14,11 +14,21 @@
 namespace ffihub {
 
 namespace detail {
-/// Opens a library for load_library: "" on success, else the loader's message.
+/// Opens a library for load_library: "" on success, else the loader's message. An error the
+/// library raises while it loads is thrown (an extension already loaded from another path raises
+/// one naming both paths).
 inline std::string open_library(const std::string& file) {
-  if (dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL) != nullptr) return {};
-  const char* why = dlerror();
-  return why != nullptr ? why : "unknown error";
+  TVMFFIObjectHandle stale = nullptr;
+  TVMFFIErrorMoveFromRaised(&stale);  // raised earlier, no longer anyone's
+  if (stale != nullptr) TVMFFIObjectDecRef(stale);
+  if (dlopen(file.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+    const char* why = dlerror();
+    return why != nullptr ? why : "unknown error";
+  }
+  TVMFFIObjectHandle raised = nullptr;
+  TVMFFIErrorMoveFromRaised(&raised);
+  if (raised != nullptr) Error(Owned{static_cast<TVMFFIObject*>(raised)}).rethrow_typed();
+  return {};
 }
 
 /// Calls `open(path)` with `file` in each folder of FFIHUB_LIBRARY_PATH (colon-separated), in

@@ -67,6 +67,10 @@ function _arg(x::AbstractArray)
     if _dlpack_eltype(eltype(x)) !== nothing && _is_strided(x)
         return _tensor_arg(x)
     end
+    ndims(x) == 1 || throw(ArgumentError(
+        "TVMFFI: cannot pass a $(ndims(x))-dimensional $(typeof(x)): arrays of numbers pass as " *
+        "tensors only when strided (their elements at fixed strides in memory), other arrays only " *
+        "as vectors (ffi.Array); pass copy(x), a dense Array"))
     return (_sequence_any(_global_func("ffi.Array"), x), true)
 end
 _arg(x::Tuple) = (_sequence_any(_global_func("ffi.Array"), x), true)

@@ -82,11 +82,17 @@ end
 
 # Moves the pending error out of the runtime's thread-local slot.
 function _take_raised_error()
+    err = _raised_error_if_any()
+    err === nothing && return FFIError("RuntimeError", "a TVM-FFI call failed without raising an error")
+    return err
+end
+
+# The pending error of this thread (moved out), or `nothing`.
+function _raised_error_if_any()
     out = Ref{Ptr{Cvoid}}(C_NULL)
     ccall(_fp_TVMFFIErrorMoveFromRaised[], Cvoid, (Ptr{Ptr{Cvoid}},), out)
     h = out[]
-    h == C_NULL && return FFIError("RuntimeError", "a TVM-FFI call failed without raising an error")
-    return _error_from_handle(h)
+    return h == C_NULL ? nothing : _error_from_handle(h)
 end
 
 # Checks the return code of a safe call: throws the raised error when it is not 0.

@@ -152,10 +152,17 @@ Open a shared library that registers TVM-FFI global functions and types from its
 initializers (for example Apache's `libtvm_ffi_testing.so`), with `RTLD_GLOBAL`, and return its
 `dlopen` handle. The library binds to the runtime this session uses. To use a library's exported
 `__tvm_ffi_<name>` functions, use [`load_module`](@ref) instead.
+
+An error the library raises while it loads is thrown (an extension already loaded from another
+path raises one naming both paths).
 """
 function load_library(path::AbstractString)
     _LIB_HANDLE[] == C_NULL && error("TVMFFI is not initialized")
-    return Libdl.dlopen(String(path), Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL)
+    _raised_error_if_any()  # one raised earlier is no longer anyone's
+    handle = Libdl.dlopen(String(path), Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL)
+    err = _raised_error_if_any()
+    err === nothing || throw(err)
+    return handle
 end
 
 """

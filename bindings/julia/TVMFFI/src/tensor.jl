@@ -197,10 +197,24 @@ function _dlpack_deleter(mt::Ptr{DLManagedTensorVersioned})
     return nothing
 end
 
-_is_strided(x::AbstractArray) = x isa StridedArray || (x isa PermutedDimsArray && parent(x) isa StridedArray)
+# Arrays whose elements sit at fixed strides in memory (`strides(x)`, from `_data_pointer(x)`): strided
+# arrays, and permutations and transposes of them (an adjoint only of reals, where it is a transpose).
+_is_strided(x::AbstractArray) = x isa StridedArray || _is_strided_wrapper(x)
+_is_strided_wrapper(x::PermutedDimsArray) = parent(x) isa StridedArray
+_is_strided_wrapper(x::AbstractArray) =
+    _is_transpose(x) && (nameof(typeof(x)) === :Transpose || eltype(x) <: Real) && parent(x) isa StridedArray
+
+# LinearAlgebra's `Transpose` and `Adjoint`, which start at their parent's first element. Named through
+# the loaded module, so that TVMFFI does not depend on LinearAlgebra (without it, there are none).
+const _LINEAR_ALGEBRA = Base.PkgId(Base.UUID("37e2e46d-f89d-539d-b4ee-838fcccc9c8e"), "LinearAlgebra")
+function _is_transpose(x::AbstractArray)
+    T = typeof(x)
+    return nameof(T) in (:Transpose, :Adjoint) &&
+        parentmodule(T) === get(Base.loaded_modules, _LINEAR_ALGEBRA, nothing)
+end
 
 _data_pointer(x::PermutedDimsArray) = pointer(parent(x))
-_data_pointer(x::AbstractArray) = pointer(x)
+_data_pointer(x::AbstractArray) = _is_transpose(x) ? pointer(parent(x)) : pointer(x)
 
 # Makes an `ffi.Tensor` (owned handle) over the memory of `x`, which it keeps alive.
 function _tensor_from_array(x::AbstractArray{T,N}) where {T,N}

@@ -337,9 +337,9 @@ impl Shape {
         self.as_slice().len()
     }
 
-    /// The product of the extents.
-    pub fn numel(&self) -> i64 {
-        self.as_slice().iter().product()
+    /// The product of the extents; a `ValueError` when it overflows `i64`.
+    pub fn numel(&self) -> Result<i64> {
+        crate::tensor::checked_numel(self.as_slice())
     }
 }
 

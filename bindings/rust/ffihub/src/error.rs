@@ -94,17 +94,28 @@ impl Error {
 
     /// Takes the error the runtime raised on this thread (after a call returned non-zero).
     pub(crate) fn take_raised() -> Error {
+        Error::try_take_raised().unwrap_or_else(|| {
+            Error::new(
+                "InternalError",
+                "a TVM-FFI call failed without raising an error",
+            )
+        })
+    }
+
+    /// Takes the error raised on this thread, if any.
+    pub(crate) fn try_take_raised() -> Option<Error> {
         let mut handle: TVMFFIObjectHandle = std::ptr::null_mut();
         // SAFETY: `handle` is valid for a write.
         unsafe { sys::TVMFFIErrorMoveFromRaised(&mut handle) };
-        if handle.is_null() {
-            return Error::new(
-                "InternalError",
-                "a TVM-FFI call failed without raising an error",
-            );
-        }
-        // SAFETY: the runtime handed over one reference to an ffi.Error object.
-        unsafe { Error::from_error_object(ObjectRef::from_raw(handle)) }
+        // SAFETY: the runtime handed over one reference to an ffi.Error object (or nothing).
+        (!handle.is_null())
+            .then(|| unsafe { Error::from_error_object(ObjectRef::from_raw(handle)) })
+    }
+
+    /// Drops the error raised on this thread, if any (before code whose raised error is
+    /// checked for afterwards).
+    pub(crate) fn discard_raised() {
+        drop(Error::try_take_raised());
     }
 
     fn cell(obj: &ObjectRef<Object>) -> &TVMFFIErrorCell {

@@ -44,6 +44,7 @@ mod module;
 #[cfg(any(target_os = "linux", target_vendor = "apple"))]
 mod nodelete;
 mod object;
+mod one_copy;
 pub mod reflection;
 mod schema;
 mod string;

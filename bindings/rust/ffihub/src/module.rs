@@ -18,13 +18,19 @@ pub struct Module {
 impl Module {
     /// Loads a shared library through the runtime (`ffi.ModuleLoadFromFile`): the library's
     /// load-time registrations (globals, types) run, and the module stays loaded for the
-    /// process lifetime.
+    /// process lifetime. An error the library's initializers raise fails the load (an
+    /// extension already loaded from another path does that), on any runtime.
     pub fn load(path: impl AsRef<std::path::Path>) -> Result<Module> {
         let path = path
             .as_ref()
             .to_str()
             .ok_or_else(|| Error::value_error(format!("path {:?} is not UTF-8", path.as_ref())))?;
-        global!("ffi.ModuleLoadFromFile").call((path,))
+        Error::discard_raised();
+        let module = global!("ffi.ModuleLoadFromFile").call((path,))?;
+        match Error::try_take_raised() {
+            Some(error) => Err(error),
+            None => Ok(module),
+        }
     }
 
     /// The exported function `name` (`__tvm_ffi_<name>`), or `None`.

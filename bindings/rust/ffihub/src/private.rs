@@ -390,8 +390,32 @@ pub fn function_from_safe_call(call: SafeCall) -> Result<Function> {
     Any::from_value(unsafe { crate::ObjectRef::<crate::Object>::from_raw(handle) })?.cast()
 }
 
+/// The address of a function object's safe call (`TVMFFIFunctionCell` after the header): code of
+/// the library that made it.
+fn safe_call_of(function: &Function) -> Option<*const c_void> {
+    // SAFETY: a live function object: its cell follows the 24-byte header.
+    let cell = unsafe {
+        &*function
+            .as_object()
+            .as_ptr()
+            .cast::<u8>()
+            .add(24)
+            .cast::<ffihub_abi::abi::TVMFFIFunctionCell>()
+    };
+    cell.safe_call.map(|f| f as *const c_void)
+}
+
 /// Registers a generated function as a global with its metadata and doc.
 pub fn register_global(sig: &FnSig, call: SafeCall) {
+    if crate::one_copy::refused() {
+        return;
+    }
+    if let Ok(Some(existing)) = Function::get_global(&sig.name) {
+        let item = format!("global function `{}`", sig.name);
+        if crate::one_copy::refuse_if_registered_elsewhere(&item, safe_call_of(&existing)) {
+            return;
+        }
+    }
     let result = (|| {
         let function = function_from_safe_call(call)?.into_any()?;
         let metadata = sig.global_metadata();
@@ -566,12 +590,31 @@ impl Default for TypeCell {
     }
 }
 
+/// An address inside the code that registered type `index`: a field getter, or a method's
+/// safe call.
+fn code_of_type(index: i32) -> Option<*const c_void> {
+    let info = TypeInfo::from_index(index)?;
+    let getter = info
+        .fields()
+        .first()
+        .and_then(|f| f.raw().getter)
+        .map(|g| g as *const c_void);
+    getter.or_else(|| {
+        info.methods()
+            .iter()
+            .find_map(|m| m.function().ok().as_ref().and_then(safe_call_of))
+    })
+}
+
 fn register_type(def: TypeDef, ours: &AtomicBool) -> i32 {
     if let Some(existing) = type_key_to_index(def.type_key) {
-        eprintln!(
-            "ffihub: type `{}` is already registered (by another library); this library's objects of it cannot be downcast",
-            def.type_key
-        );
+        let item = format!("type `{}`", def.type_key);
+        if !crate::one_copy::refuse_if_registered_elsewhere(&item, code_of_type(existing)) {
+            eprintln!(
+                "ffihub: type `{}` is already registered (by another library); this library's objects of it cannot be downcast",
+                def.type_key
+            );
+        }
         return existing;
     }
     let parent_depth = TypeInfo::from_index(def.parent_index).map_or(0, |p| p.depth());
@@ -650,10 +693,14 @@ pub enum MethodKind {
     Init,
 }
 
-/// Registers a generated method of type `T`.
+/// Registers a generated method of type `T` (unless another library registered `T`: its
+/// objects are not this library's to read).
 pub fn register_method<T: ObjectType>(sig: &FnSig, kind: MethodKind, call: SafeCall) {
     let result = (|| {
         let type_index = T::type_index();
+        if !T::__layout_is_ours() || crate::one_copy::refused() {
+            return Ok(());
+        }
         let function = function_from_safe_call(call)?.into_any()?;
         let metadata = sig.metadata();
         let name = match kind {

@@ -72,11 +72,28 @@ unsafe extern "C" fn delete_vec_owner<T>(managed: *mut DLManagedTensorVersioned)
     });
 }
 
-/// Compact row-major strides of `shape`.
+/// The number of elements of `shape` (1 for no dimensions, 0 when an extent is 0); a
+/// `ValueError` when the product overflows `i64`.
+pub(crate) fn checked_numel(shape: &[i64]) -> Result<i64> {
+    if shape.contains(&0) {
+        return Ok(0);
+    }
+    shape
+        .iter()
+        .try_fold(1i64, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| {
+            Error::value_error(format!(
+                "the element count of shape {shape:?} overflows int64"
+            ))
+        })
+}
+
+/// Compact row-major strides of `shape`, whose element count fits in `i64` (so does every
+/// stride: each is a product of some of the extents).
 fn compact_strides(shape: &[i64]) -> Vec<i64> {
-    let mut strides = vec![1; shape.len()];
+    let mut strides = vec![1i64; shape.len()];
     for i in (0..shape.len().saturating_sub(1)).rev() {
-        strides[i] = strides[i + 1] * shape[i + 1];
+        strides[i] = strides[i + 1].wrapping_mul(shape[i + 1]);
     }
     strides
 }
@@ -85,7 +102,7 @@ impl Tensor {
     /// A CPU tensor of `shape` over `data` (row-major, no copy): the runtime owns the buffer
     /// from now on and frees it when the last reference goes.
     pub fn from_vec<T: Element>(data: Vec<T>, shape: &[i64]) -> Result<Tensor> {
-        let numel: i64 = shape.iter().product();
+        let numel = checked_numel(shape)?;
         if shape.iter().any(|&d| d < 0) || numel != data.len() as i64 {
             return Err(Error::value_error(format!(
                 "shape {shape:?} does not match {} elements",
@@ -203,21 +220,26 @@ impl Tensor {
         Device(self.dl_tensor().device)
     }
 
-    /// The number of elements.
-    pub fn numel(&self) -> i64 {
-        self.shape().iter().product()
+    /// The number of elements; a `ValueError` when the shape's product overflows `i64` (a
+    /// producer's tensor may claim any shape).
+    pub fn numel(&self) -> Result<i64> {
+        checked_numel(self.shape())
     }
 
     /// Whether the elements are laid out row-major without gaps.
     pub fn is_contiguous(&self) -> bool {
         let shape = self.shape();
         let strides = self.strides();
-        let mut expected = 1;
+        let mut expected = 1i64;
         for i in (0..shape.len()).rev() {
             if shape[i] != 1 && strides[i] != expected {
                 return false;
             }
-            expected *= shape[i];
+            // A shape whose product overflows cannot be laid out without gaps.
+            match expected.checked_mul(shape[i]) {
+                Some(next) => expected = next,
+                None => return false,
+            }
         }
         true
     }
@@ -232,11 +254,26 @@ impl Tensor {
     }
 
     /// Element offsets (in elements from [`Tensor::data_ptr`]) in row-major index order; a
-    /// `MemoryError` when they do not fit in memory (a broadcast view can be huge).
+    /// `MemoryError` when they do not fit in memory (a broadcast view can be huge), a
+    /// `ValueError` when the element count or an offset overflows.
     pub fn element_offsets(&self) -> Result<Vec<isize>> {
         let shape = self.shape();
         let strides = self.strides();
-        let numel = self.numel().max(0) as usize;
+        let numel = usize::try_from(self.numel()?.max(0))
+            .map_err(|_| Error::value_error("the tensor has more elements than memory holds"))?;
+        // The farthest offset bounds every other one: check it once.
+        shape
+            .iter()
+            .zip(&strides)
+            .try_fold(0isize, |acc, (&d, &s)| {
+                let reach = isize::try_from((d.max(1) - 1).checked_mul(s.abs())?).ok()?;
+                acc.checked_add(reach)
+            })
+            .ok_or_else(|| {
+                Error::value_error(format!(
+                    "the offsets of shape {shape:?} with strides {strides:?} overflow"
+                ))
+            })?;
         let mut offsets = crate::alloc::try_vec(numel)?;
         let mut index = vec![0i64; shape.len()];
         for _ in 0..numel {
@@ -343,5 +380,24 @@ impl FromAny for Tensor {
             }),
             _ => Err(mismatch::<Tensor>(view)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_counts_are_checked() {
+        assert_eq!(checked_numel(&[]).unwrap(), 1);
+        assert_eq!(checked_numel(&[2, 3, 4]).unwrap(), 24);
+        assert_eq!(checked_numel(&[0, 1 << 62, 4]).unwrap(), 0);
+        let error = checked_numel(&[1 << 62, 4]).unwrap_err();
+        assert_eq!(error.kind(), "ValueError");
+        assert_eq!(
+            error.message(),
+            "the element count of shape [4611686018427387904, 4] overflows int64"
+        );
+        assert_eq!(compact_strides(&[2, 3, 4]), vec![12, 4, 1]);
     }
 }
