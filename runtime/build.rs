@@ -9,7 +9,12 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-const CXX_SOURCES: &[&str] = &["cxx/calls.cc", "cxx/api.cc", "cxx/module.cc"];
+const CXX_SOURCES: &[&str] = &[
+    "cxx/calls.cc",
+    "cxx/api.cc",
+    "cxx/module.cc",
+    "cxx/legacy.cc",
+];
 const CXX_HEADERS: &[&str] = &["cxx/calls.h", "cxx/bridge.h", "cxx/tvm_ffi_cxx.h"];
 
 fn main() {

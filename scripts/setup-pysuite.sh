@@ -1,82 +1,196 @@
 #!/usr/bin/env bash
-# Prepares Apache TVM-FFI's own Python test suite for tests/pysuite (run by `cargo test -p
-# ffihub-tests --test pysuite`), in the project-local, git-ignored folder .deps/pysuite/:
+# Prepares the own Python test suites of the apache-tvm-ffi releases listed in
+# tests/pysuite/releases.txt for tests/pysuite (run by `cargo test -p ffihub-tests --test
+# pysuite`), in the project-local, git-ignored folder .deps/pysuites/:
 #
-#   tests/python/   the tests/python folder of the pinned apache-tvm-ffi source distribution
-#   venv-apache/    the pinned wheel and the suite's requirements (tests/pysuite/requirements.txt)
-#   venv-ffihub/    the same; the test points its tvm_ffi/lib/libtvm_ffi.so at ffihub's build
+#   wheels/            every pinned wheel (each release's apache-tvm-ffi, the shared test
+#                      requirements), downloaded once and kept when the rest is redone
+#   site/              tests/pysuite/requirements.txt (pytest, numpy...), installed once and put on
+#                      the path of every venv below by a .pth file
+#   tools/             the build backend pip needs to fetch a source distribution
+#   <version>/wheel/   the release's wheel unpacked (its headers and libraries: the C++
+#                      compatibility tests build against them)
+#   <version>/tests/python
+#                      the tests/python folder of the release's source distribution
+#   <version>/venv-apache/  the release's wheel as published
+#   <version>/venv-ffihub/  the same; the test points its tvm_ffi/lib/libtvm_ffi.so at ffihub's build
 #
-# The sdist is fetched with `pip download --no-binary :all:`, which makes pip prepare the
-# package's metadata with its build backend: a small tools venv (.deps/pysuite/tools) holds that
-# backend so the download takes seconds. Running the script again is a no-op once done.
+# A release whose sdist column is `-` gets only its wheel/ folder. The releases are prepared in
+# parallel; running the script again redoes only what changed (each folder has a stamp).
+#
+# The sdists are fetched with `pip download --no-binary :all:`, which makes pip prepare the
+# package's metadata with its build backend: the tools venv holds that backend so a download
+# takes seconds.
 #
 # Environment:
 #   PYTHON  a CPython 3.11 interpreter (default: python3); the wheels are cp311
 set -euo pipefail
 
-VERSION="0.1.15.post2"
-SDIST_FILE="apache_tvm_ffi-${VERSION}.tar.gz"
-SDIST_SHA256="909be9ef5af07726aa9afd38a3111abc4d86cfd5927ebedfa9166232ce7d287b"
-# What pip needs to prepare the sdist's metadata without an isolated build environment.
+# What pip needs to prepare an sdist's metadata without an isolated build environment.
 BUILD_BACKEND=(cmake==4.4.5 cython==3.3.1 ninja==1.13.2 scikit-build-core==1.1.2 setuptools-scm==10.3.4)
+WHEEL_TAG="cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64"
 
 PYTHON="${PYTHON:-python3}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DEST="$ROOT/.deps/pysuite"
+DEST="$ROOT/.deps/pysuites"
+RELEASES="$ROOT/tests/pysuite/releases.txt"
 REQUIREMENTS="$ROOT/tests/pysuite/requirements.txt"
-# The stamp records what the installation was made from; any change redoes it.
-STAMP_TEXT="$VERSION $SDIST_SHA256 $(sha256sum "$REQUIREMENTS" | cut -d' ' -f1)"
+SITE_STAMP="$(sha256sum "$REQUIREMENTS" | cut -d' ' -f1)"
 
 die() {
     echo "setup-pysuite.sh: error: $*" >&2
     exit 1
 }
 
-if [[ -f "$DEST/.installed" && "$(cat "$DEST/.installed")" == "$STAMP_TEXT" &&
-    -x "$DEST/venv-apache/bin/python" && -x "$DEST/venv-ffihub/bin/python" &&
-    -d "$DEST/tests/python" ]]; then
-    echo "Apache's Python test suite $VERSION already prepared in $DEST"
+# The releases: "<version> <wheel sha256> <sdist sha256 or -> <minimum test files>" lines.
+mapfile -t RELEASE_LINES < <(grep -v '^[[:space:]]*\(#\|$\)' "$RELEASES" | tr -s ' \t' ' ')
+[[ ${#RELEASE_LINES[@]} -gt 0 ]] || die "no releases in $RELEASES"
+
+release_stamp() { # <version> <wheel sha256> <sdist sha256>
+    echo "$1 $2 $3 $SITE_STAMP"
+}
+
+release_ready() { # <version> <wheel sha256> <sdist sha256>
+    local dir="$DEST/$1"
+    [[ -f "$dir/.installed" && "$(cat "$dir/.installed")" == "$(release_stamp "$@")" ]] || return 1
+    [[ "$3" == "-" ]] || [[ -x "$dir/venv-apache/bin/python" && -x "$dir/venv-ffihub/bin/python" && -d "$dir/tests/python" ]]
+}
+
+all_ready() {
+    [[ -f "$DEST/site/.installed" && "$(cat "$DEST/site/.installed")" == "$SITE_STAMP" ]] || return 1
+    local line
+    for line in "${RELEASE_LINES[@]}"; do
+        read -r version wheel_sha sdist_sha _ <<<"$line"
+        release_ready "$version" "$wheel_sha" "$sdist_sha" || return 1
+    done
+}
+
+if all_ready; then
+    echo "the Python test suites of ${#RELEASE_LINES[@]} apache-tvm-ffi releases are already prepared in $DEST"
     exit 0
 fi
 
+[[ "$(uname -s)-$(uname -m)" == "Linux-x86_64" ]] || die "only Linux x86_64 is supported (the pinned wheels are)"
 command -v "$PYTHON" >/dev/null || die "$PYTHON not found"
 py_version="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
 [[ "$py_version" == "3.11" ]] || die "$PYTHON is Python $py_version; the pinned wheels need CPython 3.11 (set PYTHON)"
 
-rm -rf "$DEST"
-mkdir -p "$DEST"
-WORK="$(mktemp -d "$ROOT/.deps/.pysuite.XXXXXX")"
+mkdir -p "$DEST/wheels"
+WORK="$(mktemp -d "$ROOT/.deps/.pysuites.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
+PIP=("$PYTHON" -m pip --disable-pip-version-check)
+# Only the downloaded wheels, checked against their hashes again.
+INSTALL=(install --quiet --root-user-action ignore --no-deps --no-index --find-links "$DEST/wheels"
+    --require-hashes --only-binary :all:)
 
-echo "fetching the apache-tvm-ffi==$VERSION source distribution"
-"$PYTHON" -m venv "$WORK/tools"
-"$WORK/tools/bin/pip" install --quiet --disable-pip-version-check --only-binary :all: "${BUILD_BACKEND[@]}" ||
-    die "cannot install the build backend (${BUILD_BACKEND[*]})"
-"$WORK/tools/bin/pip" download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
-    --no-build-isolation --dest "$WORK" "apache-tvm-ffi==$VERSION" ||
-    die "pip download of the apache-tvm-ffi==$VERSION sdist failed"
-[[ -f "$WORK/$SDIST_FILE" ]] || die "expected $SDIST_FILE, got: $(ls "$WORK")"
-actual="$(sha256sum "$WORK/$SDIST_FILE" | cut -d' ' -f1)"
-[[ "$actual" == "$SDIST_SHA256" ]] || die "sha256 mismatch for $SDIST_FILE: expected $SDIST_SHA256, got $actual"
+echo "fetching the pinned wheels into $DEST/wheels (reused when present)"
+RELEASE_REQUIREMENTS="$WORK/releases.txt"
+for line in "${RELEASE_LINES[@]}"; do
+    read -r version wheel_sha _ <<<"$line"
+    echo "apache-tvm-ffi==$version --hash=sha256:$wheel_sha"
+done >"$RELEASE_REQUIREMENTS"
+# pip refuses two versions of one package in a requirements file: one download per release.
+while read -r requirement; do
+    echo "$requirement" >"$WORK/one.txt"
+    "${PIP[@]}" download --quiet --no-deps --only-binary :all: --require-hashes \
+        --dest "$DEST/wheels" -r "$WORK/one.txt" ||
+        die "cannot download $requirement"
+done <"$RELEASE_REQUIREMENTS"
+"${PIP[@]}" download --quiet --no-deps --only-binary :all: --require-hashes \
+    --dest "$DEST/wheels" -r "$REQUIREMENTS" ||
+    die "cannot download the wheels of $REQUIREMENTS"
 
-# Only tests/python: without the rest of the source tree nothing can import the sdist's own
-# python/tvm_ffi instead of the installed wheel.
-tar -xzf "$WORK/$SDIST_FILE" -C "$WORK" "apache_tvm_ffi-$VERSION/tests/python"
-mkdir -p "$DEST/tests"
-mv "$WORK/apache_tvm_ffi-$VERSION/tests/python" "$DEST/tests/python"
-[[ "$(find "$DEST/tests/python" -name 'test_*.py' | wc -l)" -ge 50 ]] ||
-    die "the sdist's tests/python has fewer than 50 test files"
+if [[ ! -f "$DEST/site/.installed" || "$(cat "$DEST/site/.installed")" != "$SITE_STAMP" ]]; then
+    echo "installing $REQUIREMENTS into $DEST/site"
+    rm -rf "$DEST/site"
+    "${PIP[@]}" "${INSTALL[@]}" --target "$WORK/site" -r "$REQUIREMENTS" ||
+        die "cannot install $REQUIREMENTS"
+    echo "$SITE_STAMP" >"$WORK/site/.installed"
+    mv "$WORK/site" "$DEST/site"
+fi
 
-for runtime in apache ffihub; do
-    echo "installing the test requirements into venv-$runtime"
-    "$PYTHON" -m venv "$DEST/venv-$runtime"
-    "$DEST/venv-$runtime/bin/pip" install --quiet --disable-pip-version-check \
-        --require-hashes --only-binary :all: -r "$REQUIREMENTS" ||
-        die "cannot install $REQUIREMENTS into venv-$runtime"
+TOOLS_STAMP="${BUILD_BACKEND[*]}"
+if [[ ! -f "$DEST/tools/.installed" || "$(cat "$DEST/tools/.installed")" != "$TOOLS_STAMP" ]]; then
+    echo "installing the build backend pip needs to fetch an sdist into $DEST/tools"
+    rm -rf "$DEST/tools"
+    "$PYTHON" -m venv "$DEST/tools"
+    "$DEST/tools/bin/pip" install --quiet --disable-pip-version-check --only-binary :all: "${BUILD_BACKEND[@]}" ||
+        die "cannot install the build backend (${BUILD_BACKEND[*]})"
+    echo "$TOOLS_STAMP" >"$DEST/tools/.installed"
+fi
+
+# Prepares one release in $DEST/<version> (run in the background; its output goes to a log).
+prepare_release() { # <version> <wheel sha256> <sdist sha256> <minimum test files>
+    local version="$1" wheel_sha="$2" sdist_sha="$3" min_tests="$4"
+    local dir="$DEST/$version" work="$WORK/$version"
+    local wheel="$DEST/wheels/apache_tvm_ffi-$version-$WHEEL_TAG.whl"
+    rm -rf "$dir"
+    mkdir -p "$work"
+    [[ -f "$wheel" ]] || die "expected $wheel"
+    "$PYTHON" -m zipfile -e "$wheel" "$work/wheel"
+    [[ -f "$work/wheel/tvm_ffi/include/tvm/ffi/c_api.h" && -f "$work/wheel/tvm_ffi/lib/libtvm_ffi.so" ]] ||
+        die "the $version wheel has no tvm_ffi/include or tvm_ffi/lib/libtvm_ffi.so"
+    if [[ "$sdist_sha" != "-" ]]; then
+        local sdist="$work/apache_tvm_ffi-$version.tar.gz"
+        "$DEST/tools/bin/pip" download --quiet --disable-pip-version-check --no-deps --no-binary :all: \
+            --no-build-isolation --dest "$work" "apache-tvm-ffi==$version" ||
+            die "pip download of the apache-tvm-ffi==$version sdist failed"
+        [[ -f "$sdist" ]] || die "expected $sdist, got: $(ls "$work")"
+        local actual
+        actual="$(sha256sum "$sdist" | cut -d' ' -f1)"
+        [[ "$actual" == "$sdist_sha" ]] || die "sha256 mismatch for $sdist: expected $sdist_sha, got $actual"
+        # Only tests/python: without the rest of the source tree nothing can import the sdist's
+        # own python/tvm_ffi instead of the installed wheel.
+        tar -xzf "$sdist" -C "$work" "apache_tvm_ffi-$version/tests/python"
+        mkdir -p "$work/tests"
+        mv "$work/apache_tvm_ffi-$version/tests/python" "$work/tests/python"
+        local found
+        found="$(find "$work/tests/python" -name 'test_*.py' | wc -l)"
+        [[ "$found" -ge "$min_tests" ]] ||
+            die "the $version sdist's tests/python has $found test files, expected at least $min_tests"
+        grep -F "apache-tvm-ffi==$version " "$RELEASE_REQUIREMENTS" >"$work/requirement.txt"
+        "$PYTHON" -m venv --without-pip "$work/venv-apache"
+        "${PIP[@]}" --python "$work/venv-apache/bin/python" "${INSTALL[@]}" -r "$work/requirement.txt" ||
+            die "cannot install apache-tvm-ffi==$version"
+        local site_packages
+        site_packages="$("$work/venv-apache/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+        echo "$DEST/site" >"$site_packages/pysuite-site.pth"
+    fi
+    mkdir -p "$dir"
+    mv "$work/wheel" "$dir/wheel"
+    if [[ "$sdist_sha" != "-" ]]; then
+        mv "$work/tests" "$dir/tests"
+        mv "$work/venv-apache" "$dir/venv-apache"
+        # A venv finds its packages relative to its own python: a copy is a second venv.
+        cp -a "$dir/venv-apache" "$dir/venv-ffihub"
+        # venv-apache keeps the wheel's library; venv-ffihub's is replaced by a link to the
+        # library under test, which the test (re)points before every run.
+        rm "$dir/venv-ffihub/lib/python3.11/site-packages/tvm_ffi/lib/libtvm_ffi.so"
+        "$dir/venv-apache/bin/python" -c 'import tvm_ffi, pytest, numpy' ||
+            die "apache-tvm-ffi==$version does not import in $dir/venv-apache"
+    fi
+    release_stamp "$version" "$wheel_sha" "$sdist_sha" >"$dir/.installed"
+}
+
+pids=()
+versions=()
+for line in "${RELEASE_LINES[@]}"; do
+    read -r version wheel_sha sdist_sha min_tests <<<"$line"
+    if release_ready "$version" "$wheel_sha" "$sdist_sha"; then
+        echo "apache-tvm-ffi $version: already prepared"
+        continue
+    fi
+    echo "apache-tvm-ffi $version: preparing"
+    prepare_release "$version" "$wheel_sha" "$sdist_sha" "$min_tests" >"$WORK/$version.log" 2>&1 &
+    pids+=("$!")
+    versions+=("$version")
 done
-# The wheel's own library stays in venv-apache; venv-ffihub's is replaced by a link to the
-# library under test, which the test (re)points before every run.
-rm "$DEST/venv-ffihub/lib/python3.11/site-packages/tvm_ffi/lib/libtvm_ffi.so"
-
-echo "$STAMP_TEXT" >"$DEST/.installed"
-echo "prepared Apache's Python test suite $VERSION in $DEST"
+failed=()
+for i in "${!pids[@]}"; do
+    if ! wait "${pids[$i]}"; then
+        failed+=("${versions[$i]}")
+        sed "s/^/  ${versions[$i]}: /" "$WORK/${versions[$i]}.log" >&2
+    fi
+done
+[[ ${#failed[@]} -eq 0 ]] || die "could not prepare: ${failed[*]}"
+echo "prepared the Python test suites of ${#RELEASE_LINES[@]} apache-tvm-ffi releases in $DEST"

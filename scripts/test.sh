@@ -14,7 +14,7 @@ scripts/setup-system.sh
 step "Apache TVM-FFI wheel (reference runtime, headers and testing library)"
 scripts/setup-apache.sh
 
-step "Apache TVM-FFI's Python test suite (sdist tests/python, two venvs with the wheel)"
+step "the Python test suites of the Apache TVM-FFI releases ffihub serves (sdist tests/python, two venvs per release)"
 scripts/setup-pysuite.sh
 
 step "Apache TVM from PyPI (apache-tvm with the pinned apache-tvm-ffi, two venvs; its libraries for the generator tests)"

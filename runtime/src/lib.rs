@@ -13,6 +13,7 @@ pub mod backtrace;
 pub mod bigint;
 pub mod builtins;
 mod c_api;
+pub mod compat;
 pub mod containers;
 mod cxx;
 pub mod deep_copy;

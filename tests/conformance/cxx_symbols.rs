@@ -2,13 +2,15 @@
 //! Apache's library exports, except the weak instantiations of the C++ standard library it
 //! happens to export too, is exported by ours with the same binding and type (`nm -D` letter:
 //! T function, V weak object, u unique object...), and every exported data object has Apache's
-//! size (vtables, typeinfo, the function-local statics shared across libraries).
+//! size (vtables, typeinfo, the function-local statics shared across libraries). The same holds
+//! for the library of every earlier release of `tests/pysuite/releases.txt`
+//! (docs/compatibility.md): symbols a release exported and later ones dropped stay exported.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use ffihub_tests::{apache_runtime, ffihub_runtime_checked, run_ok};
+use ffihub_tests::{apache_releases, apache_runtime, ffihub_runtime_checked, run_ok};
 
 /// One defined dynamic symbol: `nm` type letter, size (0 when nm shows none), demangled name.
 #[derive(Debug, Clone, PartialEq)]
@@ -67,13 +69,23 @@ fn is_weak_std_instantiation(symbol: &Symbol) -> bool {
     weak && entity.starts_with("std::")
 }
 
-#[test]
-fn exports_every_apache_symbol_with_its_binding_type_and_size() {
-    let apache = exported_symbols(&apache_runtime().lib_dir.join("libtvm_ffi.so"));
-    let ours = exported_symbols(&ffihub_runtime_checked().lib_dir.join("libtvm_ffi.so"));
+/// A strong definition of a libstdc++ function (`std::ios_base_library_init()`...) in the
+/// library of a release up to 0.1.12: their toolchain (gcc-toolset's `libstdc++_nonshared.a`)
+/// links such functions into every binary it builds, so consumers carry their own copy.
+fn is_toolchain_std_copy(symbol: &Symbol) -> bool {
+    symbol.kind == 'T' && symbol.demangled.starts_with("std::")
+}
+
+/// Compares the exports of `apache` (one release's library) with `ours`, leaving out the symbols
+/// `skip` accepts: (symbols compared, symbols skipped, problems).
+fn compare_exports(
+    apache: &BTreeMap<String, Symbol>,
+    ours: &BTreeMap<String, Symbol>,
+    skip: impl Fn(&Symbol) -> bool,
+) -> (usize, usize, Vec<String>) {
     let (mut compared, mut skipped, mut problems) = (0, 0, Vec::new());
-    for (name, theirs) in &apache {
-        if is_weak_std_instantiation(theirs) {
+    for (name, theirs) in apache {
+        if skip(theirs) {
             skipped += 1;
             continue;
         }
@@ -94,6 +106,14 @@ fn exports_every_apache_symbol_with_its_binding_type_and_size() {
             Some(_) => {}
         }
     }
+    (compared, skipped, problems)
+}
+
+#[test]
+fn exports_every_apache_symbol_with_its_binding_type_and_size() {
+    let apache = exported_symbols(&apache_runtime().lib_dir.join("libtvm_ffi.so"));
+    let ours = exported_symbols(&ffihub_runtime_checked().lib_dir.join("libtvm_ffi.so"));
+    let (compared, skipped, problems) = compare_exports(&apache, &ours, is_weak_std_instantiation);
     assert!(
         problems.is_empty(),
         "{} of Apache's {compared} exported symbols (std:: instantiations skipped: {skipped}) \
@@ -122,6 +142,31 @@ fn exports_every_apache_symbol_with_its_binding_type_and_size() {
             "{needed}"
         );
     }
+}
+
+#[test]
+fn exports_every_symbol_of_every_earlier_release() {
+    let ours = exported_symbols(&ffihub_runtime_checked().lib_dir.join("libtvm_ffi.so"));
+    let mut failures = Vec::new();
+    for release in apache_releases() {
+        let theirs = exported_symbols(&release.runtime().lib_dir.join("libtvm_ffi.so"));
+        let (compared, _, problems) = compare_exports(&theirs, &ours, |symbol| {
+            is_weak_std_instantiation(symbol) || is_toolchain_std_copy(symbol)
+        });
+        println!("{}: {compared} symbols compared", release.version);
+        failures.extend(
+            problems
+                .into_iter()
+                .map(|p| format!("{}: {p}", release.version)),
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "exports of earlier releases that ffihub's libtvm_ffi.so lacks or differs in:\n{}",
+        failures.join("\n")
+    );
+    // The by-value `json::Stringify` of 0.1.0 to 0.1.12, which 0.1.13 replaced.
+    assert!(ours.contains_key("_ZN3tvm3ffi4json9StringifyERKNS0_3AnyENS0_8OptionalIivEE"));
 }
 
 #[test]

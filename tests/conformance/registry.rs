@@ -2,7 +2,9 @@
 //! runtimes. `tests/c/registry_dump.c` (built against Apache's headers, linked without rpath)
 //! lists every `ffi.*` global function with its metadata, and every entry of the standard
 //! type-attribute columns; the two listings are compared live, so any global or attribute
-//! Apache's runtime gains or changes shows up here.
+//! Apache's runtime gains or changes shows up here. The globals earlier releases had and later
+//! ones removed, which ffihub keeps (docs/compatibility.md), are compared with the last release
+//! that registered them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,8 +12,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, command_on, compile_c, ffihub_runtime, run_with_timeout, scratch_dir,
-    workspace_root, Runtime,
+    apache_release, apache_runtime, command_on, compile_c, ffihub_runtime, run_with_timeout,
+    scratch_dir, workspace_root, Runtime,
 };
 
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -125,10 +127,53 @@ fn differences<K: Ord + std::fmt::Debug>(
     problems
 }
 
+/// The globals later releases removed, each with the last release that registered it.
+const REMOVED_GLOBALS: [(&str, &str); 5] = [
+    ("ffi.MapGetMissingObject", "0.1.8.post2"),
+    ("ffi.GetFieldGetter", "0.1.10"),
+    ("ffi.MakeFFINew", "0.1.10"),
+    ("ffi.MakeInit", "0.1.10"),
+    ("ffi.RegisterAutoInit", "0.1.10"),
+];
+
+/// A function's `type_schema` metadata as (return type, parameter types), in either form:
+/// `{"args":[ret, params...]}` (up to 0.1.14) or `{"named_args":{"return":[ret],"params":[...]}}`.
+fn signature(metadata: &str) -> (serde_json::Value, Vec<serde_json::Value>) {
+    let outer: serde_json::Value = serde_json::from_str(metadata).expect("metadata is JSON");
+    let schema = outer["type_schema"].as_str().expect("a type_schema string");
+    let schema: serde_json::Value = serde_json::from_str(schema).expect("type_schema is JSON");
+    if let Some(named) = schema.get("named_args") {
+        let ret = named["return"][0].clone();
+        (ret, named["params"].as_array().cloned().unwrap_or_default())
+    } else {
+        let args = schema["args"].as_array().cloned().unwrap_or_default();
+        let (ret, params) = args.split_first().expect("a return type");
+        (ret.clone(), params.to_vec())
+    }
+}
+
 #[test]
 fn ffi_globals_match_apache_by_name_and_metadata() {
     let apache = ffi_globals(&apache_runtime());
-    let ours = ffi_globals(&ffihub_runtime());
+    let mut ours = ffi_globals(&ffihub_runtime());
+    for (name, release) in REMOVED_GLOBALS {
+        assert!(
+            !apache.contains_key(name),
+            "{name} is a global of Apache's runtime again"
+        );
+        let metadata = ours
+            .remove(name)
+            .unwrap_or_else(|| panic!("{name} (a global of {release}) is missing on ffihub"));
+        let theirs = ffi_globals(&apache_release(release).runtime());
+        let expected = theirs
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is not a global of Apache's {release}"));
+        assert_eq!(
+            signature(&metadata),
+            signature(expected),
+            "{name}: ffihub's signature against Apache {release}'s"
+        );
+    }
     assert!(apache.len() >= 100, "Apache's listing: {}", apache.len());
     let problems = differences(&apache, &ours);
     assert!(

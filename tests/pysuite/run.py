@@ -1,26 +1,32 @@
 #!/usr/bin/env python3
-"""Runs Apache TVM-FFI's own Python test suite on Apache's runtime and on ffihub's, and compares.
+"""Runs the own Python test suites of apache-tvm-ffi releases on each release's Apache library and
+on ffihub's, and compares.
 
-The suite (the ``tests/python`` folder of the apache-tvm-ffi sdist) and two venvs holding the
-same wheel are prepared by ``scripts/setup-pysuite.sh``. The ffihub venv's
-``tvm_ffi/lib/libtvm_ffi.so`` is pointed at the library under test; everything else (the Cython
-extension, ``libtvm_ffi_testing.so``, the headers the compiling tests build against) is the wheel's.
+The releases are listed in ``releases.txt``; ``scripts/setup-pysuite.sh`` prepares each one's
+suite (the ``tests/python`` folder of its sdist) and two venvs holding its wheel under
+``.deps/pysuites/<version>``. The ffihub venv's ``tvm_ffi/lib/libtvm_ffi.so`` is pointed at the
+library under test; everything else (the Cython extension, ``libtvm_ffi_testing.so``, the headers
+the compiling tests build against) is the release's.
 
-Both runs go side by side. A test that kills the interpreter is recorded as ``crashed`` and the
-run resumes after it. The verdict:
+The runs (two per release) go in parallel, at most ``--jobs`` at a time, longest suites first. A
+test that kills the interpreter is recorded as ``crashed`` and the run resumes after it. The
+verdict, per release:
 
-* every test that passes on Apache's runtime must pass on ffihub's, unless it is listed in the
-  known-failures file (``<node id>  # <reason>``, one a line);
+* every test that passes on the release's Apache library must pass on ffihub's, unless it is
+  listed in the release's known-failures file (``known_failures/<version>.txt``:
+  ``<node id>  # <reason>``, one a line);
 * a listed test must still fail on ffihub's runtime and still pass on Apache's: otherwise the
   entry is stale (``--prune`` removes such entries from the file).
 
-Exit status 0 when the verdict holds, 1 when not, 2 when a run could not be carried out.
+Exit status 0 when the verdict holds for every release, 1 when not, 2 when a run could not be
+carried out.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import queue
 import shlex
 import subprocess
 import sys
@@ -44,8 +50,11 @@ class SuiteError(Exception):
 
 
 def read_known_failures(path: Path) -> dict[str, str]:
-    """Node id -> reason, from lines ``<node id>  # <reason>`` (``#`` lines are comments)."""
+    """Node id -> reason, from lines ``<node id>  # <reason>`` (``#`` lines are comments); none
+    when the file does not exist."""
     known: dict[str, str] = {}
+    if not path.exists():
+        return known
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
@@ -88,11 +97,27 @@ def parse_outcomes(path: Path) -> tuple[dict[str, tuple[str, str]], set[str], di
     return results, started, collect_errors
 
 
-class Suite:
-    """One runtime's run of the suite."""
+class Release:
+    """One release's suite as ``scripts/setup-pysuite.sh`` prepared it in ``<deps>/<version>``."""
 
-    def __init__(self, name: str, venv: Path, tests: Path, out: Path, cache: Path) -> None:
-        self.name, self.venv, self.tests, self.out, self.cache = name, venv, tests, out, cache
+    def __init__(self, deps: Path, version: str) -> None:
+        self.version, self.dir, self.deps = version, deps / version, deps
+        self.tests = self.dir / "tests" / "python"
+        if not self.tests.is_dir():
+            raise SuiteError(f"{self.tests} is missing: run scripts/setup-pysuite.sh")
+        self.size = sum(1 for _ in self.tests.rglob("test_*.py"))
+
+
+class Suite:
+    """One runtime's run of one release's suite."""
+
+    def __init__(self, release: Release, runtime: str, out: Path) -> None:
+        self.release, self.name = release, runtime
+        self.venv = release.dir / f"venv-{runtime}"
+        self.tests = release.tests
+        self.out = out
+        # Libraries the tests compile are cached per release and runtime, across runs.
+        self.cache = release.dir / f"cache-{runtime}"
         self.results: dict[str, tuple[str, str]] = {}
         self.collect_errors: dict[str, str] = {}
         self.seconds = 0.0
@@ -120,13 +145,13 @@ class Suite:
 
     def environment(self, outcomes: Path, deselect: Path) -> dict[str, str]:
         env = dict(os.environ)
-        # The compiling tests run the venv's ninja and tvm-ffi-config.
-        env["PATH"] = f"{self.venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+        # The compiling tests run the venv's tvm-ffi-config and the shared site's ninja.
+        paths = [self.venv / "bin", self.release.deps / "site" / "bin"]
+        env["PATH"] = os.pathsep.join([*map(str, paths), env.get("PATH", "")])
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         env["PYSUITE_OUTCOMES"] = str(outcomes)
         env["PYSUITE_DESELECT"] = str(deselect)
-        # Libraries the tests compile are cached per runtime, across runs.
         env["TVM_FFI_CACHE_DIR"] = str(self.cache)
         # The library path must not bring in another libtvm_ffi.so.
         env.pop("LD_LIBRARY_PATH", None)
@@ -209,11 +234,13 @@ def compare(
     ours_passing = {n for n, (o, _) in ours.results.items() if o == "passed"}
     both = passing & ours_passing
     ratio = 100.0 * len(both) / len(passing) if passing else 0.0
-    print(f"Apache's runtime: {apache.counts()}  ({apache.seconds:.0f} s)")
+    version = apache.release.version
+    print(f"== apache-tvm-ffi {version}'s own suite")
+    print(f"Apache's {version} runtime: {apache.counts()}  ({apache.seconds:.0f} s)")
     print(f"ffihub's runtime: {ours.counts()}  ({ours.seconds:.0f} s)")
     print(
         f"pass ratio: {len(both)}/{len(passing)} = {ratio:.2f}% of the tests that pass on "
-        f"Apache's runtime pass on ffihub's"
+        f"Apache's {version} runtime pass on ffihub's"
     )
     for name, suite in (("Apache's", apache), ("ffihub's", ours)):
         errors = sorted(suite.collect_errors.items())
@@ -255,58 +282,109 @@ def compare(
     return problems, fixed | not_apache
 
 
+def suite_releases(releases_file: Path) -> list[str]:
+    """The versions in ``releases.txt`` that have a test suite (an sdist), in file order."""
+    versions = []
+    for line in releases_file.read_text(encoding="utf-8").splitlines():
+        fields = line.split()
+        if fields and not fields[0].startswith("#") and fields[2] != "-":
+            versions.append(fields[0])
+    return versions
+
+
+def run_all(
+    releases: list[Release], ffihub_lib: Path, out: Path, extra: list[str], args: argparse.Namespace
+) -> list[tuple[Release, Suite, Suite]]:
+    """Runs every release's suite on both runtimes, at most ``args.jobs`` runs at a time."""
+    runs = []
+    for release in releases:
+        point_library(release.dir / "venv-ffihub", ffihub_lib)
+        release_out = out / release.version
+        release_out.mkdir(parents=True, exist_ok=True)
+        runs.append((release, Suite(release, "apache", release_out), Suite(release, "ffihub", release_out)))
+    # The largest suites first, so that the last runs to finish are short ones.
+    suites = sorted((s for _, *pair in runs for s in pair), key=lambda s: -s.release.size)
+    pending: queue.SimpleQueue[Suite] = queue.SimpleQueue()
+    for s in suites:
+        pending.put(s)
+
+    def worker() -> None:
+        while True:
+            try:
+                suite = pending.get_nowait()
+            except queue.Empty:
+                return
+            suite.run(extra, args.timeout)
+
+    threads = [threading.Thread(target=worker) for _ in range(max(1, args.jobs))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for s in suites:
+        if s.error:
+            raise SuiteError(
+                f"the run of {s.release.version}'s suite on {s.name}'s runtime failed: {s.error}"
+            )
+    return runs
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deps", type=Path, required=True, help=".deps/pysuite")
+    parser.add_argument("--deps", type=Path, required=True, help=".deps/pysuites")
     parser.add_argument("--ffihub-lib", type=Path, required=True, help="ffihub's libtvm_ffi.so")
-    parser.add_argument("--known-failures", type=Path, default=HERE / "known_failures.txt")
+    parser.add_argument(
+        "--release",
+        action="append",
+        help="a release to run (repeatable; default: every release of releases.txt with a suite)",
+    )
+    parser.add_argument(
+        "--known-failures",
+        type=Path,
+        default=HERE / "known_failures",
+        help="folder of <version>.txt files",
+    )
     parser.add_argument("--out", type=Path, required=True, help="folder for logs and outcomes")
-    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per runtime")
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per run")
+    parser.add_argument(
+        "--jobs", type=int, default=os.cpu_count() or 1, help="runs at a time (default: CPUs)"
+    )
     parser.add_argument("--prune", action="store_true", help="drop stale known-failure entries")
-    parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (both runs)")
+    parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (every run)")
     args = parser.parse_args()
     args.deps, args.out = args.deps.resolve(), args.out.resolve()
+    start = time.monotonic()
 
     try:
-        known = read_known_failures(args.known_failures)
-        tests = args.deps / "tests" / "python"
-        if not tests.is_dir():
-            raise SuiteError(f"{tests} is missing: run scripts/setup-pysuite.sh")
+        versions = args.release or suite_releases(HERE / "releases.txt")
+        releases = [Release(args.deps, v) for v in versions]
+        known = {v: read_known_failures(args.known_failures / f"{v}.txt") for v in versions}
         if not args.ffihub_lib.is_file():
             raise SuiteError(f"{args.ffihub_lib} is missing: build ffihub-runtime (release)")
-        point_library(args.deps / "venv-ffihub", args.ffihub_lib)
-        args.out.mkdir(parents=True, exist_ok=True)
-        suites = [
-            Suite(name, args.deps / f"venv-{name}", tests, args.out, args.deps / f"cache-{name}")
-            for name in ("apache", "ffihub")
-        ]
         extra = args.pytest_args + shlex.split(os.environ.get("PYSUITE_PYTEST_ARGS", ""))
-        threads = [
-            threading.Thread(target=s.run, args=(extra, args.timeout), name=s.name)
-            for s in suites
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        for s in suites:
-            if s.error:
-                raise SuiteError(f"the run on {s.name}'s runtime failed: {s.error}")
-        problems, stale = compare(suites[0], suites[1], known, full_run=not extra)
+        runs = run_all(releases, args.ffihub_lib, args.out, extra, args)
+        problems: list[str] = []
+        for release, apache, ours in runs:
+            found, stale = compare(apache, ours, known[release.version], full_run=not extra)
+            known_file = args.known_failures / f"{release.version}.txt"
+            if args.prune and stale:
+                prune_known_failures(known_file, stale)
+                print(f"removed {len(stale)} stale entries from {known_file}")
+                found = [p for p in found if p.split(": ")[0] not in stale]
+            problems += [f"{release.version}: {p}" for p in found]
     except SuiteError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
-    if args.prune and stale:
-        prune_known_failures(args.known_failures, stale)
-        print(f"removed {len(stale)} stale entries from {args.known_failures}")
-        problems = [p for p in problems if p.split(": ")[0] not in stale]
     (args.out / "problems.txt").write_text("".join(f"{p}\n" for p in problems), encoding="utf-8")
     for problem in problems[:SHOWN_PROBLEMS]:
         print(f"FAIL {problem}")
     if len(problems) > SHOWN_PROBLEMS:
         print(f"FAIL ... and {len(problems) - SHOWN_PROBLEMS} more: {args.out / 'problems.txt'}")
-    print(f"logs and outcomes: {args.out}")
+    print(
+        f"{len(releases)} releases, {2 * len(releases)} runs, {args.jobs} at a time: "
+        f"{time.monotonic() - start:.0f} s; logs and outcomes: {args.out}"
+    )
     return 1 if problems else 0
 
 

@@ -146,6 +146,64 @@ pub fn apache_runtime() -> Runtime {
     }
 }
 
+/// One Apache TVM-FFI release of `tests/pysuite/releases.txt`, as `scripts/setup-pysuite.sh`
+/// unpacked its wheel (headers and libraries) under `.deps/pysuites/<version>/wheel`.
+#[derive(Clone, Debug)]
+pub struct Release {
+    /// The version, e.g. `0.1.12`.
+    pub version: String,
+    /// The wheel's `tvm_ffi` package folder (`include/`, `lib/libtvm_ffi.so`...).
+    pub root: PathBuf,
+}
+
+impl Release {
+    /// The release's own runtime and headers.
+    pub fn runtime(&self) -> Runtime {
+        Runtime {
+            name: "apache",
+            lib_dir: self.root.join("lib"),
+            include_dir: self.root.join("include"),
+        }
+    }
+
+    /// The release's `libtvm_ffi_testing.so`.
+    pub fn testing_lib(&self) -> PathBuf {
+        self.root.join("lib/libtvm_ffi_testing.so")
+    }
+}
+
+/// The releases of `tests/pysuite/releases.txt`, oldest first.
+pub fn apache_releases() -> Vec<Release> {
+    let list = workspace_root().join("tests/pysuite/releases.txt");
+    let text = std::fs::read_to_string(&list).expect("read tests/pysuite/releases.txt");
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let version = line
+                .split_whitespace()
+                .next()
+                .expect("a version")
+                .to_string();
+            let root = workspace_root().join(format!(".deps/pysuites/{version}/wheel/tvm_ffi"));
+            assert!(
+                root.join("lib/libtvm_ffi.so").exists(),
+                "apache-tvm-ffi {version} is not unpacked at {}: run scripts/setup-pysuite.sh",
+                root.display()
+            );
+            Release { version, root }
+        })
+        .collect()
+}
+
+/// The release `version` of [`apache_releases`].
+pub fn apache_release(version: &str) -> Release {
+    apache_releases()
+        .into_iter()
+        .find(|r| r.version == version)
+        .unwrap_or_else(|| panic!("{version} is not in tests/pysuite/releases.txt"))
+}
+
 /// Apache's `libtvm_ffi_testing.so`.
 pub fn apache_testing_lib() -> PathBuf {
     apache_root().join("lib/libtvm_ffi_testing.so")

@@ -15,6 +15,9 @@ mod structural;
 mod tensor;
 
 pub use args::{Borrowed, Call};
+pub(crate) use reflection::{
+    field_getter, make_init, object_size, register_allocator, register_attr, type_info_of,
+};
 pub(crate) use static_types::register_types;
 
 use crate::abi::TVMFFIAny;
@@ -91,5 +94,6 @@ pub(crate) fn global_functions() -> Globals {
     module::register(&mut globals);
     reflection::register(&mut globals);
     structural::register(&mut globals);
+    crate::compat::register_globals(&mut globals);
     globals
 }

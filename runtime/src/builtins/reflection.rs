@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::Arc;
 
-fn type_info_of(type_index: i32) -> Result<&'static TVMFFITypeInfo, Error> {
+pub(crate) fn type_info_of(type_index: i32) -> Result<&'static TVMFFITypeInfo, Error> {
     crate::types::type_info(type_index).ok_or_else(|| {
         Error::new(
             "ValueError",
@@ -184,7 +184,9 @@ impl InitPlan {
 unsafe impl Send for InitPlan {}
 unsafe impl Sync for InitPlan {}
 
-fn make_init(type_index: i32) -> Result<ObjectRef, Error> {
+/// The generated `__ffi_init__` of a type: binds positional and keyword (KWARGS) arguments to
+/// its reflected fields and fills defaults.
+pub(crate) fn make_init(type_index: i32) -> Result<ObjectRef, Error> {
     let plan = Arc::new(InitPlan::new(type_info_of(type_index)?));
     Ok(crate::function::from_closure(move |args| {
         let obj = create_empty(plan.info)?;
@@ -193,33 +195,57 @@ fn make_init(type_index: i32) -> Result<ObjectRef, Error> {
     }))
 }
 
-fn register_attr(type_index: i32, name: &[u8], function: ObjectRef) -> Result<(), Error> {
+pub(crate) fn register_attr(
+    type_index: i32,
+    name: &[u8],
+    function: ObjectRef,
+) -> Result<(), Error> {
     crate::types::register_attr(type_index, name, Any::object(function).as_raw())
 }
 
 /// `ffi._PyClassRegisterTypeAttrColumns`: constructor, allocator and shallow copy for a type a
 /// binding defined field by field.
 fn register_runtime_class(type_index: i32, total_size: i64) -> Result<(), Error> {
-    let size = usize::try_from(total_size)
-        .ok()
-        .filter(|s| *s >= std::mem::size_of::<TVMFFIObject>())
-        .ok_or_else(|| Error::new("ValueError", format!("invalid total_size {total_size}")))?;
+    let size = object_size(total_size)?;
     type_info_of(type_index)?;
     register_attr(type_index, b"__ffi_init__", make_init(type_index)?)?;
+    let copy = register_allocator(type_index, size)?;
+    register_attr(type_index, b"__ffi_shallow_copy__", copy)
+}
+
+/// A binding's `total_size` of a type defined at run time, checked.
+pub(crate) fn object_size(total_size: i64) -> Result<usize, Error> {
+    usize::try_from(total_size)
+        .ok()
+        .filter(|s| *s >= std::mem::size_of::<TVMFFIObject>())
+        .ok_or_else(|| Error::new("ValueError", format!("invalid total_size {total_size}")))
+}
+
+/// Registers `__ffi_new__` (zeroed objects of `size` bytes) for a type defined at run time;
+/// returns its shallow copy function, for the caller to register.
+pub(crate) fn register_allocator(type_index: i32, size: usize) -> Result<ObjectRef, Error> {
     let new =
         crate::function::from_closure(move |_| Ok(Any::object(new_reflected(type_index, size))));
     register_attr(type_index, b"__ffi_new__", new)?;
-    let copy = crate::function::from_closure(move |args| match args.first() {
-        Some(src) if src.type_index == type_index => {
-            // SAFETY: the argument is a live object of this type.
-            Ok(Any::object(unsafe { shallow_copy(src.value.v_obj, size)? }))
+    Ok(crate::function::from_closure(move |args| {
+        match args.first() {
+            Some(src) if src.type_index == type_index => {
+                // SAFETY: the argument is a live object of this type.
+                Ok(Any::object(unsafe { shallow_copy(src.value.v_obj, size)? }))
+            }
+            _ => Err(Error::new(
+                "TypeError",
+                "__ffi_shallow_copy__ expects an object of its type",
+            )),
         }
-        _ => Err(Error::new(
-            "TypeError",
-            "__ffi_shallow_copy__ expects an object of its type",
-        )),
-    });
-    register_attr(type_index, b"__ffi_shallow_copy__", copy)
+    }))
+}
+
+/// `ffi.MakeFieldGetter(field_type_index)`: the address of the C getter of a field's storage kind.
+pub(crate) fn field_getter(call: &Call) -> Result<Any, Error> {
+    Ok(Any::int(
+        Accessor::for_type_index(call.int(0)? as i32)?.getter() as usize as i64,
+    ))
 }
 
 /// `ffi.MakeFieldSetter`: a setter Function converting values with a binding's C converter.
@@ -378,11 +404,7 @@ pub(super) fn register(globals: &mut Globals) {
     def_typed(globals, "ffi.GetKwargsObject", OBJECT, vec![], |_| {
         Ok(Any::object(kwargs_object()))
     });
-    def_typed(globals, "ffi.MakeFieldGetter", INT, vec![INT], |call| {
-        Ok(Any::int(
-            Accessor::for_type_index(call.int(0)? as i32)?.getter() as usize as i64,
-        ))
-    });
+    def_typed(globals, "ffi.MakeFieldGetter", INT, vec![INT], field_getter);
     def_typed(
         globals,
         "ffi.MakeFieldSetter",
