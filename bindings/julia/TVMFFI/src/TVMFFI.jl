@@ -35,6 +35,7 @@ export FFIObject, FFIFunction, FFIModule, FFITensor, FFIArray, FFIList, FFIMap, 
     get_global_func, register_global_func, call_packed, load_module, system_lib
 
 include("lib.jl")
+include("unwind_check.jl")
 include("abi.jl")
 include("error.jl")
 include("object.jl")
@@ -52,6 +53,7 @@ include("show.jl")
 include("precompile.jl")
 
 function __init__()
+    _warn_if_exceptions_crash()
     _open_library()
     _SAFE_CALL_PTR[] = @cfunction(_callback_safe_call, Int32, (Ptr{Cvoid}, Ptr{TVMFFIAny}, Int32, Ptr{TVMFFIAny}))
     _DLPACK_DELETER[] = @cfunction(_dlpack_deleter, Cvoid, (Ptr{DLManagedTensorVersioned},))
