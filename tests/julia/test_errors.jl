@@ -135,3 +135,19 @@ check_no_leaks(label = "errors") do
 end
 
 end # module
+
+module TestUnwindCheck
+using Test, TVMFFI
+
+@testset "the libunwind versions that crash Debian's Julia 1.5 are recognized" begin
+    @test TVMFFI._libunwind_too_new("1.6.2-3")
+    @test TVMFFI._libunwind_too_new("1.8.1-0.1")
+    @test TVMFFI._libunwind_too_new("2:1.6.0")
+    @test !TVMFFI._libunwind_too_new("1.3.2-2")
+    @test !TVMFFI._libunwind_too_new("1.5.0")
+    @test !TVMFFI._libunwind_too_new("")
+    # This process runs with a libunwind that works (scripts/julia): nothing to report.
+    system = TVMFFI._debian_system_libunwind()
+    @test system === nothing || !TVMFFI._libunwind_too_new(system)
+end
+end

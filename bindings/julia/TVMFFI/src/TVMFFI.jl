@@ -40,6 +40,7 @@ export FFIObject, FFIFunction, FFIModule, FFITensor, FFIArray, FFIList, FFIMap, 
 
 include("artifacts.jl")
 include("lib.jl")
+include("unwind_check.jl")
 include("abi.jl")
 include("error.jl")
 include("object.jl")
@@ -59,6 +60,7 @@ include("show.jl")
 include("precompile.jl")
 
 function __init__()
+    _warn_if_exceptions_crash()
     _open_library()
     _SAFE_CALL_PTR[] = @cfunction(_callback_safe_call, Int32, (Ptr{Cvoid}, Ptr{TVMFFIAny}, Int32, Ptr{TVMFFIAny}))
     _DLPACK_DELETER[] = @cfunction(_dlpack_deleter, Cvoid, (Ptr{DLManagedTensorVersioned},))
