@@ -3,6 +3,7 @@
 
 pub mod model;
 pub mod names;
+pub mod signature;
 
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};
