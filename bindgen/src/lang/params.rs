@@ -23,6 +23,17 @@ impl Offered<'_> {
     pub fn default_value(&self) -> Option<&Literal> {
         self.param.default.as_ref().and_then(ParamDefault::value)
     }
+
+    /// Its default as docs show it: the value as `spell` writes it in the language, or "the
+    /// library's" when only the library knows it; `None` without a default.
+    pub fn default_doc(&self, spell: impl Fn(&Literal) -> String) -> Option<String> {
+        let default = self.param.default.as_ref()?;
+        Some(
+            default
+                .value()
+                .map_or_else(|| "the library's".to_string(), spell),
+        )
+    }
 }
 
 /// The parameters of one function, method or constructor, grouped.

@@ -115,27 +115,21 @@ fn int_literal(i: i64) -> String {
     }
 }
 
-/// A default as docs spell it: in C++ when it has a spelling there.
-fn default_doc(types: &Types, d: &ParamDefault, ty: &Type) -> String {
-    match d.value() {
-        Some(v) => format!(
-            "default: {}",
-            cpp_literal(types, v, ty).unwrap_or_else(|| v.to_string())
-        ),
-        None => "default: the library's".into(),
-    }
+/// `(default: value)` for a parameter with a default: in C++ when it has a spelling there.
+fn default_doc(types: &Types, o: &Offered<'_>) -> Option<String> {
+    o.default_doc(|v| cpp_literal(types, v, &o.param.ty).unwrap_or_else(|| v.to_string()))
+        .map(|d| format!("(default: {d})"))
 }
 
 /// `@param ident doc (default: ...)`.
 fn param_doc(types: &Types, ident: &str, o: &Offered<'_>) -> String {
     let doc = crate::lang::doc_lines(&o.param.doc).join(" ");
     let mut text = format!("@param {ident}");
-    if !doc.is_empty() {
-        text.push(' ');
-        text.push_str(&doc);
-    }
-    if let Some(d) = &o.param.default {
-        text.push_str(&format!(" ({})", default_doc(types, d, &o.param.ty)));
+    for part in [Some(doc), default_doc(types, o)].into_iter().flatten() {
+        if !part.is_empty() {
+            text.push(' ');
+            text.push_str(&part);
+        }
     }
     comment_text(&text)
 }
@@ -285,12 +279,7 @@ impl Types {
             .iter()
             .map(|l| comment_text(l))
             .collect();
-        if let Some(d) = &o.param.default {
-            doc.push(comment_text(&format!(
-                "({})",
-                default_doc(self, d, &o.param.ty)
-            )));
-        }
+        doc.extend(default_doc(self, o).map(|d| comment_text(&d)));
         Member {
             doc,
             decl: format!("{ty} {}", o.ident),

@@ -4,7 +4,7 @@
 
 use super::model::{literal, Param, TypeNames};
 use super::names;
-use crate::ir::{Literal, ParamDefault, Type};
+use crate::ir::{Literal, Type};
 use crate::lang::params::{Layout, Offered};
 
 /// How the library takes the arguments.
@@ -247,14 +247,10 @@ impl TypeNames {
         ];
         for (offered, params, kind) in groups {
             for (o, p) in offered.iter().zip(params) {
-                let default = match &o.param.default {
-                    Some(ParamDefault::Library(None)) => " = (the library's default)".to_string(),
-                    Some(d) => d
-                        .value()
-                        .map(|v| format!(" = {}", literal_expr(v)))
-                        .unwrap_or_default(),
-                    None => String::new(),
-                };
+                let default = o
+                    .default_doc(literal_expr)
+                    .map(|d| format!(" = {d}"))
+                    .unwrap_or_default();
                 let annot = match o.param.ty {
                     Type::Any => String::new(),
                     _ => p.annot.clone(),

@@ -5,7 +5,7 @@
 //! which rejects unknown keys).
 
 use super::model::{coercion, literal, paren_fn, Types};
-use crate::ir::{Literal, ParamDefault, Type};
+use crate::ir::{Literal, Type};
 use crate::lang::params::{Layout, Offered};
 
 /// The JavaScript identifier of the options object.
@@ -175,14 +175,10 @@ impl Types {
 /// `@param name doc (default: value)`.
 pub fn param_doc(name: &str, o: &Offered<'_>) -> String {
     let doc = crate::lang::doc_lines(&o.param.doc).join(" ");
-    let default = match &o.param.default {
-        Some(ParamDefault::Library(None)) => "(default: the library's)".to_string(),
-        Some(d) => d
-            .value()
-            .map(|v| format!("(default: `{}`)", literal_doc(v)))
-            .unwrap_or_default(),
-        None => String::new(),
-    };
+    let default = o
+        .default_doc(|v| format!("`{}`", literal_doc(v)))
+        .map(|d| format!("(default: {d})"))
+        .unwrap_or_default();
     let text = [doc, default]
         .into_iter()
         .filter(|s| !s.is_empty())
