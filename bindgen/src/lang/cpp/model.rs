@@ -367,7 +367,12 @@ impl Types {
     /// The layout of a signature's parameters with C++ identifiers (`args`, `Args` and
     /// `options` are the generated code's).
     fn layout<'a>(params: &'a [ir::Param], item: &str) -> Layout<'a> {
-        Layout::new(params, &["args", "Args", "options"], names::value, item)
+        Layout::new(
+            params,
+            &["args", "Args", names::OPTIONS_PARAM],
+            names::value,
+            item,
+        )
     }
 
     /// The model of a global function.

@@ -149,6 +149,9 @@ pub fn value(name: &str) -> String {
     escape(case::sanitize(&case::snake(name)))
 }
 
+/// The parameter holding keyword-only arguments (an options struct), last.
+pub const OPTIONS_PARAM: &str = "options";
+
 /// The options struct of a constructor's keyword-only parameters, nested in its class
 /// (`GrammarMatcher::InitOptions`; `Options` alone would collide with a class of that name).
 pub const CONSTRUCTOR_OPTIONS: &str = "InitOptions";

@@ -13,6 +13,7 @@
 //! The library is called with the arguments in its own order.
 
 use super::model::{comment_text, literal, Param, Types};
+use super::names;
 use crate::ir::{Literal, ParamDefault, Type};
 use crate::lang::params::{Layout, Offered};
 
@@ -161,7 +162,7 @@ impl Types {
         // positional required ones); with one, members of the options struct.
         let mut members = Vec::new();
         for o in &layout.keyword {
-            let expr = format!("options.{}", o.ident);
+            let expr = format!("{}.{}", names::OPTIONS_PARAM, o.ident);
             let value = o
                 .default_value()
                 .and_then(|v| cpp_literal(self, v, &o.param.ty));
@@ -240,12 +241,13 @@ impl Types {
             .collect();
         let options = (!members.is_empty()).then(|| {
             doc.push(comment_text(&format!(
-                "@param options the keyword-only parameters (`{options_ident}`; each member \
-                 documents its default)"
+                "@param {} the keyword-only parameters (`{options_ident}`; each member \
+                 documents its default)",
+                names::OPTIONS_PARAM
             )));
             params.push(Param {
-                ident: "options".into(),
-                decl: format!("const {options_ident}& options"),
+                ident: names::OPTIONS_PARAM.into(),
+                decl: format!("const {options_ident}& {}", names::OPTIONS_PARAM),
                 default: " = {}".into(),
             });
             Options {

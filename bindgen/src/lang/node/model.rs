@@ -505,7 +505,7 @@ impl Types {
     fn layout<'a>(params: &'a [ir::Param], item: &str) -> Layout<'a> {
         Layout::new(
             params,
-            &["args", "ffi", signature::OPTIONS],
+            &["args", "ffi", names::OPTIONS_PARAM],
             names::value,
             item,
         )
@@ -683,7 +683,12 @@ impl Types {
 
     fn constructor(&self, t: &ir::ObjectType, c: &ir::Constructor, class: &str) -> Constructor {
         let item = format!("{}.__ffi_init__", t.key);
-        let layout = Layout::new(&c.params, &["options", "args"], names::value, &item);
+        let layout = Layout::new(
+            &c.params,
+            &[names::OPTIONS_PARAM, "args"],
+            names::value,
+            &item,
+        );
         let options_optional = !layout.has_required_keyword();
         let positional: Vec<&Offered<'_>> =
             layout.required.iter().chain(&layout.optional).collect();
@@ -701,7 +706,7 @@ impl Types {
                 .keyword
                 .iter()
                 .filter(|_| layout.worth_listing())
-                .map(|k| signature::param_doc(&format!("{}.{}", signature::OPTIONS, k.ident), k)),
+                .map(|k| signature::param_doc(&format!("{}.{}", names::OPTIONS_PARAM, k.ident), k)),
         );
         // A typed `__ffi_init__` takes every argument by position: when callers give some by
         // name, or leave out defaults only the binding knows, the arguments are arranged.

@@ -5,14 +5,9 @@
 //! which rejects unknown keys).
 
 use super::model::{coercion, literal, paren_fn, Types};
+use super::names::{CHECKED_OPTIONS as CHECKED, OPTIONS_PARAM as OPTIONS};
 use crate::ir::{Literal, Type};
 use crate::lang::params::{Layout, Offered};
-
-/// The JavaScript identifier of the options object.
-pub const OPTIONS: &str = "options";
-
-/// The local holding the checked options object.
-const CHECKED: &str = "__ffiOptions";
 
 /// What a callable's JavaScript and TypeScript need.
 pub struct Rendered {
