@@ -20,6 +20,9 @@ scripts/setup-pysuite.sh
 step "Apache TVM from PyPI (apache-tvm with the pinned apache-tvm-ffi, two venvs; its libraries for the generator tests)"
 scripts/setup-tvm.sh
 
+step "xgrammar from PyPI (its TVM-FFI library, bound with examples/xgrammar/bindings.yaml)"
+scripts/setup-xgrammar.sh
+
 step "Julia 1.5.3 with bullseye's libunwind (for the Julia bindings)"
 scripts/setup-julia.sh
 

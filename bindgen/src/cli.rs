@@ -58,7 +58,9 @@ struct GenerateArgs {
     allow_unsupported: Vec<String>,
     /// A YAML file of generation settings: `rename:` maps registered names (functions or type
     /// keys) to the dotted names to bind them under (the way out of a name collision);
-    /// `package:` sets the generated package's `version` and `license`.
+    /// `package:` sets the generated package's `version` and `license`; `signatures:` is the
+    /// signature overlay (parameter names, defaults, keyword-only parameters, narrower types
+    /// and parameter docs; schema/signatures.schema.json).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
@@ -73,6 +75,10 @@ struct ConfigFile {
     /// The generated package's own version and license.
     #[serde(default)]
     package: lang::PackageInfo,
+    /// The signature overlay: parameter names, defaults, keyword-only parameters, narrower
+    /// types (docs/adr/0012-signatures.md).
+    #[serde(default)]
+    signatures: Option<ffihub_schema::Signatures>,
 }
 
 fn read_config(path: Option<&std::path::Path>) -> Result<ConfigFile, String> {
@@ -218,11 +224,38 @@ fn run_generate(args: &GenerateArgs, check: bool) -> Result<ExitCode, String> {
     let report = doc.typing_report();
     let opts = ir::Options {
         rename: file.rename,
+        signatures: file.signatures,
     };
     let package = file.package;
-    let lib = ir::build_with(&doc, &opts)?;
+    let lib = match ir::build_with(&doc, &opts) {
+        Ok(lib) => lib,
+        Err(ir::BuildError::Overlay(problems)) => {
+            let path = args
+                .config
+                .as_deref()
+                .unwrap_or(std::path::Path::new("--config"));
+            let list: String = problems.iter().map(|p| format!("\n  {p}")).collect();
+            if check {
+                // The library changed under the overlay: its entries are stale.
+                eprintln!(
+                    "{}: the signature overlay no longer matches the library ({} stale \
+                     entr{}):{list}",
+                    path.display(),
+                    problems.len(),
+                    if problems.len() == 1 { "y" } else { "ies" }
+                );
+                return Ok(ExitCode::from(1));
+            }
+            return Err(format!(
+                "{}: the signature overlay does not match the library:{list}",
+                path.display()
+            ));
+        }
+        Err(e) => return Err(e.into()),
+    };
     if !check {
         eprintln!("ffihub: {report}");
+        eprintln!("ffihub: {}", lib.naming_report());
         for note in &lib.shadowed_exports {
             eprintln!("ffihub: note: {note}");
         }

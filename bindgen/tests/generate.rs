@@ -57,6 +57,220 @@ fn render(backend: &lang::Backend, lib: &ir::Library) -> String {
     out
 }
 
+/// The IR of the `signatures` fixture with its overlay (`signatures.config.yaml`).
+fn with_overlay() -> ir::Library {
+    ir::build_with(&load("signatures"), &overlay_options(None)).unwrap()
+}
+
+/// IR options with the overlay of `signatures.config.yaml`, or with `text` as its `signatures:`.
+fn overlay_options(text: Option<&str>) -> ir::Options {
+    #[derive(serde::Deserialize)]
+    struct File {
+        signatures: ffihub_schema::Signatures,
+    }
+    let text = text.map_or_else(
+        || std::fs::read_to_string(fixture("signatures.config.yaml")).unwrap(),
+        |t| format!("signatures:\n  version: 1\n  entries:\n{t}"),
+    );
+    let file: File = serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    ir::Options {
+        signatures: Some(file.signatures),
+        ..Default::default()
+    }
+}
+
+/// Parameter names, defaults, keyword-only parameters and narrower types from the overlay,
+/// names and docs from docstrings, in the IR and in every language.
+#[test]
+fn signatures_from_the_overlay_and_docstrings() {
+    let lib = with_overlay();
+    insta::assert_yaml_snapshot!("ir__signatures", lib);
+    for backend in lang::BACKENDS {
+        insta::assert_snapshot!(
+            format!("{}__signatures", backend.name),
+            render(backend, &lib)
+        );
+    }
+    let counts = lib.name_sources();
+    assert_eq!(counts[&ir::NameSource::Overlay], 5);
+    assert_eq!(counts[&ir::NameSource::Docstring], 3);
+    // Without the overlay, only the docstrings name parameters.
+    let plain = ir::build(&load("signatures")).unwrap();
+    assert_eq!(plain.name_sources()[&ir::NameSource::Positional], 5);
+    // The load-time checks compare the library's types, not the overlay's.
+    let f = lib
+        .functions
+        .iter()
+        .find(|f| f.name == "kinds.from_schema")
+        .unwrap();
+    assert_eq!(
+        f.signature.as_ref().unwrap().to_string(),
+        "(str, bool, Any, bool) -> Object"
+    );
+}
+
+/// Every way an overlay entry can fail to match the library is an error naming the entry.
+#[test]
+fn overlay_problems_name_their_entries() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "    kinds.nope: {returns: kinds.Grammar}\n",
+            "signatures: `kinds.nope`: the library has no function",
+        ),
+        (
+            "    kinds.Grammar.nope: {}\n",
+            "signatures: `kinds.Grammar.nope`: the library has no function",
+        ),
+        (
+            "    kinds.needs_name: {params: [x]}\n",
+            "signatures: `kinds.needs_name`: the library's signature has 2 parameter(s) (int, \
+             int), the overlay lists 1: it lists no parameter 2 (`int`)",
+        ),
+        (
+            "    kinds.needs_name: {params: [x, y, z]}\n",
+            "it lists 1 too many",
+        ),
+        (
+            "    kinds.needs_name: {params: [x, x]}\n",
+            "signatures: `kinds.needs_name`: parameter `x` is listed twice",
+        ),
+        (
+            "    kinds.needs_name: {params: [x, {name: y, default: yes}]}\n",
+            "signatures: `kinds.needs_name`: parameter `y`: the default `\"yes\"` is not a \
+             value of its type `int`",
+        ),
+        (
+            "    kinds.needs_name: {params: [x, {name: y, default: [1]}]}\n",
+            "parameter `y`: the default `[1]` is not null, a bool, a number, a string, [] or {}",
+        ),
+        (
+            "    kinds.needs_name: {params: [{name: x, default: 1}, y]}\n",
+            "parameter `y` has no default but follows `x`, which has one",
+        ),
+        (
+            "    kinds.needs_name: {params: [{name: x, type: kinds.Nope}, y]}\n",
+            "parameter `x`: type `kinds.Nope`: unknown type key `kinds.Nope`",
+        ),
+        (
+            "    kinds.needs_name: {params: [{name: x, type: ffi.String}, y]}\n",
+            "parameter `x`: type `ffi.String` is not narrower than the library's `int`",
+        ),
+        (
+            "    kinds.needs_name: {params: [{name: x, type: \"Optional[\"}, y]}\n",
+            "parameter `x`: type `Optional[`",
+        ),
+        (
+            "    kinds.Matcher.__init__: {returns: kinds.Matcher}\n",
+            "signatures: `kinds.Matcher.__init__`: `returns` does not apply to a constructor",
+        ),
+        (
+            "    kinds.Grammar.__init__: {}\n",
+            "signatures: `kinds.Grammar.__init__`: the type has no constructor",
+        ),
+        ("    kinds.from_schema: {returns: kinds.Matcher}\n", ""),
+    ];
+    for (entry, why) in cases {
+        let result = ir::build_with(&load("signatures"), &overlay_options(Some(entry)));
+        if why.is_empty() {
+            // A subclass of the library's `ffi.Object` is narrower: accepted.
+            result.unwrap();
+            continue;
+        }
+        match result {
+            Err(ir::BuildError::Overlay(problems)) => {
+                assert!(
+                    problems.iter().any(|p| p.contains(why)),
+                    "{entry}: {problems:#?}"
+                );
+            }
+            other => panic!("{entry}: expected an overlay error, got {other:?}"),
+        }
+    }
+    // A generated `__ffi_init__` takes its names and defaults from the fields.
+    let doc = load("constructor");
+    let sigs = overlay_options(Some("    kinds.Options.__init__: {}\n")).signatures;
+    let err = ir::build_with(
+        &doc,
+        &ir::Options {
+            signatures: sigs,
+            ..Default::default()
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("generated from the type's fields"), "{err}");
+}
+
+/// `generate` refuses an overlay that does not match the library (exit 2, every problem
+/// listed); `check` reports its entries as stale (exit 1); a misspelled key is a read error.
+#[test]
+fn generate_and_check_with_an_overlay() {
+    let out = scratch("overlay");
+    let config = out.join("config.yaml");
+    let meta = fixture("signatures.yaml");
+    let run = |cmd: &str| {
+        ffihub(&[
+            cmd,
+            "--lang",
+            "all",
+            "--name",
+            "kinds",
+            "--metadata",
+            meta.to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+            "--out",
+            out.join("pkg").to_str().unwrap(),
+        ])
+    };
+    std::fs::copy(fixture("signatures.config.yaml"), &config).unwrap();
+    let ok = run("generate");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&ok.stderr);
+    assert!(
+        stderr.contains(
+            "parameter names (functions, methods and constructors with \
+                         parameters): 5 from the overlay, 3 from docstrings"
+        ),
+        "{stderr}"
+    );
+    assert!(run("check").status.success());
+
+    // The library's `kinds.needs_name` lost a parameter: the entry is stale.
+    let text = std::fs::read_to_string(fixture("signatures.config.yaml")).unwrap();
+    std::fs::write(&config, text.replace("        - x\n", "")).unwrap();
+    let stale = run("check");
+    assert_eq!(stale.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&stale.stderr);
+    assert!(
+        stderr.contains("the signature overlay no longer matches the library (1 stale entry)"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`kinds.needs_name`"), "{stderr}");
+    let refused = run("generate");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("does not match the library"));
+
+    // An unknown key in an entry is named with where it is.
+    std::fs::write(
+        &config,
+        text.replace(
+            "keyword_only: true\n          doc:",
+            "keywordonly: true\n          doc:",
+        ),
+    )
+    .unwrap();
+    let misspelled = run("generate");
+    assert_eq!(misspelled.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&misspelled.stderr);
+    assert!(stderr.contains("unknown field `keywordonly`"), "{stderr}");
+    assert!(stderr.contains("kinds.from_schema"), "{stderr}");
+}
+
 #[test]
 fn ir_of_the_testing_library() {
     insta::assert_yaml_snapshot!("ir__testing", ir::build(&load("testing")).unwrap());
@@ -128,6 +342,7 @@ fn rename_map_moves_items() {
     opts.rename.insert("kinds.nope".into(), "x".into());
     assert!(ir::build_with(&doc, &opts)
         .unwrap_err()
+        .to_string()
         .contains("kinds.nope"));
 }
 
@@ -228,6 +443,8 @@ fn generated_code_is_syntactically_valid() {
         let files = generate(&ir::build(&load(kind)).unwrap(), &all, &config(&["*"])).unwrap();
         ffihub_bindgen::filemap::write(&files, &root.join(kind)).unwrap();
     }
+    let files = generate(&with_overlay(), &all, &config(&[])).unwrap();
+    ffihub_bindgen::filemap::write(&files, &root.join("signatures")).unwrap();
     syntax_check(&root);
 }
 

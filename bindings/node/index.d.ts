@@ -103,6 +103,17 @@ export declare function construct(
   keywords: { readonly [option: string]: string } | null,
 ): Token;
 
+/**
+ * Creates an object with its typed `__ffi_init__` (every argument by position) when a
+ * generated constructor offers some by name or fills in defaults: `arrange` makes the
+ * positional arguments from the constructor's `args`.
+ */
+export declare function constructArranged(
+  key: string,
+  args: readonly unknown[],
+  arrange: (...args: any[]) => readonly unknown[],
+): Token;
+
 /** The readers of fields `names` of type `key`, resolved once (generated getters use them). */
 export declare function fieldGetters(key: string, names: readonly string[]): Array<(object: FFIObject) => unknown>;
 /** Reads a field by its registered name. */
@@ -422,6 +433,18 @@ export declare function loadModules(
 
 /** Throws the TypeError of a generated function `name` given `got` arguments for `expected`. */
 export declare function tooManyArguments(name: string, expected: number, got: number): never;
+
+/**
+ * Checks the options object of generated function `name` (its keyword-only parameters): a
+ * plain object whose keys are among `keys`, with every key of `required`. Returns it (an empty
+ * object when left out); throws a TypeError naming the unknown or missing keys.
+ */
+export declare function options<T extends object>(
+  given: T | null | undefined,
+  name: string,
+  keys: readonly string[],
+  required: readonly string[],
+): Partial<T>;
 
 /**
  * For generated code: marks the function a generated wrapper looked up for itself, which then

@@ -3,12 +3,12 @@ import ffi from './index.js';
 
 export default ffi;
 export const {
-  Object, Function, registerType, defineClass, types, construct, fieldGetters, getField, setField, dispose, same,
+  Object, Function, registerType, defineClass, types, construct, constructArranged, fieldGetters, getField, setField, dispose, same,
   refCount, getGlobal, requireGlobal, registerGlobal, listGlobals, toFunction, callAsync, Sequence, Array,
   List, MapBase, Map, Dict, Shape, array, list, map, dict, shape, toShape, toList, toDict,
   Tensor, tensor, toTensor, DataType, Device, OpaquePtr, dtype, device, toDataType, toDevice,
   Module, loadModule, systemLib, loadLibrary, loadLibraries, loadModules, FFIError, registerError, tooManyArguments,
-  generatedFunction,
+  options, generatedFunction,
   ValueError, TypeError, IndexError, KeyError, AttributeError, RuntimeError,
   NotImplementedError, InternalError, AssertionError, MemoryError, runtimeVersion, liveObjectCount, _native,
   _metadata,

@@ -71,7 +71,7 @@ fn module_basic_on_apache() {
 }
 
 /// A closure, an opaque object and a global function made by a module library, used after the
-/// module is released: its library stays mapped (ADR 0010). ffihub's runtime only: Apache's
+/// module is released: its library stays mapped (ADR 0011). ffihub's runtime only: Apache's
 /// unmaps the library and all three crash.
 #[test]
 fn what_a_library_made_outlives_its_module_on_ffihub() {

@@ -5,23 +5,32 @@
 //!   constructor), module exports ([`Module`]), a format version and a checksum. `reflection.schema.json` next to this crate's
 //!   manifest is its JSON Schema ([`JSON_SCHEMA`]).
 //! - [`TypeSchema`] is a parsed `type_schema`, kept in TVM-FFI's own JSON shape.
+//! - [`Signatures`] is the signature overlay (parameter names, defaults, keyword-only
+//!   parameters, narrower types); `signatures.schema.json` is its JSON Schema
+//!   ([`SIGNATURES_JSON_SCHEMA`]).
 //!
 //! The crate depends on serde, serde_json and serde_yaml only, so other tools can read dumps
 //! without pulling in the generator.
 
 mod document;
+mod signatures;
 mod type_schema;
 
 pub use document::{
     Constructor, DefaultValue, Field, FieldFlags, Function, Metadata, Method, Module, ObjectType,
     Reflection, TypingReport, UntypedReason, FORMAT_VERSION, MODULES_VERSION,
 };
+pub use signatures::{ParamEntry, SignatureEntry, Signatures, SIGNATURES_VERSION};
 pub use type_schema::{Origin, SchemaError, Signature, TypeSchema};
 
 use std::fmt;
 
 /// The JSON Schema (draft 2020-12) of a [`Reflection`] document.
 pub const JSON_SCHEMA: &str = include_str!("../reflection.schema.json");
+
+/// The JSON Schema (draft 2020-12) of the [`Signatures`] overlay (the `signatures:` section of
+/// the generator's `--config` file).
+pub const SIGNATURES_JSON_SCHEMA: &str = include_str!("../signatures.schema.json");
 
 /// Why a document could not be read or written.
 #[derive(Debug, Clone, PartialEq)]

@@ -374,6 +374,45 @@ impl TypeSchema {
         Ok(node)
     }
 
+    /// Parses the compact spelling that [`TypeSchema`]'s `Display` writes (`int`,
+    /// `Optional[ffi.Array[int]]`, `testing.TestIntPair`), checking every origin's arity. Function
+    /// types with a signature have no compact form here (`ffi.Function` alone is a packed one).
+    pub fn from_compact(text: &str) -> Result<Self, SchemaError> {
+        let mut rest = text;
+        let node = Self::compact_node(&mut rest)?;
+        if !rest.trim().is_empty() {
+            return schema_err(format!("unexpected `{}` in the type `{text}`", rest.trim()));
+        }
+        node.validate()?;
+        Ok(node)
+    }
+
+    /// One node of the compact spelling at the start of `rest`, which moves past it.
+    fn compact_node(rest: &mut &str) -> Result<Self, SchemaError> {
+        let end = rest.find(['[', ']', ',']).unwrap_or(rest.len());
+        let name = rest[..end].trim();
+        if name.is_empty() {
+            return schema_err("a type name is missing");
+        }
+        let mut node = TypeSchema::new(Origin::parse(name));
+        *rest = &rest[end..];
+        if let Some(args) = rest.strip_prefix('[') {
+            *rest = args;
+            loop {
+                node.args.push(Self::compact_node(rest)?);
+                match rest.trim_start().chars().next() {
+                    Some(',') => *rest = &rest.trim_start()[1..],
+                    Some(']') => {
+                        *rest = &rest.trim_start()[1..];
+                        break;
+                    }
+                    _ => return schema_err(format!("`[` after {name} is not closed")),
+                }
+            }
+        }
+        Ok(node)
+    }
+
     /// Checks the arity of this node and of every node below it.
     pub fn validate(&self) -> Result<(), SchemaError> {
         let (min, max) = self.origin.arity();
@@ -592,6 +631,36 @@ mod tests {
         );
         let packed = TypeSchema::from_json_str(r#"{"type":"ffi.Function","args":[]}"#).unwrap();
         assert!(packed.signature.is_none());
+    }
+
+    #[test]
+    fn compact_spelling_round_trips() {
+        for text in [
+            "int",
+            "Optional[ffi.Array[int]]",
+            "ffi.Map[ffi.String, testing.TestIntPair]",
+            "Tuple[ffi.String, ffi.String]",
+            "ffi.Array",
+        ] {
+            let parsed = TypeSchema::from_compact(text).unwrap();
+            assert_eq!(parsed.to_string(), text);
+        }
+        assert_eq!(
+            TypeSchema::from_compact(" Optional[ int ] ")
+                .unwrap()
+                .to_string(),
+            "Optional[int]"
+        );
+        for (bad, why) in [
+            ("Optional", "takes 1 type argument(s), got 0"),
+            ("Optional[int", "is not closed"),
+            ("int]", "unexpected `]`"),
+            ("", "a type name is missing"),
+            ("ffi.Array[]", "a type name is missing"),
+        ] {
+            let err = TypeSchema::from_compact(bad).unwrap_err().to_string();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -6,9 +6,13 @@ class {{ c.ident }} : public {{ c.base }} {
   /// Internal: takes an owned reference (objects come from the constructor and from calls).
   explicit {{ c.ident }}(ffihub::detail::Owned owned) noexcept : {{ c.base }}(owned) {}
 {%- if let Some(ctor) = c.constructor %}
+{%- if let Some(o) = ctor.options %}
+  /// The keyword-only parameters of the constructor (defined below, after every class).
+  struct {{ o.ident }};
+{%- endif %}
 {%- call m::doc(ctor.doc, "  ") %}{% endcall %}
   explicit {{ c.ident }}({% for p in ctor.params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %});
-{%- if ctor.default_ctor %}
+{%- if ctor.default_ctor.is_some() %}
   {{ c.ident }}();
 {%- endif %}
 {%- endif %}
@@ -20,6 +24,10 @@ class {{ c.ident }} : public {{ c.base }} {
 {%- endif %}
 {%- endfor %}
 {%- for meth in c.methods %}
+{%- if let Some(o) = meth.options %}
+  /// The keyword-only parameters of `{{ meth.ident }}` (defined below, after every class).
+  struct {{ o.ident }};
+{%- endif %}
 {%- call m::doc(meth.doc, "  ") %}{% endcall %}
 {%- if meth.packed %}
   template <typename... Args>

@@ -1,16 +1,26 @@
 {%- import "cpp/macros.hpp" as m -%}
 {%- if let Some(ctor) = c.constructor %}
-inline {{ c.qualified }}::{{ c.ident }}({% for p in ctor.params %}{{ p.decl }}{{ p.default }}{% if !loop.last %}, {% endif %}{% endfor %})
+{%- if let Some(o) = ctor.options %}
+{%- call m::options_struct(o) %}{% endcall %}
+{%- endif %}
+{%- endif %}
+{%- for meth in c.methods %}
+{%- if let Some(o) = meth.options %}
+{%- call m::options_struct(o) %}{% endcall %}
+{%- endif %}
+{%- endfor %}
+{%- if let Some(ctor) = c.constructor %}
+inline {{ c.qualified }}::{{ c.ident }}({% call m::params_with_defaults(ctor.params) %}{% endcall %})
 {%- if ctor.assembled %}
     : {{ c.base }}(ffihub::detail::construct_kw<{{ c.ident }}>(detail::ffi_library, ffihub::detail::Kwargs()
 {%- for a in ctor.args %}
-          .{% if a.keyword %}add{% else %}positional{% endif %}{% if a.optional %}_optional{% endif %}({{ a.name }}, {{ a.ident }})
+          .{% if a.keyword %}add{% else %}positional{% endif %}{% if a.optional %}_optional{% endif %}({{ a.name }}, {{ a.expr }})
 {%- endfor %})) {}
 {%- else %}
-    : {{ c.base }}(ffihub::detail::construct<{{ c.ident }}>(detail::ffi_library{% for a in ctor.args %}, {{ a.ident }}{% endfor %})) {}
+    : {{ c.base }}(ffihub::detail::construct<{{ c.ident }}>(detail::ffi_library{% for a in ctor.args %}, {{ a.expr }}{% endfor %})) {}
 {%- endif %}
-{%- if ctor.default_ctor %}
-inline {{ c.qualified }}::{{ c.ident }}() : {{ c.ident }}({% for p in ctor.params %}std::nullopt{% if !loop.last %}, {% endif %}{% endfor %}) {}
+{%- if let Some(first) = ctor.default_ctor %}
+inline {{ c.qualified }}::{{ c.ident }}() : {{ c.ident }}({{ first }}) {}
 {%- endif %}
 {%- endif %}
 {%- for fld in c.fields %}
@@ -27,13 +37,13 @@ inline void {{ c.qualified }}::{{ setter }}({{ fld.param_ty }} value) {
 {%- endfor %}
 {%- for meth in c.methods %}
 {%- if !meth.packed %}
-inline {{ meth.ret }} {{ c.qualified }}::{{ meth.ident }}({% call m::params(meth.params) %}{% endcall %}){% if !meth.is_static %} const{% endif %} {
+inline {{ meth.ret }} {{ c.qualified }}::{{ meth.ident }}({% call m::params_with_defaults(meth.params) %}{% endcall %}){% if !meth.is_static %} const{% endif %} {
 {%- if meth.is_static %}
   static const ffihub::detail::StaticMethodAccess ffi_method(detail::ffi_library, {{ c.ident }}::type_key, {{ meth.ffi_name }});
-  return ffi_method.call<{{ meth.ret }}>({% for p in meth.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %});
+  return ffi_method.call<{{ meth.ret }}>({{ meth.args }});
 {%- else %}
   static const ffihub::detail::MethodAccess ffi_method(detail::ffi_library, {{ c.ident }}::type_key, {{ meth.ffi_name }});
-  return ffi_method.call<{{ meth.ret }}>(*this{% call m::args(meth.params) %}{% endcall %});
+  return ffi_method.call<{{ meth.ret }}>(*this{% if !meth.args.is_empty() %}, {{ meth.args }}{% endif %});
 {%- endif %}
 }
 {%- endif %}

@@ -1,4 +1,7 @@
 {%- import "cpp/macros.hpp" as m -%}
+{%- if let Some(o) = f.options %}
+{%- call m::options_struct(o) %}{% endcall %}
+{% endif %}
 {%- call m::doc(f.doc, "") %}{% endcall %}
 {%- if f.packed %}
 template <typename... Args>
@@ -7,8 +10,8 @@ inline ffihub::Any {{ f.ident }}(Args&&... args) {
   return ffi_function(std::forward<Args>(args)...);
 }
 {%- else %}
-inline {{ f.ret }} {{ f.ident }}({% call m::params(f.params) %}{% endcall %}) {
+inline {{ f.ret }} {{ f.ident }}({% call m::params_with_defaults(f.params) %}{% endcall %}) {
   static const ffihub::detail::{{ f.lookup.0 }} ffi_function(detail::ffi_library, {{ f.lookup.1 }});
-  return ffi_function.call<{{ f.ret }}>({% for p in f.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %});
+  return ffi_function.call<{{ f.ret }}>({{ f.args }});
 }
 {%- endif %}

@@ -15,6 +15,15 @@
 {%- macro params(ps) -%}
 {%- for p in ps.iter() %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor -%}
 {%- endmacro -%}
-{%- macro args(ps) -%}
-{%- for p in ps.iter() %}, {{ p.ident }}{% endfor -%}
+{%- macro params_with_defaults(ps) -%}
+{%- for p in ps.iter() %}{{ p.decl }}{{ p.default }}{% if !loop.last %}, {% endif %}{% endfor -%}
+{%- endmacro -%}
+{%- macro options_struct(o) -%}
+{%- call doc(o.doc, "") %}{% endcall %}
+struct {{ o.definition }} {
+{%- for mem in o.members.iter() %}
+{%- call doc(mem.doc, "  ") %}{% endcall %}
+  {{ mem.decl }}{{ mem.init }};
+{%- endfor %}
+};
 {%- endmacro -%}

@@ -11,7 +11,11 @@ const {{ f.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound on first call
 {{ f.def_name }}(args::Vararg{Any,N}) where {N} =
     TVMFFI.call_packed({{ f.lookup }}, args...)
 {%- else %}
-function {{ f.def_name }}({{ f.params }})
-    return TVMFFI.call_typed({{ f.ret }}, {{ f.lookup }}{{ f.args }})
+{%- for o in f.overloads %}
+{%- if !loop.first %}
+{% endif %}
+function {{ f.def_name }}({{ o.params }})
+    return TVMFFI.call_typed({{ f.ret }}, {{ f.lookup }}{{ o.args }})
 end
+{%- endfor %}
 {%- endif %}

@@ -5,10 +5,14 @@ const {{ m.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound in __init__
 {{ line }}
 {%- endfor %}
 """
+{%- for o in m.overloads %}
+{%- if !loop.first %}
+{% endif %}
 {%- if m.packed %}
-{{ m.def_name }}({{ m.params }}) where {N} = TVMFFI.call_packed({{ m.handle }}{{ m.args }}, args...)
+{{ m.def_name }}({{ o.params }}) where {N} = TVMFFI.call_packed({{ m.handle }}{{ o.args }}, args...)
 {%- else %}
-function {{ m.def_name }}({{ m.params }})
-    return TVMFFI.call_typed({{ m.ret }}, {{ m.handle }}{{ m.args }})
+function {{ m.def_name }}({{ o.params }})
+    return TVMFFI.call_typed({{ m.ret }}, {{ m.handle }}{{ o.args }})
 end
 {%- endif %}
+{%- endfor %}

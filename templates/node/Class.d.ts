@@ -7,6 +7,13 @@
 {% endif -%}
 {{ c.decl }}class {{ c.ident }} extends {{ c.base }} {
 {%- if let Some(k) = c.constructor %}
+{%- if !k.jsdoc.is_empty() %}
+  /**
+{%- for line in k.jsdoc %}
+   * {{ line }}
+{%- endfor %}
+   */
+{%- endif %}
   constructor({% for p in k.positional %}{{ p.decl }}{% if !loop.last || !k.keyword.is_empty() %}, {% endif %}{% endfor %}{% if !k.keyword.is_empty() %}options{% if k.options_optional %}?{% endif %}: { {% for p in k.keyword %}{{ p.decl }}; {% endfor %}}{% endif %});
 {%- else %}
   protected constructor(token: never);
@@ -34,10 +41,6 @@
 {%- endfor %}
    */
 {%- endif %}
-{%- if m.packed %}
-  {% if m.is_static %}static {% endif %}{{ m.ident }}(...args: unknown[]): unknown;
-{%- else %}
-  {% if m.is_static %}static {% endif %}{{ m.ident }}({% for p in m.params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %}): {{ m.ret }};
-{%- endif %}
+  {% if m.is_static %}static {% endif %}{{ m.ident }}({{ m.call.dts_params }}): {{ m.ret }};
 {%- endfor %}
 }

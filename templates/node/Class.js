@@ -1,7 +1,16 @@
 {{ c.path }} = class {{ c.ident }} extends {{ c.js_base }} {
 {%- if let Some(k) = c.constructor %}
   constructor(...args) {
+{%- if let Some(a) = k.arrange %}
+    super(__ffi.constructArranged({{ c.key }}, args, ({{ a.js_params }}) => {
+{%- if !a.prologue.is_empty() %}
+      {{ a.prologue }}
+{%- endif %}
+      return [{{ a.args }}];
+    }));
+{%- else %}
     super(__ffi.construct({{ c.key }}, args, {{ k.coercions }}, {{ k.keywords }}));
+{%- endif %}
   }
 {%- endif %}
 {%- for fld in c.fields %}
@@ -18,8 +27,11 @@
 {%- endfor %}
 {%- for m in c.methods %}
 
-  {% if m.is_static %}static {% endif %}{{ m.ident }}({% if m.packed %}...args{% else %}{% for p in m.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %}{% endif %}) {
-    return {{ c.binding }}[{{ m.ffi_name }}]({{ m.call_args }});
+  {% if m.is_static %}static {% endif %}{{ m.ident }}({{ m.call.js_params }}) {
+{%- if !m.call.prologue.is_empty() %}
+    {{ m.call.prologue }}
+{%- endif %}
+    return {{ c.binding }}[{{ m.ffi_name }}]({{ m.call.args }});
   }
 {%- endfor %}
 };

@@ -5,4 +5,4 @@
 {%- endfor %}
  */
 {% endif -%}
-{{ f.decl }}function {{ f.ident }}({% if f.packed %}...args: unknown[]{% else %}{% for p in f.params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %}{% endif %}): {{ f.ret }};
+{{ f.decl }}function {{ f.ident }}({{ f.call.dts_params }}): {{ f.ret }};

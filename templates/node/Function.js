@@ -4,8 +4,11 @@ let {{ f.handle }};  // looked up on first call; returns undefined for None
   return ({{ f.handle }} ??= __ffi.generatedFunction({{ f.lookup }}))(...args) ?? null;
 };
 {%- else %}
-{{ f.path }} = function {{ f.ident }}({% for p in f.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %}) {
-  if (arguments.length > {{ f.params.len() }}) __ffi.tooManyArguments({{ f.ffi_name }}, {{ f.params.len() }}, arguments.length);
-  return ({{ f.handle }} ??= __ffi.generatedFunction({{ f.lookup }}))({% for p in f.params %}{{ p.arg }}{% if !loop.last %}, {% endif %}{% endfor %}) ?? null;
+{{ f.path }} = function {{ f.ident }}({{ f.call.js_params }}) {
+  if (arguments.length > {{ f.call.arity }}) __ffi.tooManyArguments({{ f.ffi_name }}, {{ f.call.arity }}, arguments.length);
+{%- if !f.call.prologue.is_empty() %}
+  {{ f.call.prologue }}
+{%- endif %}
+  return ({{ f.handle }} ??= __ffi.generatedFunction({{ f.lookup }}))({{ f.call.args }}) ?? null;
 };
 {%- endif %}

@@ -30,9 +30,8 @@ TEST_CASE(constructor_defaults) {
   CHECK_EQ(demo::Counter("s", 5).step(), 1);
   CHECK_EQ(demo::Point3D(1, 2).z(), 0.0);
   CHECK(!demo::Shape2D("bare", {}).color().has_value());
-  // Positions cannot have holes: `start` cannot be left out when `step` is given.
-  CHECK_THROWS(ffihub::TypeError, demo::Counter("gap", std::nullopt, 3),
-               "argument step is given but start");
+  // The defaults are spelled: giving `step` means giving `start` too.
+  CHECK_EQ(demo::Counter("both", 0, 3).step(), 3);
 }
 
 TEST_CASE(static_methods) {

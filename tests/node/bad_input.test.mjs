@@ -180,3 +180,23 @@ test('DataType fields out of range and unnamed custom codes: RangeError', () => 
   throwsWith(() => String(new ffi.DataType(255, 8, 1)), RangeError, /custom type code/);
   assert.equal(String(new ffi.DataType(2, 32, 4)), 'float32x4');
 });
+
+test('options objects: a plain object with known keys and every required one', () => {
+  const keys = ['anyWhitespace', 'indent'];
+  const given = { anyWhitespace: false };
+  assert.equal(ffi.options(given, 'Grammar.fromJsonSchema', keys, []), given);
+  assert.deepEqual(ffi.options(undefined, 'f', keys, []), {});
+  assert.deepEqual(ffi.options(null, 'f', keys, []), {});
+  throwsWith(() => ffi.options({ anyWhitspace: 1, other: 2 }, 'Grammar.fromJsonSchema', keys, []),
+    ffi.TypeError, /^Grammar\.fromJsonSchema: unknown option\(s\) anyWhitspace, other \(known: anyWhitespace, indent\)$/);
+  throwsWith(() => ffi.options({ indent: 2 }, 'f', keys, ['anyWhitespace']), ffi.TypeError,
+    /^f: missing required option\(s\) anyWhitespace$/);
+  throwsWith(() => ffi.options(undefined, 'f', keys, ['indent']), ffi.TypeError,
+    /^f: missing required option\(s\) indent$/);
+  throwsWith(() => ffi.options(new Map(), 'f', keys, []), ffi.TypeError,
+    /^f: the options must be a plain object, got a Map$/);
+  throwsWith(() => ffi.options(3, 'f', keys, []), ffi.TypeError,
+    /^f: the options must be a plain object, got a number$/);
+  const bare = Object.assign(Object.create(null), { indent: 1 });
+  assert.equal(ffi.options(bare, 'f', keys, []), bare);
+});

@@ -52,6 +52,12 @@ test('keyword-only parameters go in an options object', () => {
   assert.equal(child.childKwOnly, 4);
   assert.equal(child.parentRequired, 1);
   assert.throws(() => new testing.TestCxxKwOnly({ x: 1 }), ffi.FFIError);
+  // An unknown key is refused, by name, before anything is constructed.
+  assert.throws(() => new testing.TestCxxKwOnly({ x: 1, y: 2, z: 3, v: 4 }), {
+    name: 'TypeError',
+    message: 'new testing.TestCxxKwOnly: unknown option(s) v (known: x, y, z, w)',
+  });
+  assert.throws(() => new testing.TestCxxKwOnly([1, 2, 3]), /the options must be a plain object, got an array/);
 });
 
 test('object fields and optional object fields', () => {

@@ -457,6 +457,19 @@ fn assert_succeeded(shown: &str, out: Output) -> Output {
     out
 }
 
+/// Runs the end-to-end script `tests/<area>/run.sh` with its output folder
+/// `target/tests/<area>`, failing the test with its output if it fails or runs longer than
+/// `timeout`. Returns its standard output.
+pub fn run_area_script(area: &str, timeout: Duration) -> String {
+    let root = workspace_root();
+    let mut cmd = Command::new(root.join("tests").join(area).join("run.sh"));
+    cmd.arg(target_dir().join("tests").join(area));
+    let out = run_ok_within(cmd, timeout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    print!("{stdout}");
+    stdout
+}
+
 /// Compiles C++17 sources with g++ into `output` (warnings are errors), failing the test with
 /// g++'s messages on error.
 pub fn compile_cxx(sources: &[PathBuf], include_dir: &Path, output: &Path, extra_args: &[&str]) {

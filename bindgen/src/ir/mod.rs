@@ -7,9 +7,14 @@
 //! - Inheritance is resolved: each type knows its parent, whether the parent is defined in the
 //!   same library, and the fields it inherits from local ancestors.
 //! - Constructors are resolved from `__ffi_init__` (typed method or generated from fields).
-//! - Instance methods lose their `self` parameter; parameters get names (TVM-FFI records none:
-//!   the metadata key `arg_names` when present, else field names for constructors, else `arg0`,
-//!   `arg1`...).
+//! - Instance methods lose their `self` parameter; parameters get names (TVM-FFI records none),
+//!   the first found wins: the signature overlay ([`Options::signatures`], see [`overlay`]); the
+//!   metadata key `arg_names`; the docstring's parameter list ([`docstring`]) when it names as
+//!   many parameters as the signature has; the field names for constructors; else `arg0`,
+//!   `arg1`... Each parameter records where its name came from ([`NameSource`]).
+//! - Parameters may have defaults ([`ParamDefault`]: from `arg_defaults`, fields or the overlay)
+//!   and be keyword-only; the overlay may narrow parameter and return types, keeping the
+//!   library's for the load-time checks ([`Param::library_ty`], [`Signature::library_ret`]).
 //! - Items are sorted: functions by name, types parents-first (pre-order of the inheritance
 //!   tree, siblings by key), methods by name (overloads keep their order).
 //!
@@ -25,6 +30,8 @@
 //!
 //! The IR knows nothing about target languages; naming is done by each backend's `names.rs`.
 
+pub mod docstring;
+pub mod overlay;
 mod types;
 
 pub use types::Type;
@@ -54,23 +61,234 @@ pub struct Library {
 }
 
 /// A parameter of a function, method or constructor.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Param {
-    /// Its name: `arg<i>`, or the field name for constructor parameters.
+    /// Its name, as the library's authors spell it (each backend respells it).
     pub name: String,
-    /// Its type.
+    /// Where the name came from.
+    #[serde(skip_serializing_if = "NameSource::is_positional")]
+    pub name_from: NameSource,
+    /// Its type, as bindings declare it.
     #[serde(rename = "type")]
     pub ty: Type,
+    /// The library's type when the overlay narrowed it (what load-time checks compare).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library_ty: Option<Type>,
+    /// What a caller who leaves it out gets, if it may be left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default: Option<ParamDefault>,
+    /// Callers pass it by name only (after the positional parameters).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub kw_only: bool,
+    /// Its documentation.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub doc: String,
+}
+
+impl Param {
+    /// A required positional parameter without documentation.
+    pub fn new(name: impl Into<String>, name_from: NameSource, ty: Type) -> Self {
+        Param {
+            name: name.into(),
+            name_from,
+            ty,
+            library_ty: None,
+            default: None,
+            kw_only: false,
+            doc: String::new(),
+        }
+    }
+
+    /// The type the library declares.
+    pub fn declared_ty(&self) -> &Type {
+        self.library_ty.as_ref().unwrap_or(&self.ty)
+    }
+}
+
+/// Where a parameter's name came from, the first found wins (in this order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NameSource {
+    /// The signature overlay.
+    Overlay,
+    /// The metadata key `arg_names` (the Rust macros, C++ `refl::Metadata`).
+    Metadata,
+    /// The parameter list of the docstring.
+    Docstring,
+    /// The field a constructor parameter initializes.
+    Field,
+    /// None: `arg<i>`.
+    Positional,
+}
+
+impl NameSource {
+    fn is_positional(&self) -> bool {
+        *self == NameSource::Positional
+    }
+
+    /// How a report names the source.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            NameSource::Overlay => "the overlay",
+            NameSource::Metadata => "arg_names",
+            NameSource::Docstring => "docstrings",
+            NameSource::Field => "fields",
+            NameSource::Positional => "none (positional)",
+        }
+    }
+}
+
+/// A value a binding can spell in every language.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "value")]
+pub enum Literal {
+    /// None.
+    None,
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+    /// A finite float.
+    Float(f64),
+    /// A string.
+    String(String),
+    /// An empty array (or list).
+    EmptyArray,
+    /// An empty map (or dict).
+    EmptyMap,
+    /// A data type, spelled like `float32`.
+    DataType(String),
+    /// A device.
+    Device {
+        /// `DLDeviceType` value.
+        device_type: i32,
+        /// Device ordinal.
+        device_id: i32,
+    },
+}
+
+impl Literal {
+    /// A field default of the document, when it has a spelling.
+    pub fn from_field_default(d: &schema::DefaultValue) -> Option<Literal> {
+        Some(match d {
+            schema::DefaultValue::None => Literal::None,
+            schema::DefaultValue::Bool(b) => Literal::Bool(*b),
+            schema::DefaultValue::Int(i) => Literal::Int(*i),
+            schema::DefaultValue::Float(f) => Literal::Float(*f),
+            schema::DefaultValue::String(s) => Literal::String(s.clone()),
+            schema::DefaultValue::DataType(s) => Literal::DataType(s.clone()),
+            schema::DefaultValue::Device {
+                device_type,
+                device_id,
+            } => Literal::Device {
+                device_type: *device_type,
+                device_id: *device_id,
+            },
+            schema::DefaultValue::Factory | schema::DefaultValue::Opaque(_) => return None,
+        })
+    }
+
+    /// A JSON value (an `arg_defaults` entry, an overlay default), when it is one of the values
+    /// a literal can be: null, a bool, an integer, a float, a string, `[]` or `{}`.
+    pub fn from_json(v: &serde_json::Value) -> Option<Literal> {
+        use serde_json::Value;
+        Some(match v {
+            Value::Null => Literal::None,
+            Value::Bool(b) => Literal::Bool(*b),
+            Value::Number(n) => match n.as_i64() {
+                Some(i) => Literal::Int(i),
+                None => Literal::Float(n.as_f64().filter(|f| f.is_finite())?),
+            },
+            Value::String(s) => Literal::String(s.clone()),
+            Value::Array(a) if a.is_empty() => Literal::EmptyArray,
+            Value::Object(o) if o.is_empty() => Literal::EmptyMap,
+            _ => return None,
+        })
+    }
+
+    /// Whether a value of type `ty` can be this literal.
+    pub fn fits(&self, ty: &Type) -> bool {
+        match (self, ty) {
+            (_, Type::Any) => true,
+            (_, Type::Optional(inner)) => *self == Literal::None || self.fits(inner),
+            (_, Type::Variant(members)) => members.iter().any(|m| self.fits(m)),
+            (Literal::None, t) => *t == Type::None,
+            (Literal::Bool(_), t) => *t == Type::Bool,
+            (Literal::Int(_), t) => matches!(t, Type::Int | Type::BigInt | Type::Float),
+            (Literal::Float(_), t) => *t == Type::Float,
+            (Literal::String(_), t) => *t == Type::String,
+            (Literal::EmptyArray, t) => {
+                matches!(t, Type::Array(_) | Type::List(_)) || *t == Type::Tuple(Vec::new())
+            }
+            (Literal::EmptyMap, t) => matches!(t, Type::Map(..) | Type::Dict(..)),
+            (Literal::DataType(_), t) => *t == Type::DataType,
+            (Literal::Device { .. }, t) => *t == Type::Device,
+        }
+    }
+}
+
+impl std::fmt::Display for Literal {
+    /// The spelling of generated docs (Python's): `None`, `True`, `1`, `0.5`, `"s"`, `[]`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Literal::None => f.write_str("None"),
+            Literal::Bool(true) => f.write_str("True"),
+            Literal::Bool(false) => f.write_str("False"),
+            Literal::Int(i) => write!(f, "{i}"),
+            Literal::Float(x) => write!(f, "{x:?}"),
+            Literal::String(s) => write!(f, "{s:?}"),
+            Literal::EmptyArray => f.write_str("[]"),
+            Literal::EmptyMap => f.write_str("{}"),
+            Literal::DataType(s) => write!(f, "dtype({s:?})"),
+            Literal::Device {
+                device_type,
+                device_id,
+            } => write!(f, "Device({device_type}, {device_id})"),
+        }
+    }
+}
+
+/// What a caller who leaves a parameter out gets.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParamDefault {
+    /// This value, which the binding passes: the library needs every argument (an overlay
+    /// default).
+    Binding(Literal),
+    /// The library's own default, applied when the argument is left out (a trailing positional
+    /// argument, a keyword of a generated `__ffi_init__`); its value when the metadata spells
+    /// it (a binding may then pass it instead).
+    Library(Option<Literal>),
+}
+
+impl ParamDefault {
+    /// The default's value, when known.
+    pub fn value(&self) -> Option<&Literal> {
+        match self {
+            ParamDefault::Binding(v) => Some(v),
+            ParamDefault::Library(v) => v.as_ref(),
+        }
+    }
 }
 
 /// A typed signature.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Signature {
     /// The parameters.
     pub params: Vec<Param>,
-    /// The return type ([`Type::None`] for nothing).
+    /// The return type as bindings declare it ([`Type::None`] for nothing).
     #[serde(rename = "return")]
     pub ret: Type,
+    /// The library's return type when the overlay narrowed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library_ret: Option<Type>,
+}
+
+impl Signature {
+    /// The return type the library declares.
+    pub fn declared_ret(&self) -> &Type {
+        self.library_ret.as_ref().unwrap_or(&self.ret)
+    }
 }
 
 /// A global function.
@@ -148,6 +366,53 @@ impl Library {
     }
 }
 
+impl Library {
+    /// Where parameter names came from: per source, how many functions, methods and
+    /// constructors with parameters took their names from it (the first parameter's source:
+    /// names are given for a whole signature).
+    pub fn name_sources(&self) -> BTreeMap<NameSource, usize> {
+        let signatures = self
+            .functions
+            .iter()
+            .filter_map(|f| f.signature.as_ref())
+            .chain(
+                self.types
+                    .iter()
+                    .flat_map(|t| &t.methods)
+                    .filter_map(|m| m.signature.as_ref()),
+            )
+            .map(|s| &s.params);
+        let constructors = self
+            .types
+            .iter()
+            .filter_map(|t| t.constructor.as_ref())
+            .map(|c| &c.params);
+        let mut counts = BTreeMap::new();
+        for params in signatures.chain(constructors) {
+            if let Some(first) = params.first() {
+                *counts.entry(first.name_from).or_insert(0) += 1;
+            }
+        }
+        counts
+    }
+
+    /// One line for `generate`: `parameter names: 3 from the overlay, 40 from arg_names, ...`.
+    pub fn naming_report(&self) -> String {
+        let counts = self.name_sources();
+        if counts.is_empty() {
+            return "parameter names: no function has parameters".into();
+        }
+        let parts: Vec<String> = counts
+            .iter()
+            .map(|(source, n)| format!("{n} from {}", source.describe()))
+            .collect();
+        format!(
+            "parameter names (functions, methods and constructors with parameters): {}",
+            parts.join(", ")
+        )
+    }
+}
+
 impl ObjectType {
     /// Inherited and own fields, root first.
     pub fn all_fields(&self) -> impl Iterator<Item = &Field> {
@@ -203,18 +468,6 @@ pub enum ConstructorKind {
     AutoInit,
 }
 
-/// A constructor parameter.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CtorParam {
-    /// The parameter (named after its field when known).
-    #[serde(flatten)]
-    pub param: Param,
-    /// Can only be passed by keyword.
-    pub kw_only: bool,
-    /// May be left out (the field has a default).
-    pub optional: bool,
-}
-
 /// A constructor.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Constructor {
@@ -222,9 +475,9 @@ pub struct Constructor {
     pub kind: ConstructorKind,
     /// Its documentation (from the `__ffi_init__` method, when there is one).
     pub doc: String,
-    /// Its parameters in calling order: positional ones (required before optional), then
-    /// keyword-only ones.
-    pub params: Vec<CtorParam>,
+    /// Its parameters in calling order (the library's order for a typed `__ffi_init__`; for a
+    /// generated one positional ones, required before optional, then keyword-only ones).
+    pub params: Vec<Param>,
 }
 
 /// How the IR is built.
@@ -232,20 +485,50 @@ pub struct Constructor {
 pub struct Options {
     /// Registered name (function name or type key) -> the dotted name to bind it under instead.
     pub rename: BTreeMap<String, String>,
+    /// The signature overlay (the `signatures:` section of the `--config` file).
+    pub signatures: Option<schema::Signatures>,
+}
+
+/// Why the IR of a document could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildError {
+    /// The document or the rename map is unusable (one line).
+    Invalid(String),
+    /// Entries of the signature overlay do not match the library (one line each, naming the
+    /// entry).
+    Overlay(Vec<String>),
+}
+
+impl std::fmt::Display for BuildError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BuildError::Invalid(why) => f.write_str(why),
+            BuildError::Overlay(problems) => f.write_str(&problems.join("\n")),
+        }
+    }
+}
+
+impl From<BuildError> for String {
+    fn from(e: BuildError) -> String {
+        e.to_string()
+    }
 }
 
 /// Builds the IR of a document; fails if its inheritance is cyclic.
 pub fn build(doc: &Reflection) -> Result<Library, String> {
-    build_with(doc, &Options::default())
+    Ok(build_with(doc, &Options::default())?)
 }
 
-/// Builds the IR of a document with options; fails if its inheritance is cyclic or a rename
-/// names an unknown item.
-pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, String> {
+/// Builds the IR of a document with options; fails if its inheritance is cyclic, a rename
+/// names an unknown item or the signature overlay does not match the library.
+pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, BuildError> {
     let local: BTreeMap<&str, &schema::ObjectType> =
         doc.types.iter().map(|t| (t.key.as_str(), t)).collect();
     if let Some(cycle) = inheritance_cycle(&local) {
-        return Err(format!("cyclic inheritance: {}", cycle.join(" -> ")));
+        return Err(BuildError::Invalid(format!(
+            "cyclic inheritance: {}",
+            cycle.join(" -> ")
+        )));
     }
     let unknown: Vec<&str> = opts
         .rename
@@ -254,10 +537,10 @@ pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, String> {
         .map(String::as_str)
         .collect();
     if !unknown.is_empty() {
-        return Err(format!(
+        return Err(BuildError::Invalid(format!(
             "the rename map names items the library does not have: {}",
             unknown.join(", ")
-        ));
+        )));
     }
     let bound_name = |name: &str| -> Vec<String> {
         split_path(opts.rename.get(name).map_or(name, String::as_str))
@@ -312,14 +595,18 @@ pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, String> {
         }
     }
 
-    Ok(Library {
+    let mut lib = Library {
         checksum: doc.checksum(),
         libraries,
         root,
         functions,
         types,
         shadowed_exports,
-    })
+    };
+    if let Some(overlay) = &opts.signatures {
+        overlay::apply(&mut lib, overlay).map_err(BuildError::Overlay)?;
+    }
+    Ok(lib)
 }
 
 /// A cycle among the library's types, where each type points to its local ancestors (a type
@@ -391,19 +678,8 @@ fn split_path(name: &str) -> Vec<String> {
     name.split('.').map(str::to_string).collect()
 }
 
-fn params(types: &[schema::TypeSchema]) -> Vec<Param> {
-    types
-        .iter()
-        .enumerate()
-        .map(|(i, t)| Param {
-            name: format!("arg{i}"),
-            ty: Type::from_schema(t),
-        })
-        .collect()
-}
-
 /// Parameter names from the metadata key `arg_names` (a JSON list of strings, or a string
-/// holding one), as the ffihub Rust extension API records them.
+/// holding one), as the ffihub Rust extension API and C++ `refl::Metadata` record them.
 fn arg_names(meta: &schema::Metadata) -> Option<Vec<String>> {
     let value = meta.get("arg_names")?;
     let list = match value {
@@ -413,37 +689,107 @@ fn arg_names(meta: &schema::Metadata) -> Option<Vec<String>> {
     serde_json::from_value(list).ok()
 }
 
-fn signature(sig: &schema::Signature, skip_self: bool, meta: &schema::Metadata) -> Signature {
+/// Parameter defaults from the metadata key `arg_defaults` (a JSON object keyed by parameter
+/// name, or a string holding one), as the ffihub Rust extension API records them: the library
+/// applies them to trailing arguments left out.
+fn arg_defaults(meta: &schema::Metadata) -> BTreeMap<String, serde_json::Value> {
+    let Some(value) = meta.get("arg_defaults") else {
+        return BTreeMap::new();
+    };
+    let object = match value {
+        serde_json::Value::String(text) => serde_json::from_str(text).unwrap_or_default(),
+        other => other.clone(),
+    };
+    match object {
+        serde_json::Value::Object(map) => map.into_iter().collect(),
+        _ => BTreeMap::new(),
+    }
+}
+
+/// The names of `count` parameters from a list that may also name the receiver (the first of
+/// `count + 1`), when every name is given.
+fn names_for(names: &[String], count: usize) -> Option<&[String]> {
+    let names = if names.len() == count + 1 {
+        &names[1..]
+    } else {
+        names
+    };
+    (names.len() == count && names.iter().all(|n| !n.is_empty())).then_some(names)
+}
+
+/// A signature from the document: `self` removed for instance methods, names from `arg_names`
+/// or the docstring's parameter list (else `arg<i>`), docs from that list, defaults from
+/// `arg_defaults` (only a trailing run: the library fills arguments left out at the end).
+/// When the docstring's list documents the parameters, `doc` loses it (bindings list the
+/// parameters their own way).
+fn signature(
+    sig: &schema::Signature,
+    skip_self: bool,
+    meta: &schema::Metadata,
+    doc: &mut String,
+) -> Signature {
     let from = usize::from(skip_self && !sig.params.is_empty());
-    let mut params = params(&sig.params[from..]);
-    if let Some(names) = arg_names(meta) {
-        // The names may or may not include the receiver.
-        let names = if names.len() == params.len() + from {
-            &names[from..]
-        } else {
-            &names[..]
-        };
-        if names.len() == params.len() && names.iter().all(|n| !n.is_empty()) {
-            for (p, n) in params.iter_mut().zip(names) {
-                p.name = n.clone();
-            }
+    let mut params: Vec<Param> = sig.params[from..]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            Param::new(
+                format!("arg{i}"),
+                NameSource::Positional,
+                Type::from_schema(t),
+            )
+        })
+        .collect();
+    let list = docstring::params(doc);
+    let documented = list
+        .as_ref()
+        .map(|l| l.params.as_slice())
+        .unwrap_or_default();
+    let documented_names: Vec<String> = documented.iter().map(|p| p.name.clone()).collect();
+    let named = arg_names(meta)
+        .and_then(|n| names_for(&n, params.len()).map(|n| (n.to_vec(), NameSource::Metadata)))
+        .or_else(|| {
+            names_for(&documented_names, params.len()).map(|n| (n.to_vec(), NameSource::Docstring))
+        });
+    if let Some((names, source)) = named {
+        for (p, n) in params.iter_mut().zip(names) {
+            p.name = n;
+            p.name_from = source;
         }
+    }
+    // Parameter docs from the docstring, when it documents exactly these parameters.
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    if let Some(list) = list.filter(|_| documented_names == names) {
+        for (p, d) in params.iter_mut().zip(&list.params) {
+            p.doc = d.doc.clone();
+        }
+        *doc = list.rest;
+    }
+    let defaults = arg_defaults(meta);
+    for p in params.iter_mut().rev() {
+        let Some(value) = defaults.get(&p.name) else {
+            break;
+        };
+        p.default = Some(ParamDefault::Library(Literal::from_json(value)));
     }
     Signature {
         params,
         ret: Type::from_schema(&sig.ret),
+        library_ret: None,
     }
 }
 
 fn function(f: &schema::Function, path: Vec<String>) -> Function {
+    let mut doc = f.doc.clone();
+    let signature = f
+        .signature
+        .as_ref()
+        .map(|s| signature(s, false, &f.metadata, &mut doc));
     Function {
         name: f.name.clone(),
         path,
-        doc: f.doc.clone(),
-        signature: f
-            .signature
-            .as_ref()
-            .map(|s| signature(s, false, &f.metadata)),
+        doc,
+        signature,
         module: None,
     }
 }
@@ -508,14 +854,18 @@ fn object_type(
         .methods
         .iter()
         .filter(|m| m.name != "__ffi_init__")
-        .map(|m| Method {
-            name: m.name.clone(),
-            is_static: m.is_static,
-            doc: m.doc.clone(),
-            signature: m
+        .map(|m| {
+            let mut doc = m.doc.clone();
+            let signature = m
                 .signature
                 .as_ref()
-                .map(|s| signature(s, !m.is_static, &m.metadata)),
+                .map(|s| signature(s, !m.is_static, &m.metadata, &mut doc));
+            Method {
+                name: m.name.clone(),
+                is_static: m.is_static,
+                doc,
+                signature,
+            }
         })
         .collect();
     methods.sort_by(|a, b| a.name.cmp(&b.name));
@@ -551,25 +901,9 @@ fn object_type(
     }
 }
 
-/// Parameters with a default, from the metadata key `arg_defaults` (a JSON object keyed by
-/// parameter name, or a string holding one), as the ffihub Rust extension API records them.
-fn arg_defaults(meta: &schema::Metadata) -> Vec<String> {
-    let Some(value) = meta.get("arg_defaults") else {
-        return Vec::new();
-    };
-    let object = match value {
-        serde_json::Value::String(text) => serde_json::from_str(text).unwrap_or_default(),
-        other => other.clone(),
-    };
-    match object {
-        serde_json::Value::Object(map) => map.keys().cloned().collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// A typed `__ffi_init__`: parameter names come from the method's `arg_names` when recorded,
-/// else from the init fields when they match one to one (same count, same types), else `arg<i>`;
-/// parameters listed in `arg_defaults` may be left out.
+/// A typed `__ffi_init__`: parameter names come from the method's `arg_names` or docstring,
+/// else from the init fields when they match one to one (same count, same types), else
+/// `arg<i>`; parameters with `arg_defaults` may be left out.
 fn init_method(m: &schema::Method, init_fields: &[(&schema::Field, &str)]) -> Constructor {
     let Some(sig) = m.signature.as_ref() else {
         return Constructor {
@@ -578,27 +912,21 @@ fn init_method(m: &schema::Method, init_fields: &[(&schema::Field, &str)]) -> Co
             params: Vec::new(),
         };
     };
-    let mut params = signature(sig, false, &m.metadata).params;
+    let mut doc = m.doc.clone();
+    let mut params = signature(sig, false, &m.metadata, &mut doc).params;
     let field_types: Vec<Type> = init_fields.iter().map(|(f, o)| field(f, o).ty).collect();
     let matches_fields = field_types.len() == params.len()
         && field_types.iter().zip(&params).all(|(a, p)| *a == p.ty);
-    if arg_names(&m.metadata).is_none() && matches_fields {
+    if matches_fields && params.iter().all(|p| p.name_from == NameSource::Positional) {
         for (p, (f, _)) in params.iter_mut().zip(init_fields) {
             p.name = f.name.clone();
+            p.name_from = NameSource::Field;
         }
     }
-    let defaults = arg_defaults(&m.metadata);
     Constructor {
         kind: ConstructorKind::InitMethod,
-        doc: m.doc.clone(),
-        params: params
-            .into_iter()
-            .map(|p| CtorParam {
-                optional: defaults.contains(&p.name),
-                param: p,
-                kw_only: false,
-            })
-            .collect(),
+        doc,
+        params,
     }
 }
 
@@ -606,16 +934,17 @@ fn init_method(m: &schema::Method, init_fields: &[(&schema::Field, &str)]) -> Co
 /// required ones first, then those with defaults (each group in field order); keyword-only ones
 /// last.
 fn auto_init(init_fields: &[(&schema::Field, &str)]) -> Constructor {
-    let param = |(f, o): &(&schema::Field, &str)| CtorParam {
-        param: Param {
-            name: f.name.clone(),
-            ty: field(f, o).ty,
-        },
+    let param = |(f, o): &(&schema::Field, &str)| Param {
         kw_only: f.flags.has(FieldFlags::KW_ONLY),
-        optional: f.flags.has(FieldFlags::HAS_DEFAULT),
+        default: f.flags.has(FieldFlags::HAS_DEFAULT).then(|| {
+            ParamDefault::Library(f.default.as_ref().and_then(Literal::from_field_default))
+        }),
+        doc: f.doc.clone(),
+        ..Param::new(f.name.clone(), NameSource::Field, field(f, o).ty)
     };
     let (kw, positional): (Vec<_>, Vec<_>) = init_fields.iter().map(param).partition(|p| p.kw_only);
-    let (optional, required): (Vec<_>, Vec<_>) = positional.into_iter().partition(|p| p.optional);
+    let (optional, required): (Vec<_>, Vec<_>) =
+        positional.into_iter().partition(|p| p.default.is_some());
     Constructor {
         kind: ConstructorKind::AutoInit,
         doc: String::new(),

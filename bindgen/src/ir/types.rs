@@ -1,12 +1,12 @@
 //! Normalized value types.
 
-use super::{Param, Signature};
+use super::{NameSource, Param, Signature};
 use ffihub_schema::{Origin, TypeSchema};
 use serde::Serialize;
 use std::fmt;
 
 /// A value type as the bindings see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Type {
     /// No value (`None`, a function returning nothing).
@@ -66,6 +66,28 @@ fn boxed(t: Type) -> Box<Type> {
 }
 
 impl Type {
+    /// Whether its values are objects (heap values with an object header: what `ffi.Object`
+    /// holds).
+    pub fn is_object(&self) -> bool {
+        matches!(
+            self,
+            Type::Class(_)
+                | Type::Object
+                | Type::Module
+                | Type::Error
+                | Type::String
+                | Type::Bytes
+                | Type::Tensor
+                | Type::Shape
+                | Type::Array(_)
+                | Type::List(_)
+                | Type::Map(..)
+                | Type::Dict(..)
+                | Type::Function(_)
+                | Type::BigInt
+        )
+    }
+
     /// Normalizes a parsed type schema.
     pub fn from_schema(s: &TypeSchema) -> Type {
         let arg = |i: usize| s.args.get(i).map(Type::from_schema).unwrap_or(Type::Any);
@@ -113,12 +135,16 @@ impl Type {
                             .params
                             .iter()
                             .enumerate()
-                            .map(|(i, p)| Param {
-                                name: format!("arg{i}"),
-                                ty: Type::from_schema(p),
+                            .map(|(i, p)| {
+                                Param::new(
+                                    format!("arg{i}"),
+                                    NameSource::Positional,
+                                    Type::from_schema(p),
+                                )
                             })
                             .collect(),
                         ret: Type::from_schema(&sig.ret),
+                        library_ret: None,
                     })
                 }))
             }
@@ -129,15 +155,17 @@ impl Type {
 }
 
 impl fmt::Display for Signature {
+    /// The library's signature (types before any narrowing by the overlay): what load-time
+    /// checks compare and docs call the TVM-FFI signature.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("(")?;
         for (i, p) in self.params.iter().enumerate() {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            write!(f, "{}", p.ty)?;
+            write!(f, "{}", p.declared_ty())?;
         }
-        write!(f, ") -> {}", self.ret)
+        write!(f, ") -> {}", self.declared_ret())
     }
 }
 

@@ -14,6 +14,7 @@ pub mod case;
 pub mod cpp;
 pub mod julia;
 pub mod node;
+pub mod params;
 
 use crate::diagnostics::Diagnostics;
 use crate::filemap::FileMap;
@@ -225,9 +226,7 @@ impl Capabilities {
                 } else if !self.kw_only_params && ctor.params.iter().any(|p| p.kw_only) {
                     Err("keyword-only parameters are not supported".to_string())
                 } else {
-                    ctor.params
-                        .iter()
-                        .try_for_each(|p| self.check_type(&p.param.ty))
+                    ctor.params.iter().try_for_each(|p| self.check_type(&p.ty))
                 };
                 if let Err(why) = ok {
                     diags.unsupported(lang, &format!("{key}.__ffi_init__"), why);

@@ -123,4 +123,42 @@ function tooManyArguments(name, expected, got) {
   );
 }
 
-module.exports = { FFIError, registerError, makeError, errorParts, tooManyArguments, ...builtin };
+const NO_OPTIONS = Object.freeze({});
+
+/**
+ * Checks the options object of a generated function (its keyword-only parameters): `keys` are
+ * the option names it takes, `required` those without default. Returns the object (an empty
+ * one when left out); throws a TypeError naming `name` and the keys for anything but a plain
+ * object, an unknown key, or a missing required key.
+ */
+function options(given, name, keys, required) {
+  if (given === undefined || given === null) {
+    if (required.length > 0) {
+      throw makeError('TypeError', `${name}: missing required option(s) ${required.join(', ')}`, '');
+    }
+    return NO_OPTIONS;
+  }
+  const proto = typeof given === 'object' ? Object.getPrototypeOf(given) : undefined;
+  if (proto !== Object.prototype && proto !== null) {
+    throw makeError('TypeError', `${name}: the options must be a plain object, got ${describe(given)}`, '');
+  }
+  const unknown = Object.keys(given).filter((key) => !keys.includes(key));
+  if (unknown.length > 0) {
+    const known = keys.length > 0 ? keys.join(', ') : 'none';
+    throw makeError('TypeError', `${name}: unknown option(s) ${unknown.join(', ')} (known: ${known})`, '');
+  }
+  const missing = required.filter((key) => given[key] === undefined);
+  if (missing.length > 0) {
+    throw makeError('TypeError', `${name}: missing required option(s) ${missing.join(', ')}`, '');
+  }
+  return given;
+}
+
+function describe(value) {
+  if (value === undefined || value === null) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return `a ${value.constructor ? value.constructor.name : 'object'}`;
+  return `a ${typeof value}`;
+}
+
+module.exports = { FFIError, registerError, makeError, errorParts, tooManyArguments, options, ...builtin };

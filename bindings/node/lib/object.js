@@ -8,6 +8,7 @@
 // this module (so they have `dispose()` too).
 
 const native = require('./addon');
+const errors = require('./errors');
 
 const kKey = Symbol('ffihub.typeKey');
 
@@ -173,14 +174,24 @@ function construct(key, args, coercions, keywords) {
     values[i] = coerce ? coerce(args[i]) : args[i];
   }
   let kwargs = null;
-  const options = args[coercions.length];
-  if (keywords && options !== undefined && options !== null) {
-    if (typeof options !== 'object') throw new TypeError(`the options of ${key} must be an object`);
+  if (keywords) {
+    const given = errors.options(args[coercions.length], `new ${key}`, Object.keys(keywords), []);
     for (const [js, field] of Object.entries(keywords)) {
-      if (options[js] !== undefined) (kwargs ??= []).push(field, options[js]);
+      if (given[js] !== undefined) (kwargs ??= []).push(field, given[js]);
     }
   }
   return new Token(constructWith(typeIndexOfKey(key), kwargs, values));
+}
+
+/**
+ * Creates an object of type `key` with its typed `__ffi_init__`, which takes every argument by
+ * position, when the generated constructor offers some by name or fills in defaults: `arrange`
+ * (generated) makes the positional arguments from the constructor's `args`. The token of a
+ * subclass's construction passes through.
+ */
+function constructArranged(key, args, arrange) {
+  if (args.length > 0 && args[0] instanceof Token) return args[0];
+  return new Token(constructWith(typeIndexOfKey(key), null, arrange(...args)));
 }
 
 /** `native.construct` with the positional `values`: spread only beyond 4 (a spread call costs
@@ -342,6 +353,7 @@ module.exports = {
   classKey,
   registerBuiltin,
   construct,
+  constructArranged,
   fieldGetters,
   getField,
   setField,

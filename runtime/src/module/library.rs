@@ -13,7 +13,7 @@
 //! the handle is closed when the last of them goes, but the library stays mapped for the rest of
 //! the process (`RTLD_NODELETE`): closures, objects and global functions its code made hold
 //! pointers into it that no module reference accounts for
-//! (docs/adr/0010-libraries-stay-mapped.md). `ffi.ModuleGlobalsAdd` pins a module.
+//! (docs/adr/0011-libraries-stay-mapped.md). `ffi.ModuleGlobalsAdd` pins a module.
 
 use super::library_bin::{self, Entry};
 use super::{
@@ -392,7 +392,7 @@ pub fn load_dso(path: &[u8]) -> Result<Module, Error> {
     // SAFETY: opening runs the library's initializers; loading this library is what the
     // caller asked for. RTLD_NODELETE: the library is never unmapped, since what its code made
     // (closures, objects and their deleters, global functions) may outlive every module of it
-    // (docs/adr/0010-libraries-stay-mapped.md).
+    // (docs/adr/0011-libraries-stay-mapped.md).
     let handle = unsafe { Dl::open(Some(os_path), RTLD_LAZY | RTLD_LOCAL | libc::RTLD_NODELETE) }
         .map_err(|e| {
         // The loader's own message (dlerror()); libloading's Display only says "dlopen failed".

@@ -133,7 +133,9 @@ end
     @test occursin("Point(x::Real, y::Real)", doc(Demo.Point))
     @test occursin("A point in the plane (immutable).", doc(Demo.Point))
     @test occursin("`x::Float64` (read-only): The x coordinate.", doc(Demo.Point))
-    @test occursin("Counter(label::AbstractString, [start::Integer, [step::Integer]])", doc(Demo.Counter))
+    # The Rust macros' `arg_defaults`: the defaults are shown, and the parameters listed.
+    @test occursin("Counter(label::AbstractString, [start::Integer = 0, [step::Integer = 1]])", doc(Demo.Counter))
+    @test occursin("`step::Integer = 1`", doc(Demo.Counter))
     @test occursin("The distance from the origin.", doc(Demo.norm))
     @test occursin("Supertype of [`Point`]", doc(Demo.AbstractPoint))
     @test occursin("Julia bindings of the TVM-FFI library `libffihub_demo.so`", doc(Demo))

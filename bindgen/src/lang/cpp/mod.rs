@@ -3,6 +3,7 @@
 
 pub mod model;
 pub mod names;
+pub mod signature;
 
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};
@@ -120,13 +121,13 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
                 ))
                 .map(|(f, ident)| {
                     let ns = ns_idents(&f.path);
-                    names::claim(
-                        scopes.scope(&ns, LANG, &mut diags),
-                        &ident,
-                        &f.name,
-                        &mut diags,
-                    );
-                    (qualified_ns(&ns), types.function(f, ident))
+                    let scope = scopes.scope(&ns, LANG, &mut diags);
+                    names::claim(scope, &ident, &f.name, &mut diags);
+                    let function = types.function(f, ident);
+                    if let Some(o) = &function.options {
+                        names::claim(scope, &o.ident, &f.name, &mut diags);
+                    }
+                    (qualified_ns(&ns), function)
                 })
                 .collect(),
         ),

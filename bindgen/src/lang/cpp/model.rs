@@ -2,11 +2,13 @@
 //! computed here.
 
 use super::names;
+pub use super::signature::Options;
+use super::signature::Passing;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, Type};
+use crate::lang::params::Layout;
 use crate::lang::{comment_line, doc_lines, Scope};
 use askama::Template;
-use ffihub_schema::DefaultValue;
 use std::collections::BTreeMap;
 
 /// The header `<namespace>.hpp`.
@@ -68,8 +70,8 @@ pub struct Param {
     pub ident: String,
     /// Declaration (`int64_t a`, `const std::string& s`).
     pub decl: String,
-    /// Default argument of the declaration (` = std::nullopt`), or empty.
-    pub default: &'static str,
+    /// Default argument of the declaration (` = true`, ` = std::nullopt`, ` = {}`), or empty.
+    pub default: String,
 }
 
 /// A global function.
@@ -84,8 +86,12 @@ pub struct Function {
     pub lookup: (&'static str, String),
     /// Doc comment lines.
     pub doc: Vec<String>,
-    /// Parameters.
+    /// Parameters (their defaults are given in the definition, which is the declaration).
     pub params: Vec<Param>,
+    /// The call's arguments, in the library's order.
+    pub args: String,
+    /// The options struct of its keyword-only parameters, defined before it.
+    pub options: Option<Options>,
     /// Packed (a variadic template returning `ffihub::Any`).
     pub packed: bool,
     /// C++ return type.
@@ -118,8 +124,13 @@ pub struct Method {
     pub is_static: bool,
     /// Doc comment lines.
     pub doc: Vec<String>,
-    /// Parameters.
+    /// Parameters (declared without defaults; the out-of-line definition has them).
     pub params: Vec<Param>,
+    /// The call's arguments after the receiver, in the library's order.
+    pub args: String,
+    /// The options struct of its keyword-only parameters (a nested struct, defined after all
+    /// classes).
+    pub options: Option<Options>,
     /// Packed.
     pub packed: bool,
     /// C++ return type.
@@ -128,19 +139,19 @@ pub struct Method {
 
 /// How a constructor argument is passed.
 pub struct CtorArg {
-    /// The parameter's identifier.
-    pub ident: String,
+    /// The expression passed.
+    pub expr: String,
     /// The parameter's registered name, as a C++ string literal.
     pub name: String,
     /// Passed by keyword (`ffi.GetKwargsObject` protocol) rather than by position.
     pub keyword: bool,
-    /// Passed only when set (a `std::optional` parameter defaulting to `std::nullopt`).
+    /// Passed only when set (a `std::optional` defaulting to `std::nullopt`).
     pub optional: bool,
 }
 
 /// A constructor.
 pub struct Constructor {
-    /// Parameters in C++ order: required ones, then optional ones (`= std::nullopt`).
+    /// Parameters in C++ order: required ones, then ones with defaults, then the options.
     pub params: Vec<Param>,
     /// Doc comment lines.
     pub doc: Vec<String>,
@@ -149,8 +160,11 @@ pub struct Constructor {
     /// The arguments are assembled at run time (`ffihub::detail::Kwargs`): some go by keyword
     /// or may be left out. Otherwise they are passed as a plain positional call.
     pub assembled: bool,
-    /// Every parameter is optional: a separate default constructor leaves them all out.
-    pub default_ctor: bool,
+    /// Every parameter has a default: a separate default constructor passes the first one's
+    /// (a definition may not add defaults that make a default constructor).
+    pub default_ctor: Option<String>,
+    /// The options struct of its keyword-only parameters (nested `Options`).
+    pub options: Option<Options>,
 }
 
 /// A class.
@@ -196,7 +210,7 @@ pub fn literal(s: &str) -> String {
 
 /// Text for a line of a `/** */` comment: neither `*/` (which would end it), `/*` (which
 /// `-Wcomment` rejects) nor a line break survives.
-fn comment_text(line: &str) -> String {
+pub fn comment_text(line: &str) -> String {
     comment_line(line).replace("*/", "* /").replace("/*", "/ *")
 }
 
@@ -204,35 +218,29 @@ fn doc(text: &str) -> Vec<String> {
     doc_lines(text).iter().map(|l| comment_text(l)).collect()
 }
 
-/// Doc lines, a blank line and a last line naming the registered item.
-fn doc_with(text: &str, last: String) -> Vec<String> {
+/// Doc lines, the `@param` lines, and a last line naming the registered item, separated by
+/// blank lines.
+fn doc_with_params(text: &str, params: &[String], last: String) -> Vec<String> {
     let mut lines = doc(text);
-    if !lines.is_empty() {
-        lines.push(String::new());
+    for part in [params.to_vec(), vec![comment_text(&last)]] {
+        if !lines.is_empty() && !part.is_empty() {
+            lines.push(String::new());
+        }
+        lines.extend(part);
     }
-    lines.push(comment_text(&last));
     lines
+}
+
+/// The arguments of a plain call, joined.
+fn join_exprs(args: &[super::signature::Arg]) -> String {
+    args.iter()
+        .map(|a| a.expr.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn signature_text(sig: Option<&ir::Signature>) -> String {
     sig.map_or_else(|| "packed".to_string(), ToString::to_string)
-}
-
-fn default_text(value: &DefaultValue) -> String {
-    match value {
-        DefaultValue::None => "None".into(),
-        DefaultValue::Bool(b) => b.to_string(),
-        DefaultValue::Int(i) => i.to_string(),
-        DefaultValue::Float(f) => format!("{f:?}"),
-        DefaultValue::String(s) => format!("{s:?}"),
-        DefaultValue::DataType(s) => s.clone(),
-        DefaultValue::Device {
-            device_type,
-            device_id,
-        } => format!("Device({device_type}, {device_id})"),
-        DefaultValue::Factory => "computed by a factory".into(),
-        DefaultValue::Opaque(t) => format!("a {t} value"),
-    }
 }
 
 /// The manifest lines of `lib` (see bindings/cpp/include/ffihub/metadata.hpp).
@@ -267,7 +275,11 @@ pub fn manifest(lib: &ir::Library) -> Vec<String> {
         }
         match &t.constructor {
             Some(c) if c.kind == ir::ConstructorKind::InitMethod => {
-                let types: Vec<String> = c.params.iter().map(|p| p.param.ty.to_string()).collect();
+                let types: Vec<String> = c
+                    .params
+                    .iter()
+                    .map(|p| p.declared_ty().to_string())
+                    .collect();
                 lines.push(format!("c {} init_method ({})", t.key, types.join(", ")));
             }
             Some(_) => lines.push(format!("c {} auto_init", t.key)),
@@ -352,27 +364,30 @@ impl Types {
         }
     }
 
-    fn params(&self, params: &[ir::Param], item: &str) -> Vec<Param> {
-        let mut scope = Scope::with_reserved(&["args", "Args"]);
-        params
-            .iter()
-            .map(|p| {
-                let ident = names::value(&p.name);
-                let ident = scope.claim_free(&ident, &format!("{item}({})", p.name));
-                Param {
-                    decl: format!("{} {ident}", self.param(&p.ty)),
-                    default: "",
-                    ident,
-                }
-            })
-            .collect()
+    /// The layout of a signature's parameters with C++ identifiers (`args`, `Args` and
+    /// `options` are the generated code's).
+    fn layout<'a>(params: &'a [ir::Param], item: &str) -> Layout<'a> {
+        Layout::new(
+            params,
+            &["args", "Args", names::OPTIONS_PARAM],
+            names::value,
+            item,
+        )
     }
 
     /// The model of a global function.
     pub fn function(&self, f: &ir::Function, ident: String) -> Function {
-        let (params, ret) = match &f.signature {
-            Some(sig) => (self.params(&sig.params, &f.name), self.cpp(&sig.ret)),
-            None => (Vec::new(), "ffihub::Any".into()),
+        let options_ident = names::options_struct(&ident);
+        let (rendered, ret) = match &f.signature {
+            Some(sig) => (
+                Some(self.signature(
+                    &Self::layout(&sig.params, &f.name),
+                    false,
+                    (&options_ident, &ident),
+                )),
+                self.cpp(&sig.ret),
+            ),
+            None => (None, "ffihub::Any".into()),
         };
         let what = match &f.module {
             Some(library) => format!("Module export `{}` of `{library}`", f.name),
@@ -394,12 +409,18 @@ impl Types {
             ),
             None => ("GlobalFunction", ffi_name.clone()),
         };
+        let (params, args, options, param_doc) = match rendered {
+            Some(r) => (r.params, join_exprs(&r.args), r.options, r.doc),
+            None => Default::default(),
+        };
         Function {
             lookup,
             ffi_name,
-            doc: doc_with(&f.doc, last),
+            doc: doc_with_params(&f.doc, &param_doc, last),
             packed: f.signature.is_none(),
             params,
+            args,
+            options,
             ret,
             ident,
         }
@@ -407,72 +428,48 @@ impl Types {
 
     fn constructor(&self, t: &ir::ObjectType, c: &ir::Constructor) -> Constructor {
         let item = format!("{}.__ffi_init__", t.key);
+        let layout = Self::layout(&c.params, &item);
+        let r = self.signature(
+            &layout,
+            true,
+            (
+                names::CONSTRUCTOR_OPTIONS,
+                &format!("{}.__ffi_init__", t.key),
+            ),
+        );
         // The generated `__ffi_init__` (auto_init) gets every argument by keyword, so the order
         // of the C++ parameters does not matter; a typed one gets them by position, leaving
         // out trailing unset optional ones.
         let keywords = c.kind == ir::ConstructorKind::AutoInit && !c.params.is_empty();
-        let assembled = keywords || c.params.iter().any(|p| p.optional);
-        // Required parameters first (positional, then keyword-only), then optional ones.
-        let mut order: Vec<&ir::CtorParam> = c.params.iter().filter(|p| !p.optional).collect();
-        order.extend(c.params.iter().filter(|p| p.optional));
-        let mut scope = Scope::with_reserved(&["args", "Args"]);
-        let mut idents = BTreeMap::new();
-        let mut params = Vec::new();
+        let assembled = keywords || r.assembled();
         let mut doc_lines = if c.doc.is_empty() {
             vec![format!("Constructs a `{}`.", t.key)]
         } else {
             doc_lines(&c.doc)
         };
+        if !r.doc.is_empty() {
+            doc_lines.push(String::new());
+            doc_lines.extend(r.doc.iter().cloned());
+        }
         doc_lines.push(String::new());
         doc_lines.push(format!("`{}.__ffi_init__`", t.key));
-        for p in order {
-            let ident = names::value(&p.param.name);
-            let ident = scope.claim_free(&ident, &format!("{item}({})", p.param.name));
-            let decl = if p.optional {
-                let ty = match &p.param.ty {
-                    Type::Optional(_) => self.nested(&p.param.ty),
-                    other => format!("std::optional<{}>", self.nested(other)),
-                };
-                // The field's default applies to generated constructors; a typed
-                // `__ffi_init__` has its own defaults, which the metadata does not spell.
-                let default = t
-                    .all_fields()
-                    .find(|f| keywords && f.name == p.param.name)
-                    .and_then(|f| f.default.as_ref())
-                    .map_or_else(String::new, |d| format!(" ({})", default_text(d)));
-                doc_lines.push(format!(
-                    "@param {ident} optional: std::nullopt leaves the default{default}"
-                ));
-                format!("const {ty}& {ident}")
-            } else {
-                if p.kw_only {
-                    doc_lines.push(format!("@param {ident} keyword-only in TVM-FFI"));
-                }
-                format!("{} {ident}", self.param(&p.param.ty))
-            };
-            idents.insert(p.param.name.clone(), ident.clone());
-            let default = if p.optional { " = std::nullopt" } else { "" };
-            params.push(Param {
-                ident,
-                decl,
-                default,
-            });
-        }
         // Defaults are given on the out-of-line definition (a default `std::nullopt` needs the
         // complete class, which may be declared later). A definition may not add defaults that
         // turn a constructor into a default constructor: then a separate one is declared.
-        let default_ctor = !params.is_empty() && params.iter().all(|p| !p.default.is_empty());
-        if default_ctor {
-            params[0].default = "";
-        }
-        let args = c
-            .params
-            .iter()
-            .map(|p| CtorArg {
-                ident: idents[&p.param.name].clone(),
-                name: literal(&p.param.name),
+        let mut params = r.params;
+        let default_ctor = (!params.is_empty() && params.iter().all(|p| !p.default.is_empty()))
+            .then(|| {
+                let first = std::mem::take(&mut params[0].default);
+                first.trim_start_matches(" = ").to_string()
+            });
+        let args = r
+            .args
+            .into_iter()
+            .map(|a| CtorArg {
+                expr: a.expr,
+                name: a.name,
                 keyword: keywords,
-                optional: p.optional,
+                optional: a.passing == Passing::WhenSet,
             })
             .collect();
         Constructor {
@@ -481,11 +478,13 @@ impl Types {
             args,
             assembled,
             default_ctor,
+            options: r.options,
         }
     }
 
     /// The model of a class.
     pub fn class(&self, t: &ir::ObjectType, ident: String, diags: &mut Diagnostics) -> Class {
+        let class_ident = ident.clone();
         // Without the leading `::`: after a return type `T ::a::B` would read as `T::a::B`.
         let qualified = self
             .0
@@ -544,7 +543,7 @@ impl Types {
             })
             .collect();
         let mut seen = std::collections::BTreeSet::new();
-        let methods: Vec<Method> = t
+        let mut methods: Vec<Method> = t
             .methods
             .iter()
             .filter(|m| seen.insert(m.name.clone()))
@@ -552,10 +551,21 @@ impl Types {
                 let item = format!("{}.{}", t.key, m.name);
                 let ident = names::value(&m.name);
                 names::claim(&mut members, &ident, &item, diags);
-                let (params, ret) = match &m.signature {
-                    Some(sig) => (self.params(&sig.params, &item), self.cpp(&sig.ret)),
-                    None => (Vec::new(), "ffihub::Any".into()),
+                let options_ident = names::options_struct(&ident);
+                let (rendered, ret) = match &m.signature {
+                    Some(sig) => (
+                        Some(self.signature(
+                            &Self::layout(&sig.params, &item),
+                            false,
+                            (&options_ident, &format!("{}::{ident}", class_ident)),
+                        )),
+                        self.cpp(&sig.ret),
+                    ),
+                    None => (None, "ffihub::Any".into()),
                 };
+                if rendered.as_ref().is_some_and(|r| r.options.is_some()) {
+                    names::claim(&mut members, &options_ident, &item, diags);
+                }
                 let kind = if m.is_static {
                     "static method"
                 } else {
@@ -565,30 +575,52 @@ impl Types {
                     Some(sig) => format!("{kind} `{}`: {sig}", m.name),
                     None => format!("{kind} `{}`: packed (any arguments; returns Any)", m.name),
                 };
+                let (params, args, options, param_doc) = match rendered {
+                    Some(r) => (r.params, join_exprs(&r.args), r.options, r.doc),
+                    None => Default::default(),
+                };
                 Method {
                     ident,
                     ffi_name: literal(&m.name),
                     is_static: m.is_static,
-                    doc: doc_with(&m.doc, last),
+                    doc: doc_with_params(&m.doc, &param_doc, last),
                     packed: m.signature.is_none(),
                     params,
+                    args,
+                    options,
                     ret,
                 }
             })
             .collect();
-        let constructor = t.constructor.as_ref().map(|c| self.constructor(t, c));
+        let mut constructor = t.constructor.as_ref().map(|c| self.constructor(t, c));
+        if constructor.as_ref().is_some_and(|c| c.options.is_some()) {
+            names::claim(
+                &mut members,
+                names::CONSTRUCTOR_OPTIONS,
+                &format!("{}.__ffi_init__", t.key),
+                diags,
+            );
+        }
         let base = self
             .0
             .get(&t.parent)
             .cloned()
             .unwrap_or_else(|| "ffihub::ObjectRef".into());
+        // Nested options structs are defined after every class, by qualified name.
+        let nested = constructor
+            .iter_mut()
+            .filter_map(|c| c.options.as_mut())
+            .chain(methods.iter_mut().filter_map(|m| m.options.as_mut()));
+        for o in nested {
+            o.definition = format!("{qualified}::{}", o.ident);
+        }
         Class {
             has_definitions: constructor.is_some()
                 || !fields.is_empty()
                 || methods.iter().any(|m| !m.packed),
             base,
             key: literal(&t.key),
-            doc: doc_with(&t.doc, format!("Type key `{}`.", t.key)),
+            doc: doc_with_params(&t.doc, &[], format!("Type key `{}`.", t.key)),
             fields,
             methods,
             constructor,

@@ -149,6 +149,19 @@ pub fn value(name: &str) -> String {
     escape(case::sanitize(&case::snake(name)))
 }
 
+/// The parameter holding keyword-only arguments (an options struct), last.
+pub const OPTIONS_PARAM: &str = "options";
+
+/// The options struct of a constructor's keyword-only parameters, nested in its class
+/// (`GrammarMatcher::InitOptions`; `Options` alone would collide with a class of that name).
+pub const CONSTRUCTOR_OPTIONS: &str = "InitOptions";
+
+/// The options struct of a function's or method's keyword-only parameters
+/// (`from_json_schema` -> `FromJsonSchemaOptions`).
+pub fn options_struct(ident: &str) -> String {
+    format!("{}Options", case::pascal(ident.trim_end_matches('_')))
+}
+
 /// The setter of a writable field.
 pub fn setter(field_ident: &str) -> String {
     format!("set_{field_ident}")
@@ -177,5 +190,6 @@ mod tests {
         assert_eq!(value("TestIntPairSum"), "test_int_pair_sum");
         assert_eq!(value("delete"), "delete_");
         assert_eq!(setter("v_i64"), "set_v_i64");
+        assert_eq!(options_struct("from_json_schema"), "FromJsonSchemaOptions");
     }
 }

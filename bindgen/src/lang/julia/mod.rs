@@ -4,6 +4,7 @@
 pub mod base_names;
 pub mod model;
 pub mod names;
+pub mod signature;
 
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};

@@ -11,11 +11,13 @@
 //!   (scalars are then read without allocating).
 
 use super::names;
+pub use super::signature::Overload;
+use super::signature::{join_decls, Protocol};
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, Type};
+use crate::lang::params::Layout;
 use crate::lang::{comment_line, doc_lines, Scope};
 use askama::Template;
-use ffihub_schema::DefaultValue;
 use std::collections::BTreeMap;
 
 /// `Project.toml`.
@@ -164,10 +166,8 @@ pub struct Function {
     pub is_export: bool,
     /// Docstring lines (escaped), starting with the signature line.
     pub doc: Vec<String>,
-    /// Parameter declarations, joined.
-    pub params: String,
-    /// Call arguments after the function handle, each with its leading `, `.
-    pub args: String,
+    /// The methods, one per number of optional positional arguments given (none when packed).
+    pub overloads: Vec<Overload>,
     /// Packed: takes `args...` and returns Any.
     pub packed: bool,
     /// The Julia type of the result (for `TVMFFI.call_typed`).
@@ -202,10 +202,10 @@ pub struct Method {
     pub ffi_symbol: String,
     /// Docstring lines (escaped), starting with the signature line.
     pub doc: Vec<String>,
-    /// Parameter declarations, the receiver first (`self::AbstractX` or `::Type{<:AbstractX}`).
-    pub params: String,
-    /// Call arguments after the handle (`, self, x`), each with its leading `, `.
-    pub args: String,
+    /// The methods, one per number of optional positional arguments given: declarations with
+    /// the receiver first (`self::AbstractX` or `::Type{<:AbstractX}`), call arguments after the
+    /// handle (`, self, x`). A packed method has one, taking `args::Vararg{Any,N}`.
+    pub overloads: Vec<Overload>,
     /// Packed: takes `args...` after the receiver and returns Any.
     pub packed: bool,
     /// The Julia type of the result.
@@ -224,16 +224,8 @@ pub struct Constructor {
     pub init_expr: String,
     /// The signature line of the docstring (optional positional parameters in brackets).
     pub doc_signature: String,
-}
-
-/// One constructor method.
-pub struct Overload {
-    /// Parameter declarations (positional, then `; keyword...`).
-    pub params: String,
-    /// Fast path: call arguments after the handle (kwargs marker and names included).
-    pub args: String,
-    /// Slow path: positional arguments after the type, then `; :name => value...`.
-    pub construct_args: String,
+    /// The docstring's `# Arguments` list.
+    pub doc_args: Vec<String>,
 }
 
 /// An object type (`Object.jl`).
@@ -334,24 +326,6 @@ pub fn prose(text: &str) -> Vec<String> {
         out.push(line);
     }
     out
-}
-
-/// The spelled default of a field as a Julia expression; `None` when it cannot be spelled
-/// (computed by a factory, or opaque): the argument is then omitted unless given.
-fn default_expr(default: &DefaultValue) -> Option<String> {
-    Some(match default {
-        DefaultValue::None => "nothing".into(),
-        DefaultValue::Bool(b) => b.to_string(),
-        DefaultValue::Int(i) => i.to_string(),
-        DefaultValue::Float(f) => format!("{f:?}"),
-        DefaultValue::String(s) => literal(s),
-        DefaultValue::DataType(s) => format!("TVMFFI.DLDataType({})", literal(s)),
-        DefaultValue::Device {
-            device_type,
-            device_id,
-        } => format!("TVMFFI.DLDevice({device_type}, {device_id})"),
-        DefaultValue::Factory | DefaultValue::Opaque(_) => return None,
-    })
 }
 
 /// Where an item of the package is defined: its identifier and the qualification that names
@@ -533,36 +507,9 @@ impl TypeNames {
         }
     }
 
-    fn params(&self, params: &[ir::Param], item: &str) -> Vec<Param> {
-        let mut scope = Scope::with_reserved(&["self"]);
-        params
-            .iter()
-            .map(|p| {
-                let ident = names::param_name(&p.name);
-                let ident = scope.claim_free(&ident, &format!("{item}({})", p.name));
-                Param {
-                    annot: self
-                        .accepts(&p.ty)
-                        .map(|a| format!("::{a}"))
-                        .unwrap_or_default(),
-                    default: String::new(),
-                    arg: self.convert(&p.ty, &ident),
-                    ident,
-                }
-            })
-            .collect()
-    }
-
-    fn args(params: &[Param]) -> String {
-        params.iter().map(|p| format!(", {}", p.arg)).collect()
-    }
-
-    fn decls<P: std::borrow::Borrow<Param>>(params: &[P]) -> String {
-        params
-            .iter()
-            .map(|p| p.borrow().decl())
-            .collect::<Vec<_>>()
-            .join(", ")
+    /// The layout of a signature's parameters with Julia identifiers (`self` is the receiver's).
+    fn layout<'a>(params: &'a [ir::Param], item: &str) -> Layout<'a> {
+        Layout::new(params, &["self"], names::param_name, item)
     }
 
     /// The model of a global function, or of a module export (`module_index`: its library's
@@ -574,23 +521,21 @@ impl TypeNames {
         module_index: Option<usize>,
     ) -> Function {
         let ident = place.ident.clone();
-        let (params, ret, what) = match &f.signature {
+        let (rendered, ret, what) = match &f.signature {
             Some(sig) => (
-                self.params(&sig.params, &f.name),
+                Some(self.signature(&Self::layout(&sig.params, &f.name), Protocol::Positional)),
                 self.returns(&sig.ret),
                 format!("`{}`: `{sig}`.", f.name),
             ),
             None => (
-                Vec::new(),
+                None,
                 "Any".to_string(),
                 format!("`{}` (packed: any arguments, any result).", f.name),
             ),
         };
-        let decls = if f.signature.is_some() {
-            Self::decls(&params)
-        } else {
-            "args...".to_string()
-        };
+        let decls = rendered
+            .as_ref()
+            .map_or_else(|| "args...".to_string(), |r| r.doc_params.clone());
         let signature = format!("{ident}({decls}){}", Self::arrow(&ret));
         let unexported = if names::is_base_export(&ident) {
             prose(&format!(
@@ -620,6 +565,8 @@ impl TypeNames {
             _ if f.module.is_some() => "packed (any arguments, any result).".to_string(),
             _ => what,
         };
+        let (overloads, doc_args) =
+            rendered.map_or_else(Default::default, |r| (r.overloads, r.doc_args));
         Function {
             // Functions of the root are defined in place; those of a namespace by their
             // qualified name (declared in their module by a stub).
@@ -637,13 +584,13 @@ impl TypeNames {
                 &[signature],
                 &[
                     doc_lines(&f.doc),
+                    doc_args,
                     prose(&format!("{calls}{what}")),
                     unexported,
                 ],
             ),
             packed: f.signature.is_none(),
-            args: Self::args(&params),
-            params: decls,
+            overloads,
             ret,
             ident,
         }
@@ -726,10 +673,11 @@ impl TypeNames {
             })
             .collect();
         let mut signature = vec![format!("{ident} <: {abstract_ident}")];
-        let mut ctor_doc = Vec::new();
+        let (mut ctor_doc, mut ctor_args) = (Vec::new(), Vec::new());
         if let (Some(c), Some(ir_c)) = (&constructor, &t.constructor) {
             signature.push(c.doc_signature.clone());
             ctor_doc = doc_lines(&ir_c.doc);
+            ctor_args = c.doc_args.clone();
         }
         let about = format!(
             "The Julia type of the TVM-FFI type `{}`{}.",
@@ -743,7 +691,13 @@ impl TypeNames {
         Object {
             doc: docstring(
                 &signature,
-                &[doc_lines(&t.doc), ctor_doc, prose(&about), field_docs],
+                &[
+                    doc_lines(&t.doc),
+                    ctor_doc,
+                    ctor_args,
+                    prose(&about),
+                    field_docs,
+                ],
             ),
             abstract_doc: docstring(
                 std::slice::from_ref(&abstract_ident),
@@ -781,22 +735,35 @@ impl TypeNames {
             format!("self::{abstract_ident}")
         };
         let self_arg = if m.is_static { "" } else { ", self" };
-        let (params, ret, decls, what) = match &m.signature {
+        let (overloads, ret, doc_decls, doc_args, what) = match &m.signature {
             Some(sig) => {
-                let params = self.params(&sig.params, &item);
-                let mut decls = vec![receiver];
-                decls.extend(params.iter().map(Param::decl));
+                let r = self.signature(&Self::layout(&sig.params, &item), Protocol::Positional);
+                let overloads = r
+                    .overloads
+                    .into_iter()
+                    .map(|o| Overload {
+                        params: join_decls(Some(&receiver), &o.params),
+                        args: format!("{self_arg}{}", o.args),
+                        construct_args: String::new(),
+                    })
+                    .collect();
                 (
-                    params,
+                    overloads,
                     self.returns(&sig.ret),
-                    decls.join(", "),
+                    join_decls(Some(&receiver), &r.doc_params),
+                    r.doc_args,
                     format!("`{sig}`"),
                 )
             }
             None => (
-                Vec::new(),
+                vec![Overload {
+                    params: format!("{receiver}, args::Vararg{{Any,N}}"),
+                    args: self_arg.to_string(),
+                    construct_args: String::new(),
+                }],
                 "Any".to_string(),
-                format!("{receiver}, args::Vararg{{Any,N}}"),
+                format!("{receiver}, args..."),
+                Vec::new(),
                 "packed".to_string(),
             ),
         };
@@ -805,7 +772,6 @@ impl TypeNames {
         } else {
             "Method"
         };
-        let doc_decls = decls.replace("args::Vararg{Any,N}", "args...");
         let signature = format!("{ident}({doc_decls}){}", Self::arrow(&ret));
         Method {
             def_name: names::method_definition(
@@ -823,14 +789,14 @@ impl TypeNames {
                 &[signature],
                 &[
                     doc_lines(&m.doc),
+                    doc_args,
                     prose(&format!(
                         "{kind} `{}` of the TVM-FFI type `{}`: {what}.",
                         m.name, t.key
                     )),
                 ],
             ),
-            params: decls,
-            args: format!("{self_arg}{}", Self::args(&params)),
+            overloads,
             packed: m.signature.is_none(),
             ret,
         }
@@ -845,7 +811,7 @@ impl TypeNames {
     ) -> Option<Constructor> {
         let item = format!("{}.__ffi_init__", t.key);
         if let [p] = c.params.as_slice() {
-            if p.param.ty == Type::OpaquePtr {
+            if p.ty == Type::OpaquePtr {
                 diags.unsupported(
                     super::LANG,
                     &item,
@@ -855,102 +821,21 @@ impl TypeNames {
                 return None;
             }
         }
-        // Keyword-only parameters are fields of an auto-generated `__ffi_init__`: an optional
-        // one defaults to its field's default, or, when that cannot be spelled, to
-        // `TVMFFI.OMITTED` (not passed at all).
-        let defaults: BTreeMap<&str, &Option<DefaultValue>> = match c.kind {
-            ir::ConstructorKind::AutoInit => t
-                .all_fields()
-                .map(|f| (f.name.as_str(), &f.default))
-                .collect(),
-            ir::ConstructorKind::InitMethod => BTreeMap::new(),
+        let protocol = match c.kind {
+            ir::ConstructorKind::AutoInit => Protocol::Kwargs,
+            ir::ConstructorKind::InitMethod => Protocol::Positional,
         };
-        let spelled_default = |name: &str| {
-            defaults
-                .get(name)
-                .and_then(|d| d.as_ref())
-                .and_then(default_expr)
-        };
-        let mut scope = Scope::with_reserved(&["self"]);
-        let (mut required, mut optional, mut keyword) = (Vec::new(), Vec::new(), Vec::new());
-        let mut fast = true;
-        for p in &c.params {
-            let ident = names::param_name(&p.param.name);
-            let ident = scope.claim_free(&ident, &format!("{item}({})", p.param.name));
-            let mut param = Param {
-                annot: self
-                    .accepts(&p.param.ty)
-                    .map(|a| format!("::{a}"))
-                    .unwrap_or_default(),
-                default: String::new(),
-                arg: self.convert(&p.param.ty, &ident),
-                ident,
-            };
-            if p.kw_only {
-                if p.optional {
-                    match spelled_default(&p.param.name) {
-                        Some(expr) => param.default = format!(" = {expr}"),
-                        None => {
-                            fast = false;
-                            param.annot.clear();
-                            param.default = " = TVMFFI.OMITTED".into();
-                            param.arg = format!(
-                                "{0} === TVMFFI.OMITTED ? {0} : {1}",
-                                param.ident, param.arg
-                            );
-                        }
-                    }
-                }
-                keyword.push((p.param.name.as_str(), param));
-            } else if p.optional {
-                let doc_default = spelled_default(&p.param.name)
-                    .map(|d| format!(" = {d}"))
-                    .unwrap_or_default();
-                optional.push((param, doc_default));
-            } else {
-                required.push(param);
-            }
-        }
-        let mut keyword_decls = Self::decls(&keyword.iter().map(|(_, p)| p).collect::<Vec<_>>());
-        if !keyword_decls.is_empty() {
-            keyword_decls.insert_str(0, "; ");
-        }
-        let overloads = (0..=optional.len())
-            .map(|given| {
-                let positional: Vec<&Param> = required
-                    .iter()
-                    .chain(optional[..given].iter().map(|(p, _)| p))
-                    .collect();
-                let mut args: String = positional.iter().map(|p| format!(", {}", p.arg)).collect();
-                let mut construct_args = args.clone();
-                if !keyword.is_empty() {
-                    args.push_str(", TVMFFI.kwargs_marker()");
-                    let mut by_name = Vec::new();
-                    for (name, p) in &keyword {
-                        args.push_str(&format!(", {}, {}", literal(name), p.arg));
-                        by_name.push(format!("{} => {}", names::symbol_literal(name), p.arg));
-                    }
-                    construct_args.push_str(&format!("; {}", by_name.join(", ")));
-                }
-                Overload {
-                    params: format!("{}{keyword_decls}", Self::decls(&positional)),
-                    args,
-                    construct_args,
-                }
-            })
-            .collect();
-        let mut doc_params = Self::decls(&required.iter().collect::<Vec<_>>());
-        let mut closing = String::new();
-        for (p, doc_default) in &optional {
-            let sep = if doc_params.is_empty() { "" } else { ", " };
-            doc_params.push_str(&format!("{sep}[{}{doc_default}", p.decl()));
-            closing.push(']');
-        }
+        let r = self.signature(&Self::layout(&c.params, &item), protocol);
         Some(Constructor {
-            overloads,
-            fast,
+            overloads: r.overloads,
+            fast: r.fast,
             init_expr: format!("TVMFFI.init_function({})", literal(&t.key)),
-            doc_signature: format!("{ident}({doc_params}{closing}{keyword_decls})"),
+            doc_signature: format!("{ident}({})", r.doc_params),
+            // A generated constructor's parameters are the fields, listed with the type.
+            doc_args: match protocol {
+                Protocol::Positional => r.doc_args,
+                Protocol::Kwargs => Vec::new(),
+            },
         })
     }
 }
@@ -995,6 +880,7 @@ pub fn check_members(t: &ir::ObjectType) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::lang::Config;
+    use ffihub_schema::DefaultValue;
 
     fn field(name: &str, ty: Type, default: Option<DefaultValue>) -> ir::Field {
         ir::Field {
@@ -1008,14 +894,11 @@ mod tests {
         }
     }
 
-    fn param(name: &str, ty: Type, kw_only: bool, optional: bool) -> ir::CtorParam {
-        ir::CtorParam {
-            param: ir::Param {
-                name: name.into(),
-                ty,
-            },
+    fn param(name: &str, ty: Type, kw_only: bool, default: Option<ir::Literal>) -> ir::Param {
+        ir::Param {
             kw_only,
-            optional,
+            default: default.map(|d| ir::ParamDefault::Library(Some(d))),
+            ..ir::Param::new(name, ir::NameSource::Field, ty)
         }
     }
 
@@ -1043,9 +926,12 @@ mod tests {
                 kind: ir::ConstructorKind::AutoInit,
                 doc: String::new(),
                 params: vec![
-                    param("size", Type::Int, false, false),
-                    param("items", items, true, true),
-                    param("end", Type::Float, true, true),
+                    param("size", Type::Int, false, None),
+                    ir::Param {
+                        default: Some(ir::ParamDefault::Library(None)),
+                        ..param("items", items, true, None)
+                    },
+                    param("end", Type::Float, true, Some(ir::Literal::Float(0.5))),
                 ],
             }),
         };

@@ -1,9 +1,10 @@
 //! Node view models: names from `names.rs`; TypeScript types, JavaScript expressions, literals
 //! and the metadata manifest computed here.
 
-use super::names;
+use super::{names, signature};
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, ConstructorKind, Type};
+use crate::lang::params::{Layout, Offered};
 use crate::lang::{doc_lines, Scope};
 use askama::Template;
 use std::collections::BTreeMap;
@@ -113,15 +114,48 @@ pub struct ModuleExports {
     pub exports: Vec<ManifestEntry>,
 }
 
-/// A parameter.
+/// A parameter of a generated constructor.
 pub struct Param {
     /// Identifier.
     pub ident: String,
     /// TypeScript declaration (`a: number`, `b?: string | null`).
     pub decl: String,
-    /// The expression passed to the native function (the identifier, or a coercion of it such
-    /// as `__ffi.toTensor(t)`).
-    pub arg: String,
+}
+
+/// The parameters of a function or method, and its library call.
+pub struct Call {
+    /// JavaScript parameter identifiers (an options object last).
+    pub js_params: String,
+    /// TypeScript parameter declarations, joined.
+    pub dts_params: String,
+    /// How many arguments callers may pass.
+    pub arity: usize,
+    /// A statement checking the options object, or empty.
+    pub prologue: String,
+    /// The library call's arguments, joined.
+    pub args: String,
+    /// JSDoc `@param` lines.
+    pub jsdoc: Vec<String>,
+}
+
+impl Call {
+    /// The call of rendered parameters; `receiver` (`this`) is the first argument of an
+    /// instance method's call.
+    fn new(r: signature::Rendered, receiver: Option<&str>) -> Call {
+        let args: Vec<String> = receiver
+            .map(str::to_string)
+            .into_iter()
+            .chain(r.args)
+            .collect();
+        Call {
+            arity: r.js_params.len(),
+            js_params: r.js_params.join(", "),
+            dts_params: r.dts_params.join(", "),
+            prologue: r.prologue,
+            args: args.join(", "),
+            jsdoc: r.jsdoc,
+        }
+    }
 }
 
 /// A global function.
@@ -140,8 +174,8 @@ pub struct Function {
     pub lookup: String,
     /// JSDoc lines.
     pub doc: Vec<String>,
-    /// Parameters (packed functions take `...args`).
-    pub params: Vec<Param>,
+    /// Parameters and call (packed functions take `...args`).
+    pub call: Call,
     /// Packed.
     pub packed: bool,
     /// TypeScript return type.
@@ -176,10 +210,8 @@ pub struct Method {
     pub is_static: bool,
     /// JSDoc lines.
     pub doc: Vec<String>,
-    /// Parameters.
-    pub params: Vec<Param>,
-    /// The native call's arguments: `this` first for instance methods, then the parameters.
-    pub call_args: String,
+    /// Parameters and call; the call's arguments start with `this` for instance methods.
+    pub call: Call,
     /// Packed.
     pub packed: bool,
     /// TypeScript return type.
@@ -198,6 +230,12 @@ pub struct Constructor {
     pub coercions: String,
     /// The options object's keys mapped to field names, a JS object literal (`null` if none).
     pub keywords: String,
+    /// For a typed `__ffi_init__` that takes every argument by position while callers give
+    /// some by name or leave defaults out: the function making the library's arguments from
+    /// the caller's (`__ffi.constructArranged`); `None` for the plain path.
+    pub arrange: Option<Call>,
+    /// JSDoc `@param` lines.
+    pub jsdoc: Vec<String>,
 }
 
 /// A class.
@@ -296,7 +334,11 @@ pub fn type_line(t: &ir::ObjectType) -> String {
         .collect();
     let ctor = match &t.constructor {
         Some(c) if c.kind == ConstructorKind::InitMethod => {
-            let params: Vec<String> = c.params.iter().map(|p| p.param.ty.to_string()).collect();
+            let params: Vec<String> = c
+                .params
+                .iter()
+                .map(|p| p.declared_ty().to_string())
+                .collect();
             format!("init({})", params.join(", "))
         }
         Some(_) => "init(auto)".to_string(),
@@ -373,7 +415,7 @@ pub fn manifest(lib: &ir::Library) -> Vec<ManifestEntry> {
 
 /// The support package's coercion function for a parameter type (generated code applies it to
 /// arguments, so that e.g. `"cuda:0"` reaches a `Device` parameter as a device).
-fn coercion(ty: &Type) -> Option<&'static str> {
+pub fn coercion(ty: &Type) -> Option<&'static str> {
     match ty {
         Type::Tensor => Some("__ffi.toTensor"),
         Type::Shape => Some("__ffi.toShape"),
@@ -386,7 +428,8 @@ fn coercion(ty: &Type) -> Option<&'static str> {
     }
 }
 
-fn paren_fn(ts: String) -> String {
+/// A function type in parentheses (so that `| null` applies to the whole type).
+pub fn paren_fn(ts: String) -> String {
     if ts.contains("=>") && !(ts.starts_with('(') && ts.ends_with(')')) {
         format!("({ts})")
     } else {
@@ -483,37 +526,41 @@ impl Types {
         }
     }
 
-    fn params(&self, params: &[ir::Param], item: &str) -> Vec<Param> {
-        let mut scope = Scope::with_reserved(&["args", "ffi"]);
-        // Trailing Optional parameters may be left out.
-        let optional_from = params
-            .iter()
-            .rposition(|p| !matches!(p.ty, Type::Optional(_)))
-            .map_or(0, |i| i + 1);
-        params
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let ident = names::value(&p.name);
-                let ident = scope.claim_free(&ident, &format!("{item}({})", p.name));
-                let opt = if i >= optional_from { "?" } else { "" };
-                Param {
-                    decl: format!("{ident}{opt}: {}", self.ts(&p.ty, true)),
-                    arg: match coercion(&p.ty) {
-                        Some(f) => format!("{f}({ident})"),
-                        None => ident.clone(),
-                    },
-                    ident,
-                }
-            })
-            .collect()
+    /// The layout of a signature's parameters with JavaScript identifiers (`args` and
+    /// `options` are the generated code's).
+    fn layout<'a>(params: &'a [ir::Param], item: &str) -> Layout<'a> {
+        Layout::new(
+            params,
+            &["args", "ffi", names::OPTIONS_PARAM],
+            names::value,
+            item,
+        )
     }
 
-    fn signature(&self, sig: Option<&ir::Signature>, item: &str) -> (Vec<Param>, String) {
-        match sig {
-            Some(sig) => (self.params(&sig.params, item), self.ret(&sig.ret, false)),
-            None => (Vec::new(), "unknown".into()),
-        }
+    /// The call of a callable (`receiver`: `this` for instance methods); `display` names it
+    /// in errors.
+    fn call(
+        &self,
+        sig: Option<&ir::Signature>,
+        item: &str,
+        display: &str,
+        receiver: Option<&str>,
+    ) -> (Call, String) {
+        let Some(sig) = sig else {
+            let mut args: Vec<&str> = receiver.into_iter().collect();
+            args.push("...args");
+            let call = Call {
+                js_params: "...args".into(),
+                dts_params: "...args: unknown[]".into(),
+                arity: 0,
+                prologue: String::new(),
+                args: args.join(", "),
+                jsdoc: Vec::new(),
+            };
+            return (call, "unknown".into());
+        };
+        let r = self.signature(&Self::layout(&sig.params, item), display);
+        (Call::new(r, receiver), self.ret(&sig.ret, false))
     }
 
     /// The model of a global function, or of a module export (`module_index`: its library's
@@ -525,7 +572,7 @@ impl Types {
         place: (String, &'static str, usize),
         module_index: Option<usize>,
     ) -> Function {
-        let (params, ret) = self.signature(f.signature.as_ref(), &f.name);
+        let (call, ret) = self.call(f.signature.as_ref(), &f.name, &ident, None);
         let (path, decl, index) = place;
         let ffi_name = literal(&f.name);
         let (lookup, doc) = match (module_index, &f.module) {
@@ -551,9 +598,9 @@ impl Types {
             handle: format!("{}Fn{index}", names::RESERVED_PREFIX),
             ffi_name,
             lookup,
-            doc,
+            doc: with_params(doc, &call.jsdoc),
             packed: f.signature.is_none(),
-            params,
+            call,
             ret,
             ident,
         }
@@ -569,6 +616,7 @@ impl Types {
     ) -> Class {
         let path = self.0.get(&t.key).cloned().unwrap_or_default();
         let (decl, index) = place;
+        let class_name = ident.clone();
         // Inherited accessors and the base class's members are reserved so an own member
         // cannot shadow them.
         let mut members = Scope::with_reserved(&["dispose", "same", "typeKey", "typeIndex"]);
@@ -622,30 +670,24 @@ impl Types {
                     names::claim(&mut members, &ident, &item, diags);
                     ident
                 };
-                let (params, ret) = self.signature(m.signature.as_ref(), &item);
-                let packed = m.signature.is_none();
-                let mut call: Vec<String> = Vec::new();
-                if !m.is_static {
-                    call.push("this".into());
-                }
-                if packed {
-                    call.push("...args".into());
-                } else {
-                    call.extend(params.iter().map(|p| p.arg.clone()));
-                }
+                let receiver = (!m.is_static).then_some("this");
+                let display = format!("{}.{ident}", class_name);
+                let (call, ret) = self.call(m.signature.as_ref(), &item, &display, receiver);
                 Method {
                     ident,
                     ffi_name: literal(&m.name),
                     is_static: m.is_static,
-                    doc: jsdoc(&m.doc),
-                    call_args: call.join(", "),
-                    packed,
-                    params,
+                    doc: with_params(jsdoc(&m.doc), &call.jsdoc),
+                    packed: m.signature.is_none(),
+                    call,
                     ret,
                 }
             })
             .collect();
-        let constructor = t.constructor.as_ref().map(|c| self.constructor(t, c));
+        let constructor = t
+            .constructor
+            .as_ref()
+            .map(|c| self.constructor(t, c, &class_name));
         let base = match self.0.get(&t.parent) {
             Some(parent) => parent.clone(),
             None => "__ffi.Object".into(),
@@ -665,38 +707,50 @@ impl Types {
         }
     }
 
-    fn constructor(&self, t: &ir::ObjectType, c: &ir::Constructor) -> Constructor {
-        let mut scope = Scope::with_reserved(&["options", "args"]);
-        let (mut positional, mut keyword) = (Vec::new(), Vec::new());
-        let mut coercions = Vec::new();
-        let mut keywords = Vec::new();
-        let options_optional = c.params.iter().all(|p| !p.kw_only || p.optional);
-        for p in &c.params {
-            let ident = scope.claim_free(
-                &names::value(&p.param.name),
-                &format!("{}.__ffi_init__({})", t.key, p.param.name),
-            );
-            let ty = self.ts(&p.param.ty, true);
-            // A required options object cannot follow optional parameters: those take
-            // `undefined` explicitly instead.
-            let decl = match (p.optional, p.kw_only || options_optional) {
-                (false, _) => format!("{ident}: {ty}"),
-                (true, true) => format!("{ident}?: {ty}"),
-                (true, false) => format!("{ident}: {} | undefined", paren_fn(ty)),
-            };
-            let param = Param {
-                decl,
-                arg: ident.clone(),
-                ident,
-            };
-            if p.kw_only {
-                keywords.push(format!("{}: {}", param.ident, literal(&p.param.name)));
-                keyword.push(param);
-            } else {
-                coercions.push(coercion(&p.param.ty).unwrap_or("null").to_string());
-                positional.push(param);
-            }
-        }
+    fn constructor(&self, t: &ir::ObjectType, c: &ir::Constructor, class: &str) -> Constructor {
+        let item = format!("{}.__ffi_init__", t.key);
+        let layout = Layout::new(
+            &c.params,
+            &[names::OPTIONS_PARAM, "args"],
+            names::value,
+            &item,
+        );
+        let options_optional = !layout.has_required_keyword();
+        let positional: Vec<&Offered<'_>> =
+            layout.required.iter().chain(&layout.optional).collect();
+        let decl = |o: &Offered<'_>| Param {
+            decl: self.ctor_param_decl(o, !options_optional),
+            ident: o.ident.clone(),
+        };
+        let mut jsdoc: Vec<String> = positional
+            .iter()
+            .filter(|_| layout.worth_listing())
+            .map(|o| signature::param_doc(&o.ident, o))
+            .collect();
+        jsdoc.extend(
+            layout
+                .keyword
+                .iter()
+                .filter(|_| layout.worth_listing())
+                .map(|k| signature::param_doc(&format!("{}.{}", names::OPTIONS_PARAM, k.ident), k)),
+        );
+        // A typed `__ffi_init__` takes every argument by position: when callers give some by
+        // name, or leave out defaults only the binding knows, the arguments are arranged.
+        let arranged = c.kind == ir::ConstructorKind::InitMethod
+            && c.params
+                .iter()
+                .any(|p| p.kw_only || matches!(p.default, Some(ir::ParamDefault::Binding(_))));
+        let arrange =
+            arranged.then(|| Call::new(self.signature(&layout, &format!("new {class}")), None));
+        let coercions: Vec<String> = positional
+            .iter()
+            .map(|o| coercion(&o.param.ty).unwrap_or("null").to_string())
+            .collect();
+        let keywords: Vec<String> = layout
+            .keyword
+            .iter()
+            .map(|k| format!("{}: {}", k.ident, literal(&k.param.name)))
+            .collect();
         Constructor {
             options_optional,
             coercions: format!("[{}]", coercions.join(", ")),
@@ -705,10 +759,21 @@ impl Types {
             } else {
                 format!("{{ {} }}", keywords.join(", "))
             },
-            positional,
-            keyword,
+            positional: positional.into_iter().map(decl).collect(),
+            keyword: layout.keyword.iter().map(decl).collect(),
+            arrange,
+            jsdoc,
         }
     }
+}
+
+/// JSDoc lines followed by `@param` lines (a blank line between when both are present).
+fn with_params(mut doc: Vec<String>, params: &[String]) -> Vec<String> {
+    if !doc.is_empty() && !params.is_empty() {
+        doc.push(String::new());
+    }
+    doc.extend(params.iter().cloned());
+    doc
 }
 
 #[cfg(test)]

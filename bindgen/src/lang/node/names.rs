@@ -113,6 +113,12 @@ const RESERVED_STATICS: &[&str] = &[
 /// The prefix of every internal name in generated code.
 pub const RESERVED_PREFIX: &str = "__ffi";
 
+/// The parameter holding keyword-only arguments (an options object), last.
+pub const OPTIONS_PARAM: &str = "options";
+
+/// The local holding the checked options object in generated bodies.
+pub const CHECKED_OPTIONS: &str = "__ffiOptions";
+
 fn escape(ident: String, extra: &[&str]) -> String {
     if KEYWORDS.contains(&ident.as_str())
         || OBJECT_MEMBERS.contains(&ident.as_str())

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# xgrammar 0.2.8 end to end (examples/xgrammar, README "A real library"): its
+# libxgrammar_bindings.so from the pinned wheel (scripts/setup-xgrammar.sh) is dumped on both
+# runtimes (identical dumps), generated for Julia, Node and C++ with the checked-in overlay
+# examples/xgrammar/bindings.yaml, and the three examples run on both runtimes: each prints the
+# allowed-token set at every step, which must equal the one Python computes through Apache's
+# tvm_ffi on the same library (examples/xgrammar/reference.py), and a few hand-written ones.
+# The declarations pass tsc --strict (with the Node example, type-checked) and the header
+# g++ -Wall -Wextra -Werror -pedantic. Usage: tests/xgrammar/run.sh OUT_DIR (the workspace
+# built: target/debug/ffihub, target/release/libtvm_ffi.so, the Node addon).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+OUT="$1"
+EXAMPLES="$ROOT/examples/xgrammar"
+PYTHON="$ROOT/.deps/pysuite/venv-apache/bin/python"  # Apache's tvm_ffi and numpy
+# shellcheck source=tests/common.sh
+source "$ROOT/tests/common.sh"
+rm -rf "$OUT" && mkdir -p "$OUT/lib"
+LIB="$OUT/lib"
+cp "$ROOT/.deps/xgrammar/xgrammar/libxgrammar_bindings.so" "$LIB/"
+
+for rt in apache ours; do
+    dir="$(runtime_dir $rt)"
+    LD_LIBRARY_PATH="$dir" "$FFIHUB" dump --runtime "$dir/libtvm_ffi.so" \
+        --lib "$LIB/libxgrammar_bindings.so" -o "$OUT/xgrammar.$rt.yaml"
+done
+cmp "$OUT/xgrammar.apache.yaml" "$OUT/xgrammar.ours.yaml"
+GENERATE=(--lang all --name xgrammar --metadata "$OUT/xgrammar.ours.yaml"
+    --config "$EXAMPLES/bindings.yaml" --out "$OUT/xgrammar")
+"$FFIHUB" generate "${GENERATE[@]}"
+"$FFIHUB" check "${GENERATE[@]}"
+
+# The reference, from Python, and what it must say whatever the library's version.
+"$PYTHON" "$EXAMPLES/reference.py" "$LIB/libxgrammar_bindings.so" >"$OUT/reference.txt"
+expect() {
+    grep -qxF "$1" "$OUT/reference.txt" || { echo "reference.txt lacks \`$1\`: $2" >&2; exit 1; }
+}
+expect "json allowed 1 21" "an object starts with { (or {\")"
+expect "json allowed 3 14" "after { only \" and \"a\": properties in order, no whitespace"
+expect "json accept 2 false" "} right after { is rejected: a and b are required"
+expect "json allowed 16 17 23" "after \"b\": only booleans (true, false, tr)"
+expect "json allowed 0" "after the closing } only the stop token"
+expect "json terminated true" "the stop token ends the match"
+expect "ebnf allowed 0" "after the 1 of the EBNF grammar only the stop token"
+
+# The API reads like xgrammar's Python API (typed returns, options objects, named parameters).
+DTS="$OUT/xgrammar/node/index.d.ts"
+HPP="$OUT/xgrammar/cpp/xgrammar.hpp"
+JL="$OUT/xgrammar/julia/src/Xgrammar.jl"
+has() { grep -qF "$2" "$1" || { echo "$(basename "$1") lacks: $2" >&2; exit 1; }; }
+has "$DTS" "static fromJsonSchema(schema: string, options?: { anyWhitespace?: boolean; indent?: number | bigint | null | undefined; separators?: readonly [string, string] | null | undefined;"
+has "$DTS" "}): __ffiRoot.Grammar;"
+has "$DTS" "constructor(compiledGrammar: __ffiRoot.CompiledGrammar, options?: { overrideStopTokens?:"
+has "$DTS" "fillNextTokenBitmask(bitmask: __ffi.TensorLike, index?: number | bigint, options?: { debugPrint?: boolean }): boolean;"
+has "$HPP" "static ::xgrammar::Grammar from_json_schema(const std::string& schema, const FromJsonSchemaOptions& options);"
+has "$HPP" "bool any_whitespace = true;"
+has "$JL" "from_json_schema(::Type{<:Xgrammar.AbstractGrammar}, schema::AbstractString; any_whitespace::Bool = true,"
+
+# C++: the example, against the generated header.
+g++ -std=c++17 -Wall -Wextra -Werror -pedantic -I "$OUT/xgrammar/cpp" -I "$ROOT/bindings/cpp/include" \
+    -I "$ROOT/runtime/include" "$EXAMPLES/example.cpp" -L "$OURS" -ltvm_ffi -o "$OUT/example_cpp"
+
+# Node: the package installed as `xgrammar` next to the example, which tsc --strict checks.
+node_support "$OUT/xgrammar/node"
+mkdir -p "$OUT/node/node_modules"
+ln -sfn "$OUT/xgrammar/node" "$OUT/node/node_modules/xgrammar"
+cp "$EXAMPLES/example.mjs" "$OUT/node/"
+tsc_strict "$OUT/node" example.mjs
+
+julia_env "$OUT/julia-env" Xgrammar="$OUT/xgrammar/julia"
+
+for rt in apache ours; do
+    dir="$(runtime_dir $rt)"
+    LD_LIBRARY_PATH="$dir" FFIHUB_LIBRARY_PATH="$LIB" "$OUT/example_cpp" >"$OUT/cpp.$rt.txt"
+    (cd "$OUT/node" && TVM_FFI_LIB="$dir/libtvm_ffi.so" FFIHUB_LIBRARY_PATH="$LIB" node example.mjs) \
+        >"$OUT/node.$rt.txt"
+    JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$dir/libtvm_ffi.so" LD_LIBRARY_PATH="$dir" \
+        FFIHUB_LIBRARY_PATH="$LIB" "$ROOT/scripts/julia" --startup-file=no \
+        --project="$OUT/julia-env" "$EXAMPLES/example.jl" >"$OUT/julia.$rt.txt"
+    for lang in cpp node julia; do
+        diff -u "$OUT/reference.txt" "$OUT/$lang.$rt.txt" ||
+            { echo "$lang on the $rt runtime differs from Python" >&2; exit 1; }
+    done
+    echo "ok: C++, Node and Julia on the $rt runtime: $(grep -c allowed "$OUT/reference.txt") allowed-token sets equal Python's"
+done
+
+# Options are checked by name: an unknown key is a TypeError naming it.
+(cd "$OUT/node" && TVM_FFI_LIB="$OURS/libtvm_ffi.so" FFIHUB_LIBRARY_PATH="$LIB" node --input-type=module -e '
+    import { Grammar } from "xgrammar";
+    try {
+      Grammar.fromJsonSchema("{}", { anyWhitspace: false });
+      process.exit(1);
+    } catch (e) {
+      if (e.name !== "TypeError" || !e.message.includes("Grammar.fromJsonSchema: unknown option(s) anyWhitspace")) throw e;
+    }
+    console.log("ok: Node rejects an unknown option by name");')
