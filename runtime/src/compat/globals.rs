@@ -81,7 +81,7 @@ pub(crate) fn register(globals: &mut Globals) {
     });
 }
 
-/// The names [`register`] adds (none of them is registered by the release ffihub implements).
+/// The names this module registers (none of them is registered by the release ffihub implements).
 pub const REMOVED_GLOBALS: [&str; 5] = [
     "ffi.MapGetMissingObject",
     "ffi.GetFieldGetter",
