@@ -20,6 +20,9 @@ scripts/setup-pysuite.sh
 step "Apache TVM from PyPI (apache-tvm with the pinned apache-tvm-ffi, two venvs; its libraries for the generator tests)"
 scripts/setup-tvm.sh
 
+step "tilelang 0.1.15 from PyPI (without its requirements; its bundled TVM on apache-tvm-ffi 0.1.12, two venvs)"
+scripts/setup-tilelang.sh
+
 step "Julia 1.5.3 with bullseye's libunwind (for the Julia bindings)"
 scripts/setup-julia.sh
 

@@ -217,6 +217,13 @@ int main(int argc, char** argv) {
     fprintf(stderr, "cannot load %s: %s\n", argv[1], dlerror());
     return 2;
   }
+  /* Serving the older code changes nothing of what the runtime reports. */
+  TVMFFIVersion version;
+  TVMFFIGetVersion(&version);
+  CHECK(version.major == TVM_FFI_VERSION_MAJOR && version.minor == TVM_FFI_VERSION_MINOR &&
+            version.patch == TVM_FFI_VERSION_PATCH,
+        "TVMFFIGetVersion", "%u.%u.%u, the release the headers declare", version.major,
+        version.minor, version.patch);
   int64_t live_before = live_objects();
   test_raised_error();
   test_objects();
