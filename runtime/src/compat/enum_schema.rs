@@ -29,6 +29,7 @@ use crate::reflection::{read_field, Accessor};
 use crate::tindex;
 use crate::types::runtime_index::{ENUM, ENUM_STATE};
 use crate::types::TypeRegistrar;
+use std::cell::Cell;
 use std::sync::{Mutex, OnceLock};
 
 /// The column of the 0.1.13+ schema: one `ffi.EnumState` per enum class.
@@ -138,6 +139,22 @@ pub(crate) fn before_type_info_read(type_index: i32) {
 /// than their schema says is left as it is.
 pub(crate) fn sync(wanted: &[u8]) {
     static SYNC: Mutex<()> = Mutex::new(());
+    thread_local! {
+        /// Set while this thread syncs: a lookup made from inside (a hashing hook of a key the
+        /// merge inserts, calling back into a binding) reads the forms as they are.
+        static SYNCING: Cell<bool> = const { Cell::new(false) };
+    }
+    /// Clears the flag however the sync ends.
+    struct Syncing;
+    impl Drop for Syncing {
+        fn drop(&mut self) {
+            SYNCING.set(false);
+        }
+    }
+    if SYNCING.replace(true) {
+        return;
+    }
+    let _syncing = Syncing;
     let _guard = SYNC.lock().unwrap_or_else(|e| e.into_inner());
     for (class, _) in crate::types::attr_values(ENTRIES_COLUMN) {
         // Deliberately ignored: one malformed class must not fail another's lookup.

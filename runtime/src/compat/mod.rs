@@ -1,17 +1,16 @@
 //! What ffihub serves to consumers built for older 0.1.x releases of Apache TVM-FFI, beyond the
 //! release it implements (docs/compatibility.md): the global functions later releases removed,
-//! the older schema of `ffi.Enum`, and errors in the layout of the earliest releases. The C++ entries whose argument layout changed are in
-//! `runtime/cxx/legacy.cc`.
+//! the older schema of `ffi.Enum`, and errors in the layout of the earliest releases. The C++
+//! entries whose argument layout changed are in `runtime/cxx/legacy.cc`.
 
 mod enum_schema;
 mod globals;
 mod legacy_error;
 
+pub(crate) use enum_schema::before_type_info_read;
 pub(crate) use enum_schema::register as register_enum_schema;
 pub(crate) use globals::register as register_globals;
 pub(crate) use legacy_error::upgrade_raised as upgrade_raised_error;
-
-pub(crate) use enum_schema::before_type_info_read;
 
 /// Brings both schemas of enum entries in step before column `name` is read, when it is an enum
 /// column (`TVMFFIGetTypeAttrColumn`, and the runtime's own reads of `__ffi_enum__`).
