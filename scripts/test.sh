@@ -23,6 +23,9 @@ scripts/setup-tvm.sh
 step "xgrammar from PyPI (its TVM-FFI library, bound with examples/xgrammar/bindings.yaml)"
 scripts/setup-xgrammar.sh
 
+step "tilelang 0.1.15 from PyPI (without its requirements; its bundled TVM on apache-tvm-ffi 0.1.12, two venvs)"
+scripts/setup-tilelang.sh
+
 step "Julia 1.5.3 with bullseye's libunwind (for the Julia bindings)"
 scripts/setup-julia.sh
 

@@ -92,6 +92,11 @@ pub fn register_host_api(name: &str, symbol: *mut c_void) -> Result<(), Error> {
     Ok(())
 }
 
+/// Whether a Python interpreter registered its hooks (its `tvm_ffi` package has loaded).
+pub fn python_host_registered() -> bool {
+    !HOOKS.gil_ensure.load(Ordering::Acquire).is_null()
+}
+
 /// Runs the host's signal check (0 when no host registered one; -1 when it reports a pending error).
 pub fn check_signals() -> Result<i32, Error> {
     let check = HOOKS.check_signals.load(Ordering::Acquire);
@@ -175,6 +180,11 @@ pub fn custom_allocator() -> *mut TVMFFICustomAllocator {
     } else {
         current
     }
+}
+
+/// Whether a host ever installed its own allocator.
+pub fn custom_allocator_installed() -> bool {
+    !CUSTOM_ALLOCATOR.load(Ordering::Acquire).is_null()
 }
 
 /// Installs a custom allocator (NULL restores the builtin one).

@@ -59,12 +59,29 @@ pub unsafe fn all_fields(info: &TVMFFITypeInfo) -> Vec<&'static TVMFFIFieldInfo>
     fields
 }
 
+/// The fields of a type that hold storage: [`all_fields`] without the aliases, the fields at the
+/// offset of an earlier field (the same storage under another name, such as `ffi.IntEnum`'s
+/// `value` over `_int_index`). Walks that own or copy what fields hold go over these, so that
+/// each value is released or copied once.
+///
+/// # Safety
+/// As for [`all_fields`].
+pub unsafe fn storage_fields(info: &TVMFFITypeInfo) -> Vec<&'static TVMFFIFieldInfo> {
+    let mut fields: Vec<&'static TVMFFIFieldInfo> = Vec::new();
+    for field in all_fields(info) {
+        if !fields.iter().any(|f| f.offset == field.offset) {
+            fields.push(field);
+        }
+    }
+    fields
+}
+
 /// Releases the references held by an object's reflected fields.
 unsafe fn release_fields(obj: *mut TVMFFIObject) {
     let Some(info) = crate::types::type_info((*obj).type_index) else {
         return;
     };
-    for field in all_fields(info) {
+    for field in storage_fields(info) {
         let addr = obj.cast::<u8>().add(field.offset as usize);
         match storage_of(field) {
             Storage::Any => drop(Any::from_raw(addr.cast::<TVMFFIAny>().read_unaligned())),
@@ -118,7 +135,7 @@ pub unsafe fn shallow_copy(src: *mut TVMFFIObject, total_size: usize) -> Result<
     let info = crate::types::type_info(type_index)
         .ok_or_else(|| Error::new("RuntimeError", format!("unknown type index {type_index}")))?;
     let copy = new_reflected(type_index, total_size);
-    for field in all_fields(info) {
+    for field in storage_fields(info) {
         let offset = field.offset as usize;
         let (from, to) = (
             src.cast::<u8>().add(offset),

@@ -898,6 +898,7 @@ fn enum_singleton(type_index: i32, index: &Any) -> Result<Any, Error> {
             ),
         )
     };
+    crate::compat::before_enum_column_read(b"__ffi_enum__");
     let state = crate::types::attr_value(b"__ffi_enum__", type_index).ok_or_else(missing)?;
     let state = state.as_object().ok_or_else(missing)?;
     // SAFETY: an EnumState holds its `indexes` Dict pointer at +32.

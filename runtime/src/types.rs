@@ -569,6 +569,36 @@ pub fn attr_value(name: &[u8], index: i32) -> Option<Any> {
     (value.type_index() != tindex::NONE).then(|| value.clone())
 }
 
+/// Makes the type information of `index` present `fields` instead of its registered fields:
+/// records of the same storage under other names (`crate::compat`: `ffi.Enum`'s field names of
+/// an earlier release). Fields registered on the type later present the registered ones again.
+pub fn present_fields(index: i32, fields: &'static [TVMFFIFieldInfo]) -> Result<(), Error> {
+    let mut registry = registry();
+    let entry = registry.entry(index)?;
+    // SAFETY: the info is only mutated under the registry mutex (as in `register_field`).
+    unsafe {
+        let info = &mut *entry.info.get();
+        info.fields = fields.as_ptr();
+        info.num_fields = fields.len() as i32;
+    }
+    Ok(())
+}
+
+/// Every type with a value set in attribute column `name`, with that value, in index order.
+pub fn attr_values(name: &[u8]) -> Vec<(i32, Any)> {
+    let registry = registry();
+    let Some(column) = registry.columns.get(name) else {
+        return Vec::new();
+    };
+    column
+        .values
+        .iter()
+        .enumerate()
+        .filter(|(_, value)| value.type_index() != tindex::NONE)
+        .map(|(index, value)| (index as i32, value.clone()))
+        .collect()
+}
+
 /// Keys of every registered type, in index order.
 pub fn registered_keys() -> Vec<Vec<u8>> {
     let registry = registry();

@@ -6,6 +6,7 @@ mod cxx_symbols;
 mod headers;
 mod json_graph;
 mod layouts;
+mod legacy_layouts;
 mod registry;
 mod scenario;
 mod structural;

@@ -12,7 +12,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUT="$1"
 EXAMPLES="$ROOT/examples/xgrammar"
-PYTHON="$ROOT/.deps/pysuite/venv-apache/bin/python"  # Apache's tvm_ffi and numpy
+PYTHON="$ROOT/.deps/pysuites/0.1.15.post2/venv-apache/bin/python"  # Apache's tvm_ffi 0.1.15.post2 and numpy (scripts/setup-pysuite.sh)
 # shellcheck source=tests/common.sh
 source "$ROOT/tests/common.sh"
 rm -rf "$OUT" && mkdir -p "$OUT/lib"

@@ -163,7 +163,8 @@ fn method(
 
 // ---- ffi.EnumState ----
 
-fn new_enum_state() -> Result<Any, Error> {
+/// A new, empty `ffi.EnumState` (what its `__ffi_init__` returns).
+pub(crate) fn new_enum_state() -> Result<Any, Error> {
     let state = new_reflected(ENUM_STATE, 48);
     init_field(
         &state,
@@ -674,6 +675,7 @@ pub(crate) fn register(registrar: &mut TypeRegistrar) -> Result<(), Error> {
     for def in definitions() {
         register_type(registrar, &def)?;
     }
+    crate::compat::register_enum_schema(registrar)?;
     register_structural_attrs(registrar)?;
     super::convert::register(registrar)
 }

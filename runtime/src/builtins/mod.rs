@@ -15,6 +15,7 @@ mod structural;
 mod tensor;
 
 pub use args::{Borrowed, Call};
+pub(crate) use dyn_types::new_enum_state;
 pub(crate) use reflection::{
     field_getter, make_init, object_size, register_allocator, register_attr, type_info_of,
 };

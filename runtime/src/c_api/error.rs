@@ -35,11 +35,14 @@ pub unsafe extern "C" fn TVMFFIErrorMoveFromRaised(result: *mut TVMFFIObjectHand
     }
 }
 
-/// Raises `error` on this thread; the caller keeps its own reference.
+/// Raises `error` on this thread; the caller keeps its own reference. An error in the layout of
+/// releases up to 0.1.7 is raised as a copy in the current layout (`crate::compat`).
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIErrorSetRaised(error: TVMFFIObjectHandle) {
     if !error.is_null() {
-        set_raised(ObjectRef::from_borrowed(error.cast()));
+        set_raised(crate::compat::upgrade_raised_error(
+            ObjectRef::from_borrowed(error.cast()),
+        ));
     }
 }
 

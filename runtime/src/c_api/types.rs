@@ -59,6 +59,7 @@ pub unsafe extern "C" fn TVMFFITypeKeyToIndex(
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIGetTypeInfo(type_index: i32) -> *const TVMFFITypeInfo {
     or_exit("TVMFFIGetTypeInfo", || {
+        crate::compat::before_type_info_read(type_index);
         crate::types::type_info(type_index)
             .map(|info| info as *const TVMFFITypeInfo)
             .ok_or_else(|| {
@@ -117,6 +118,7 @@ pub unsafe extern "C" fn TVMFFIGetTypeAttrColumn(
 ) -> *const TVMFFITypeAttrColumn {
     or_exit("TVMFFIGetTypeAttrColumn", || {
         let name = byte_array_arg(attr_name, "attr_name")?;
+        crate::compat::before_enum_column_read(name);
         Ok(crate::types::attr_column(name)
             .map_or(std::ptr::null(), |c| c as *const TVMFFITypeAttrColumn))
     })

@@ -80,12 +80,3 @@ pub(crate) fn register(globals: &mut Globals) {
         Ok(Any::none())
     });
 }
-
-/// The names this module registers (none of them is registered by the release ffihub implements).
-pub const REMOVED_GLOBALS: [&str; 5] = [
-    "ffi.MapGetMissingObject",
-    "ffi.GetFieldGetter",
-    "ffi.MakeFFINew",
-    "ffi.MakeInit",
-    "ffi.RegisterAutoInit",
-];
