@@ -36,7 +36,7 @@ pub unsafe extern "C" fn TVMFFIErrorMoveFromRaised(result: *mut TVMFFIObjectHand
 }
 
 /// Raises `error` on this thread; the caller keeps its own reference. An error in the layout of
-/// releases up to 0.1.7 is raised as a copy in the current layout (`crate::compat`).
+/// releases up to 0.1.7 is raised as a copy in the current layout (docs/compatibility.md).
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIErrorSetRaised(error: TVMFFIObjectHandle) {
     if !error.is_null() {

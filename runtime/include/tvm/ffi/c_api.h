@@ -520,7 +520,8 @@ int32_t TVMFFIHandleDeinitOnce(void **handle_addr,
 TVM_FFI_DLL void TVMFFIErrorMoveFromRaised(TVMFFIObjectHandle *result);
 
 /**
- * Raises `error` on this thread; the caller keeps its own reference.
+ * Raises `error` on this thread; the caller keeps its own reference. An error in the layout of
+ * releases up to 0.1.7 is raised as a copy in the current layout (docs/compatibility.md).
  */
 TVM_FFI_DLL void TVMFFIErrorSetRaised(TVMFFIObjectHandle error);
 
