@@ -6,21 +6,22 @@
 #      already installed is ever upgraded from it) and Julia is installed with
 #      `apt-get install -t bullseye julia`.
 #   2. bullseye's libunwind8 1.3.2. With bookworm's libunwind 1.6.2 every exception thrown from
-#      Julia-compiled code segfaults, so `libunwind8=1.3.2-2` is downloaded with `apt-get download`
-#      and unpacked with `dpkg-deb -x` into the project-local, git-ignored .deps/julia-libunwind/
-#      (nothing system-wide is replaced).
+#      Julia-compiled code segfaults, so `libunwind8=1.3.2-2` is downloaded with `apt-get download`,
+#      unpacked with `dpkg-deb -x` into the git-ignored .deps/julia-libunwind/, and its
+#      libunwind.so.8 copied into Julia's private library folder /usr/lib/x86_64-linux-gnu/julia,
+#      which libjulia searches before the system folders (its RUNPATH is `$ORIGIN/julia:$ORIGIN`).
+#      Julia then runs with it without any environment variable; the system's libunwind stays and
+#      nothing else uses the copy.
 #   3. An empty placeholder Pkg registry in the Julia depot if it has none (so that Pkg.test()
 #      works offline).
-#   4. A check that the wrapper scripts/julia (which puts that folder on LD_LIBRARY_PATH and execs
-#      Julia; everything else calls the wrapper) runs Julia and survives a thrown-and-caught
-#      exception.
+#   4. A check that the wrapper scripts/julia (which execs Julia, or $FFIHUB_JULIA; everything
+#      else calls the wrapper) runs Julia and survives a thrown-and-caught exception.
 #
 # Idempotent: a second run only re-checks. Needs root (apt) only when something is missing.
 #
 # Environment:
 #   FFIHUB_JULIA  use this Julia executable instead of Debian's /usr/bin/julia (then nothing is
-#                 installed and the wrapper leaves LD_LIBRARY_PATH alone: such a Julia brings its
-#                 own libunwind)
+#                 installed: such a Julia brings its own libunwind)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,6 +29,7 @@ UNWIND_VERSION="1.3.2-2"
 UNWIND_DIR="$ROOT/.deps/julia-libunwind"
 UNWIND_STAMP="$UNWIND_DIR/.installed-version"
 UNWIND_LIB="$UNWIND_DIR/usr/lib/x86_64-linux-gnu/libunwind.so.8"
+JULIA_PRIVATE_UNWIND="/usr/lib/x86_64-linux-gnu/julia/libunwind.so.8"
 APT_SOURCES="/etc/apt/sources.list.d/ffihub-bullseye.sources"
 APT_PIN="/etc/apt/preferences.d/ffihub-bullseye.pref"
 WRAPPER="$ROOT/scripts/julia"
@@ -127,6 +129,15 @@ else
         mv "$WORK/unpacked" "$UNWIND_DIR"
         say "unpacked libunwind8=$UNWIND_VERSION into $UNWIND_DIR"
     fi
+    if cmp -s "$(readlink -f "$UNWIND_LIB")" "$JULIA_PRIVATE_UNWIND"; then
+        say "libunwind8=$UNWIND_VERSION present in Julia's library folder ($JULIA_PRIVATE_UNWIND)"
+    else
+        is_root || die "$JULIA_PRIVATE_UNWIND is missing or another version and this is not root: run scripts/setup-julia.sh as root"
+        [[ -d "$(dirname "$JULIA_PRIVATE_UNWIND")" ]] ||
+            die "$(dirname "$JULIA_PRIVATE_UNWIND") is missing: is this Debian's julia package?"
+        install -m 644 "$(readlink -f "$UNWIND_LIB")" "$JULIA_PRIVATE_UNWIND"
+        say "installed libunwind8=$UNWIND_VERSION as $JULIA_PRIVATE_UNWIND (Julia finds it first)"
+    fi
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -167,5 +178,5 @@ ensure_placeholder_registry
 check='f(x) = try; x > 0 && error("boom"); 0; catch e; e isa ErrorException ? 1 : 2; end
        sum(f, 1:3) == 3 || exit(3); println(VERSION)'
 version="$("$WRAPPER" --startup-file=no -e "$check")" ||
-    die "scripts/julia failed the exception check (exit $?): Julia crashes on a caught exception; is $UNWIND_LIB on LD_LIBRARY_PATH?"
+    die "scripts/julia failed the exception check (exit $?): Julia crashes on a caught exception; is $JULIA_PRIVATE_UNWIND bullseye's libunwind 1.3.2?"
 say "ok: scripts/julia runs Julia $version; a thrown-and-caught exception works"

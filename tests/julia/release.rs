@@ -10,7 +10,7 @@
 //!   leaves the machine (`JULIA_PKG_SERVER` is empty: Julia 1.5 would ask pkg.julialang.org
 //!   first);
 //! - in a fresh depot, with a fresh `HOME` and no `TVM_FFI_LIB`, `FFIHUB_LIBRARY_PATH` or
-//!   `LD_LIBRARY_PATH` of ours (the `scripts/julia` wrapper puts only Julia's libunwind there),
+//!   `LD_LIBRARY_PATH`,
 //!   `Pkg.Registry.add` and `Pkg.add("Demo")` install both packages and download both artifacts;
 //!   then, with the server stopped, `using Demo` runs on the runtime and library from the depot's
 //!   artifacts.

@@ -30,8 +30,9 @@ function _warn_if_exceptions_crash()
     (version === nothing || !_libunwind_too_new(version)) && return nothing
     println(stderr, "TVMFFI: warning: this Julia (Debian's julia $VERSION) runs with the system ",
         "libunwind $version, with which Julia 1.5 dies (SIGSEGV, exit code 139, no message) at the ",
-        "first caught exception, and TVMFFI reports every error with one. Run it with libunwind ",
-        "1.3.2 first on LD_LIBRARY_PATH (ffihub's scripts/julia does), or use an official Julia ",
+        "first caught exception, and TVMFFI reports every error with one. Copy bullseye's libunwind ",
+        "1.3.2 (libunwind.so.8) into /usr/lib/x86_64-linux-gnu/julia, where Julia finds it first, ",
+        "or use an official Julia ",
         "build from julialang.org; see docs/install.md, \"Julia\".")
     return nothing
 end
