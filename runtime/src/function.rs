@@ -134,24 +134,27 @@ fn callback_from_extern_c(
     }
 }
 
-/// The Rust side of a packed function: borrowed arguments in, an owned result or an error out.
-pub type Callback = dyn Fn(&[TVMFFIAny]) -> Result<Any, Error> + Send + Sync;
-
+/// A Function running a Rust closure: the closure lives in the payload, and the safe call is
+/// instantiated for its type, so a call reaches the closure's code directly (no boxed trait
+/// object, no second indirect call).
 #[repr(C)]
-struct ClosurePayload {
+struct ClosurePayload<F> {
     cell: TVMFFIFunctionCell,
-    callback: Box<Callback>,
+    callback: F,
 }
 
-unsafe extern "C" fn call_closure(
+unsafe extern "C" fn call_closure<F>(
     handle: *mut c_void,
     args: *const TVMFFIAny,
     n: i32,
     rv: *mut TVMFFIAny,
-) -> i32 {
+) -> i32
+where
+    F: Fn(*const TVMFFIAny, i32) -> Result<Any, Error>,
+{
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let p = payload::<ClosurePayload>(handle.cast());
-        (p.callback)(args_slice(args, n))
+        let p = payload::<ClosurePayload<F>>(handle.cast());
+        (p.callback)(args, n)
     }));
     match result {
         Ok(Ok(value)) => {
@@ -163,22 +166,26 @@ unsafe extern "C" fn call_closure(
     }
 }
 
-/// A Function running a Rust closure.
-pub fn from_closure(
-    callback: impl Fn(&[TVMFFIAny]) -> Result<Any, Error> + Send + Sync + 'static,
-) -> ObjectRef {
+/// A Function running a Rust closure (borrowed arguments in, an owned result or an error out).
+pub fn from_closure<F>(callback: F) -> ObjectRef
+where
+    F: Fn(&[TVMFFIAny]) -> Result<Any, Error> + Send + Sync + 'static,
+{
+    // SAFETY: the safe call passes its caller's arguments, valid for `n` values.
+    from_raw_closure(move |args, n| callback(unsafe { args_slice(args, n) }))
+}
+
+/// [`from_closure`] for a closure that takes the arguments as the C ABI passes them: a pointer
+/// valid for `n` values when `n > 0` (for callers that check the count before they read them).
+pub(crate) fn from_raw_closure<F>(callback: F) -> ObjectRef
+where
+    F: Fn(*const TVMFFIAny, i32) -> Result<Any, Error> + Send + Sync + 'static,
+{
     let cell = TVMFFIFunctionCell {
-        safe_call: Some(call_closure),
+        safe_call: Some(call_closure::<F>),
         cpp_call: std::ptr::null_mut(),
     };
-    alloc_object(
-        tindex::FUNCTION,
-        ClosurePayload {
-            cell,
-            callback: Box::new(callback),
-        },
-        0,
-    )
+    alloc_object(tindex::FUNCTION, ClosurePayload { cell, callback }, 0)
 }
 
 /// The argument array as a slice (empty for `n <= 0`, whatever the pointer).
