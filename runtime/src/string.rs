@@ -50,19 +50,38 @@ fn bytes_object(type_index: i32, data: &[u8]) -> Result<ObjectRef, AllocError> {
 }
 
 fn small_or_heap(small_index: i32, heap_index: i32, data: &[u8]) -> Result<Any, AllocError> {
+    match small_value(small_index, data) {
+        // SAFETY: a small value owns nothing.
+        Some(small) => Ok(unsafe { Any::from_raw(small) }),
+        None => Ok(Any::object(bytes_object(heap_index, data)?)),
+    }
+}
+
+/// The small value (of type `small_index`) holding `data`, if it fits.
+#[inline]
+fn small_value(small_index: i32, data: &[u8]) -> Option<TVMFFIAny> {
     if data.len() > SMALL_MAX {
-        return Ok(Any::object(bytes_object(heap_index, data)?));
+        return None;
     }
     let mut bytes = [0u8; 8];
     bytes[..data.len()].copy_from_slice(data);
-    // SAFETY: a small value owns nothing.
-    Ok(unsafe {
-        Any::from_raw(TVMFFIAny {
-            type_index: small_index,
-            small_str_len: data.len() as u32,
-            value: TVMFFIAnyValue { v_bytes: bytes },
-        })
+    Some(TVMFFIAny {
+        type_index: small_index,
+        small_str_len: data.len() as u32,
+        value: TVMFFIAnyValue { v_bytes: bytes },
     })
+}
+
+/// The small form of the String (`heap_index` STR) or Bytes (BYTES) holding `data`, if it fits:
+/// the value an owned `Any` of it would be (it owns nothing, so it needs no release).
+#[inline]
+pub(crate) fn small_text(heap_index: i32, data: &[u8]) -> Option<TVMFFIAny> {
+    let small_index = if heap_index == tindex::BYTES {
+        tindex::SMALL_BYTES
+    } else {
+        tindex::SMALL_STR
+    };
+    small_value(small_index, data)
 }
 
 /// A String value: small when it fits, a String object otherwise.

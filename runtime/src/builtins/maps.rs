@@ -124,6 +124,7 @@ pub(super) fn register(globals: &mut Globals) {
 }
 
 /// The map view of an argument already checked to be a Map or a Dict.
+#[inline]
 fn view(obj: &ObjectRef) -> Result<MapView<'_>, Error> {
     MapView::new(obj).ok_or_else(|| {
         Error::new(
@@ -153,6 +154,7 @@ fn owned_pairs(
 // Keys are looked up as the caller passed them: the hash and equality of `any_hash` treat a raw
 // string like the String it would become, without allocating one for common keys.
 
+#[inline]
 fn get_item(map: MapView<'_>, key: &TVMFFIAny) -> Result<Any, Error> {
     // SAFETY: arguments are valid views for the duration of the call.
     unsafe { map.get_raw(key) }?.ok_or_else(|| Error::new("KeyError", "key is not in Map"))
