@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per operation of the runtime's C ABI, ffihub's runtime against Apache's, counted by
-# callgrind (not a test: a benchmark whose numbers do not depend on the CPU family or the load).
+# callgrind (not a test: a benchmark whose numbers depend neither on the CPU nor on the load).
 #
 #   bench/core/instructions.sh [-v] [OPERATION...]
 #
@@ -8,10 +8,12 @@
 # 1e3-entry map builds) runs under `valgrind --tool=callgrind` twice per runtime, n and 3n times
 # after the same setup, counting only inside the benchmark's function of the operation; the
 # difference of the two counts over 2n is the cost of one operation, without the first call's
-# lazy work. Counted: every
-# instruction outside the benchmark program itself (the runtime, the C library, the loader),
-# i.e. what the runtime makes one call cost. `-v` also prints, per operation and runtime, the
-# functions that the operation's instructions ran in. Prints a markdown table.
+# lazy work. Counted: every instruction outside the benchmark program itself (the runtime, the C
+# library), i.e. what the runtime makes one call cost, and the executed jumps of the runtime
+# library that cross or end at a 32-byte boundary (code layout that some Intel cores run slowly;
+# see bench/core/instructions.py). `-v` also prints, per operation and runtime, the functions
+# the instructions ran in. Prints a markdown table; a run of all operations also writes it to
+# bench/RESULTS.md (section `instruction-counts`).
 set -euo pipefail
 VERBOSE=0
 if [[ "${1:-}" == -v ]]; then
@@ -25,104 +27,53 @@ command -v valgrind >/dev/null || {
 # shellcheck source=bench/core/build.sh
 source "$(dirname "${BASH_SOURCE[0]}")/build.sh"
 
-# "<operation> <n>": n of the cheaper run (the operations that take microseconds run fewer times).
+# Pairs "<operation>" "<n>": n of the cheaper run (operations that take microseconds run fewer
+# times).
 specs=()
+ALL=0
 if [[ $# -gt 0 ]]; then
     names=("$@")
 else
+    ALL=1
     mapfile -t names < <(cut -f1 bench/core/operations.tsv)
     names+=(map_1000 map_1000_padded)
 fi
 for name in "${names[@]}"; do
     case "$name" in
-        raise_fetch_error | array_of_1000_ints | map_*) specs+=("$name 10") ;;
-        *) specs+=("$name 1000") ;;
+        raise_fetch_error | array_of_1000_ints | map_*) specs+=("$name" 10) ;;
+        *) specs+=("$name" 1000) ;;
     esac
 done
 
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
-for spec in "${specs[@]}"; do
-    read -r name n <<<"$spec"
+for ((i = 0; i < ${#specs[@]}; i += 2)); do
+    name="${specs[i]}" n="${specs[i + 1]}"
     for side in ours ref; do
         if [[ $side == ours ]]; then lib="$OURS"; else lib="$APACHE"; fi
         for count in "$n" "$((3 * n))"; do
             # Only what runs inside the operation's function (op_*) is counted.
             LD_LIBRARY_PATH="$lib" valgrind --tool=callgrind -q --toggle-collect='op_*' \
-                --callgrind-out-file="$OUT/$side.$name.$count" "$BIN" once "$name" "$count"
+                --dump-instr=yes --callgrind-out-file="$OUT/$side.$name.$count" \
+                "$BIN" once "$name" "$count"
         done
     done
     echo "   $name" >&2
 done
 
-python3 - "$OUT" "$BIN" "$VERBOSE" bench/core/operations.tsv "${specs[@]}" <<'PY'
-import collections, os, re, sys
-
-out, program, verbose, labels_path, *specs = sys.argv[1:]
-LABELS = dict(line.rstrip("\n").split("\t") for line in open(labels_path, encoding="utf-8"))
-LABELS["map_1000"] = "runtime: `ffi.Map` str→int, 1e3 entries (`key-<i>`), per entry"
-LABELS["map_1000_padded"] = ("runtime: `ffi.Map` str→int, 1e3 entries (`key-<10 digits>`: "
-                             "colliding hashes), per entry")
-PER = {"map_1000": 1000, "map_1000_padded": 1000}  # operations per run of the op
-
-
-def self_costs(path):
-    """Instructions per (object, function) in a callgrind profile, each counted where it ran."""
-    names, cost = {}, collections.Counter()
-    obj = fn = None
-    skip_next = False  # the line after `calls=` is the callee's inclusive cost
-
-    def name(kind, text):
-        m = re.match(r"\((\d+)\)(?: (.*))?$", text)
-        if m is None:
-            return text
-        if m.group(2) is not None:
-            names[(kind, m.group(1))] = m.group(2)
-        return names[(kind, m.group(1))]
-
-    for line in open(path, encoding="utf-8", errors="replace"):
-        if line[:1].isdigit() or line[:1] in "+-*":
-            if skip_next:
-                skip_next = False
-            else:
-                fields = line.split()
-                if len(fields) >= 2:
-                    cost[(obj, fn)] += int(fields[1])
-        elif line.startswith("ob="):
-            obj = name("ob", line[3:].rstrip("\n"))
-        elif line.startswith("fn="):
-            fn = name("fn", line[3:].rstrip("\n"))
-        elif line.startswith("cob="):
-            name("ob", line[4:].rstrip("\n"))
-        elif line.startswith("cfn="):
-            name("fn", line[4:].rstrip("\n"))
-        elif line.startswith("calls="):
-            skip_next = True
-    return cost
-
-
-def per_op(side, name, n):
-    few = self_costs(os.path.join(out, f"{side}.{name}.{n}"))
-    many = self_costs(os.path.join(out, f"{side}.{name}.{3 * n}"))
-    ops = 2 * n * PER.get(name, 1)
-    split = {key: (many[key] - few[key]) / ops for key in set(few) | set(many)}
-    runtime = sum(v for (obj, _), v in split.items() if obj != program)
-    return runtime, split
-
-
-print("| operation | ours | Apache's | ratio |")
-print("|---|---|---|---|")
-details = []
-for spec in specs:
-    name, n = spec.split()
-    ours, ours_split = per_op("ours", name, int(n))
-    ref, ref_split = per_op("ref", name, int(n))
-    print(f"| {LABELS.get(name, name)} | {ours:.0f} | {ref:.0f} | {ours / ref:.2f}x |")
-    for side, split in (("ours", ours_split), ("Apache's", ref_split)):
-        top = sorted(((v, key) for key, v in split.items() if abs(v) >= 0.5), reverse=True)
-        details.append(f"{name}, {side}:\n" + "".join(
-            f"  {v:10.1f}  {fn}  [{os.path.basename(obj or '?')}]\n" for v, (obj, fn) in top))
-if verbose == "1":
-    print("\nInstructions per operation by function (the benchmark program's own included):\n")
-    print("```\n" + "".join(details) + "```")
-PY
+report="$(python3 bench/core/instructions.py "$OUT" "$BIN" "$VERBOSE" bench/core/operations.tsv \
+    "${specs[@]}")"
+echo "$report"
+if ((ALL)); then
+    apache="$(cat "$APACHE/../../.installed-version" 2>/dev/null || echo "in $APACHE")"
+    python3 bench/results.py instruction-counts "Instructions per operation (any CPU)" \
+        "Produced by \`bench/core/instructions.sh\` on $(date -u '+%Y-%m-%d'), $(valgrind --version), \
+Apache TVM-FFI $apache. Instructions executed per \
+operation (callgrind) by the runtime and what it calls (the C library: malloc, memcpy...), not \
+by the benchmark program's loop; the same C program on both runtimes. Unlike times, they do not \
+depend on the CPU or the load: a row at or below Apache's does no more work on any CPU (how fast \
+each instruction runs still depends on the micro-architecture and the code layout). The last \
+columns count the executed jumps of libtvm_ffi.so that cross or end at a 32-byte boundary, which \
+Intel cores from Skylake to Cascade Lake run slowly (docs/adr/0008-runtime-hot-paths.md)." \
+        "$(grep '^|' <<<"$report")"
+fi
