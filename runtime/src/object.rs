@@ -181,7 +181,8 @@ pub(crate) unsafe fn is_plain(obj: *const TVMFFIObject) -> bool {
 }
 
 /// [`release_last_strong`] for objects whose destruction may release others (a separate
-/// function, so that the common case above saves no registers).
+/// function, so that the common case above saves no registers; its own rare cases, queueing and
+/// draining, are out of line too, so that it keeps only two values across the deleter).
 #[inline(never)]
 unsafe fn release_nesting(obj: *mut TVMFFIObject, sole: bool) {
     // One thread-local lookup for the whole release (each costs a call in a shared library);
@@ -190,26 +191,33 @@ unsafe fn release_nesting(obj: *mut TVMFFIObject, sole: bool) {
     let state = &*state;
     let depth = state.depth.get();
     if depth >= MAX_NESTED_DESTRUCTIONS {
-        let queued = PENDING_DESTRUCTIONS
-            .try_with(|queue| queue.borrow_mut().push(PendingDestruction { obj, sole }));
-        match queued {
-            Ok(()) => state.queued.set(true),
-            // The thread is exiting and its queue is gone: destroy directly.
-            Err(_) => destroy(obj, sole),
-        }
-        return;
+        return queue_destruction(state, obj, sole);
     }
     state.depth.set(depth + 1);
     destroy(obj, sole);
     if depth == 0 && state.queued.get() {
-        drain_pending_destructions();
-        state.queued.set(false);
+        drain_pending_destructions(state);
     }
     state.depth.set(depth);
 }
 
+/// Queues the destruction of `obj` for the outermost destruction of this thread.
+#[cold]
+#[inline(never)]
+unsafe fn queue_destruction(state: &Destructions, obj: *mut TVMFFIObject, sole: bool) {
+    let queued = PENDING_DESTRUCTIONS
+        .try_with(|queue| queue.borrow_mut().push(PendingDestruction { obj, sole }));
+    match queued {
+        Ok(()) => state.queued.set(true),
+        // The thread is exiting and its queue is gone: destroy directly.
+        Err(_) => destroy(obj, sole),
+    }
+}
+
 /// Destroys queued objects (and whatever their destruction queues) until none is left.
-unsafe fn drain_pending_destructions() {
+#[cold]
+#[inline(never)]
+unsafe fn drain_pending_destructions(state: &Destructions) {
     while let Some(next) = PENDING_DESTRUCTIONS
         .try_with(|queue| queue.borrow_mut().pop())
         .ok()
@@ -224,6 +232,7 @@ unsafe fn drain_pending_destructions() {
             *queue = Vec::new();
         }
     });
+    state.queued.set(false);
 }
 
 /// The protocol's steps once the strong count is 0: destroy the contents, then drop the
