@@ -55,30 +55,7 @@ echo "$table"
 cpuinfo() { grep -m1 "^$1[[:space:]]*:" /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || true; }
 vendor="$(cpuinfo vendor_id)"
 family="$(cpuinfo 'cpu family')"
-python3 - bench/RESULTS.md "${vendor:-unknown} ${family:-?}" \
+python3 bench/results.py "cpu-family: ${vendor:-unknown} ${family:-?}" \
     "$(cpuinfo 'model name') (${vendor:-unknown vendor}, family ${family:-?}, model $(cpuinfo model))" \
     "Produced by \`bench/run.sh ${areas[*]}\` on $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, $(uname -srm)." \
-    "$table" <<'PY'
-import os, re, sys
-
-path, key, heading, produced, table = sys.argv[1:]
-MARK = "<!-- cpu-family: "
-INTRO = """# Benchmark results
-
-`bench/run.sh` keeps the latest table per CPU family it ran on (vendor and family number from
-/proc/cpuinfo): a run replaces its own family's section and leaves the others. Ratios compare two
-sides measured in the same run; absolute times vary with machine load.
-"""
-sections = []  # (key, text)
-if os.path.exists(path):
-    text = open(path, encoding="utf-8").read()
-    for chunk in text.split(MARK)[1:]:
-        sections.append((chunk.split(" -->", 1)[0], MARK + chunk.rstrip("\n") + "\n"))
-ours = f"{MARK}{key} -->\n## {heading}\n\n{produced}\n\n{table}\n"
-if any(k == key for k, _ in sections):
-    sections = [(k, ours if k == key else t) for k, t in sections]
-else:
-    sections.append((key, ours))
-with open(path, "w", encoding="utf-8") as out:
-    out.write(INTRO + "".join("\n" + t for _, t in sections))
-PY
+    "$table"

@@ -9,6 +9,11 @@
 //                                "key-<i>" (or "key-<i, 10 digits>": their ABI-mandated string hashes
 //                                collide often, so long chains of equal hashes dominate)
 //
+//   bench_core once <op> <n>     runs `op` (a micro operation, or map_1000 / map_1000_padded: one
+//                                build of a 1000-entry map) n times after the setup, untimed,
+//                                and prints nothing: bench/core/instructions.sh runs it under
+//                                callgrind for instructions per operation
+//
 //   bench_core touch <MiB>       "<ns per 4 KiB page>" of the first write to each page of a fresh
 //                                block (what the kernel charges for memory a build must write;
 //                                no runtime call)
@@ -281,18 +286,24 @@ static void run_micro(double scale, const char* only) {
   printf("peak_rss_kib\t%ld\n", usage.ru_maxrss);
 }
 
-static void run_map(int64_t entries, int padded) {
-  f_map = global("ffi.Map");
+// The pairs of a str->int map with `entries` keys "key-<i>" (or "key-<i, 10 digits>"); keys
+// longer than a small string (from 1000 on) are String objects on both runtimes. Never freed.
+static TVMFFIAny* map_pairs(int64_t entries, int padded) {
   char* key_bytes = malloc((size_t)entries * 24);
   TVMFFIAny* pairs = malloc(sizeof(TVMFFIAny) * 2 * (size_t)entries);
   if (key_bytes == NULL || pairs == NULL) die("malloc");
   for (int64_t i = 0; i < entries; ++i) {
     char* key = key_bytes + 24 * i;
-    // Longer than a small string (from 1000 on), so keys are String objects on both runtimes.
     snprintf(key, 24, padded ? "key-%010lld" : "key-%lld", (long long)i);
     pairs[2 * i] = any_cstr(key);
     pairs[2 * i + 1] = any_int(i);
   }
+  return pairs;
+}
+
+static void run_map(int64_t entries, int padded) {
+  f_map = global("ffi.Map");
+  TVMFFIAny* pairs = map_pairs(entries, padded);
   // Enough builds for a stable median at small sizes, one at 1e6.
   int builds = entries >= 100000 ? 1 : (int)(2000000 / entries);
   if (builds > 15) builds = 15;
@@ -305,8 +316,40 @@ static void run_map(int64_t entries, int padded) {
   }
   qsort(best, (size_t)builds, sizeof best[0], compare_double);
   printf("%.3f\n", best[builds / 2]);
-  free(pairs);
-  free(key_bytes);
+}
+
+static TVMFFIAny* g_map_pairs[2];
+
+static void op_map_1000(int64_t n, int padded) {
+  for (int64_t i = 0; i < n; ++i) {
+    TVMFFIAny map = call(f_map, g_map_pairs[padded], 2000);
+    release(&map);
+  }
+}
+static void op_map_1000_plain(int64_t n) { op_map_1000(n, 0); }
+static void op_map_1000_padded(int64_t n) { op_map_1000(n, 1); }
+
+// `op` run `n` times after the setup, untimed.
+static void run_once(const char* name, int64_t n) {
+  static const struct op MAPS[] = {
+      {"map_1000", op_map_1000_plain, 0},
+      {"map_1000_padded", op_map_1000_padded, 0},
+  };
+  setup();
+  g_map_pairs[0] = map_pairs(1000, 0);
+  g_map_pairs[1] = map_pairs(1000, 1);
+  void (*run)(int64_t) = NULL;
+  for (size_t k = 0; k < sizeof OPS / sizeof OPS[0]; ++k) {
+    if (strcmp(name, OPS[k].name) == 0) run = OPS[k].run;
+  }
+  for (size_t k = 0; k < sizeof MAPS / sizeof MAPS[0]; ++k) {
+    if (strcmp(name, MAPS[k].name) == 0) run = MAPS[k].run;
+  }
+  if (run == NULL) {
+    fprintf(stderr, "bench_core: no operation `%s`\n", name);
+    exit(2);
+  }
+  run(n);
 }
 
 static void run_touch(int64_t mib) {
@@ -357,12 +400,14 @@ int main(int argc, char** argv) {
     run_micro(argc >= 3 ? atof(argv[2]) : 1.0, argc >= 4 ? argv[3] : NULL);
   } else if (argc >= 6 && strcmp(argv[1], "calls") == 0) {
     run_calls(argv + 2);
+  } else if (argc >= 4 && strcmp(argv[1], "once") == 0) {
+    run_once(argv[2], atoll(argv[3]));
   } else if (argc >= 3 && strcmp(argv[1], "touch") == 0) {
     run_touch(atoll(argv[2]));
   } else if (argc >= 3 && strcmp(argv[1], "map") == 0) {
     run_map(atoll(argv[2]), argc >= 4 && strcmp(argv[3], "padded") == 0);
   } else {
-    fprintf(stderr, "usage: %s micro [scale [op]] | map <entries> [padded] | touch <MiB> | calls <lib> <f> <lib> <f>\n", argv[0]);
+    fprintf(stderr, "usage: %s micro [scale [op]] | map <entries> [padded] | once <op> <n> | touch <MiB> | calls <lib> <f> <lib> <f>\n", argv[0]);
     return 2;
   }
   return 0;

@@ -4,23 +4,10 @@
 # medians over the process pairs. Prints bench/run.sh table rows.
 #   bench/core/rows.sh         BENCH_PAIRS (default 7) micro pairs, BENCH_MAP_PAIRS (3) map pairs
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$ROOT"
-TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
-[[ "$TARGET" = /* ]] || TARGET="$ROOT/$TARGET"
-APACHE="${APACHE_TVM_FFI_DIR:-$ROOT/.deps/apache-tvm-ffi/tvm_ffi}/lib"
-OURS="$TARGET/release"
+# shellcheck source=bench/core/build.sh
+source "$(dirname "${BASH_SOURCE[0]}")/build.sh"
 PAIRS="${BENCH_PAIRS:-7}"
 MAP_PAIRS="${BENCH_MAP_PAIRS:-3}"
-
-{
-    scripts/setup-apache.sh
-    env -u TVM_FFI_LIB_DIR cargo build --release --locked -p ffihub-runtime -p ffihub-demo
-    mkdir -p "$TARGET/bench/core"
-    gcc -std=c11 -O2 -Wall -Wextra -Werror -I runtime/include bench/core/bench_core.c \
-        -o "$TARGET/bench/core/bench_core" -L "$OURS" -ltvm_ffi -ldl
-} >&2
-BIN="$TARGET/bench/core/bench_core"
 RAW="$(mktemp)"
 trap 'rm -f "$RAW"' EXIT
 
@@ -58,7 +45,7 @@ for ((i = 0; i < PAIRS; i++)); do
         "$APACHE/libtvm_ffi_testing.so" testing.add_one | sed 's/^/calls /' >>"$RAW"
 done
 
-python3 - "$RAW" <<'PY'
+python3 - "$RAW" bench/core/operations.tsv <<'PY'
 import statistics, sys
 from collections import defaultdict
 
@@ -74,21 +61,8 @@ def time(ns):
 def row(label, ours, ref, target, fmt=time):
     print(f"| {label} | {fmt(ours)} | {fmt(ref)} | {ours / ref:.2f}x | ≤ {target:.1f}x |")
 
-ROWS = [
-    ("plain_call", "runtime: call a C function, 0 args"),
-    ("callback_call", "runtime: call a callback (self + deleter), 0 args"),
-    ("refcount", "runtime: IncRef + DecRef"),
-    ("global_lookup", "runtime: TVMFFIFunctionGetGlobal + release"),
-    ("type_key_lookup", "runtime: TVMFFITypeKeyToIndex"),
-    ("array_size", "runtime: `ffi.ArraySize`"),
-    ("array_get_item", "runtime: `ffi.ArrayGetItem`"),
-    ("map_get_item_int", "runtime: `ffi.MapGetItem`, int key"),
-    ("map_get_item_str", "runtime: `ffi.MapGetItem`, str key"),
-    ("function_create_release", "runtime: TVMFFIFunctionCreate + release"),
-    ("string32_create_release", "runtime: String of 32 B, create + release"),
-    ("raise_fetch_error", "runtime: raise + fetch an error (backtrace read)"),
-    ("array_of_1000_ints", "runtime: `ffi.Array` of 1000 ints"),
-]
+# bench/core/operations.tsv: "<operation>\t<label>", one line per micro operation.
+ROWS = [line.rstrip("\n").split("\t") for line in open(sys.argv[2], encoding="utf-8")]
 for name, label in ROWS:
     row(label, med[("ours", name)], med[("ref", name)], 1.0)
 row("runtime: peak RSS of the C benchmark", med[("ours", "peak_rss_kib")],

@@ -51,30 +51,78 @@ impl Normalized<'_> {
     }
 }
 
+/// `value` with a borrowed-only form turned into its owned form (other values as they are).
+///
 /// # Safety
 /// `value` is a valid value or argument view.
+#[inline]
 pub(crate) unsafe fn normalize(value: &TVMFFIAny) -> Normalized<'_> {
+    if is_view_form(value.type_index) {
+        Normalized::Owned(owned_form(value))
+    } else {
+        Normalized::Borrowed(value)
+    }
+}
+
+/// The owned form of a view-only value (raw C string, byte-array pointer, rvalue reference).
+///
+/// # Safety
+/// `value` is a valid argument view of one of those forms.
+#[inline(never)]
+pub(crate) unsafe fn owned_form(value: &TVMFFIAny) -> Any {
     match value.type_index {
         tindex::RAW_STR => {
             let bytes = CStr::from_ptr(value.value.v_c_str).to_bytes();
-            Normalized::Owned(crate::string::string_any(bytes))
+            crate::string::string_any(bytes)
         }
         tindex::BYTE_ARRAY_PTR => {
             let bytes =
                 byte_array_slice(&*(value.value.v_ptr as *const crate::abi::TVMFFIByteArray));
-            Normalized::Owned(crate::string::bytes_any(bytes))
+            crate::string::bytes_any(bytes)
         }
-        tindex::OBJECT_RVALUE_REF => {
-            // Look through the reference without moving the object out of its slot.
+        _ => {
+            // An rvalue reference: look through it without moving the object out of its slot.
             let obj = *(value.value.v_ptr as *const *mut TVMFFIObject);
             if obj.is_null() {
-                Normalized::Owned(Any::none())
+                Any::none()
             } else {
-                Normalized::Owned(Any::object(crate::object::ObjectRef::from_borrowed(obj)))
+                Any::object(crate::object::ObjectRef::from_borrowed(obj))
             }
         }
-        _ => Normalized::Borrowed(value),
     }
+}
+
+/// A raw C string or byte-array view as the String or Bytes it stands for: the type index of
+/// the heap form (STR or BYTES) and the bytes.
+///
+/// # Safety
+/// `value` is a valid value or argument view; the bytes are used only while it lives.
+#[inline]
+pub(crate) unsafe fn view_text(value: &TVMFFIAny) -> Option<(i32, &[u8])> {
+    match value.type_index {
+        tindex::RAW_STR => Some((tindex::STR, CStr::from_ptr(value.value.v_c_str).to_bytes())),
+        tindex::BYTE_ARRAY_PTR => Some((
+            tindex::BYTES,
+            byte_array_slice(&*(value.value.v_ptr as *const crate::abi::TVMFFIByteArray)),
+        )),
+        _ => None,
+    }
+}
+
+/// [`any_hash`] of a String or Bytes object (`heap_index`) holding `bytes`.
+#[inline]
+pub(crate) fn heap_text_hash(heap_index: i32, bytes: &[u8]) -> u64 {
+    stable_hash_combine(heap_index as u64, stable_hash_bytes(bytes))
+}
+
+/// [`any_equal`] of an owned value and the String or Bytes object (`heap_index`) holding `bytes`,
+/// which are too long for the small form (so only an object of that type can be equal).
+///
+/// # Safety
+/// `value` is a valid owned value.
+#[inline]
+pub(crate) unsafe fn equals_heap_text(value: &TVMFFIAny, heap_index: i32, bytes: &[u8]) -> bool {
+    value.type_index == heap_index && object_bytes(value) == bytes
 }
 
 /// The bytes of a String or Bytes object (ours or foreign: only the cell at +24 is read).
@@ -100,10 +148,10 @@ fn small_bytes(value: &TVMFFIAny) -> &[u8] {
 
 /// Apache's `StableHashSmallStrBytes`: the whole 8-byte payload, modulo 2^31 - 1 (equal to
 /// [`stable_hash_bytes`] of the bytes when the unused tail is zero, as it always is).
-fn small_payload_hash(value: &TVMFFIAny) -> u64 {
+pub(crate) fn small_payload_hash(value: &TVMFFIAny) -> u64 {
     // SAFETY: reading the payload as raw bits is valid for every kind.
     let bits = unsafe { value.value.v_uint64 };
-    bits % 2_147_483_647
+    crate::hash::mod_2p31m1(bits)
 }
 
 /// The words of a BigInt object (layout `{header, nwords, words[]}`, ours or foreign).
@@ -145,45 +193,52 @@ pub unsafe fn any_hash(value: &TVMFFIAny) -> Result<u64, Error> {
 /// Is `type_index` one of the forms only argument views have (raw C string, byte-array
 /// pointer, rvalue reference)? Such values are normalized before hashing or comparing.
 #[inline]
-fn is_view_form(type_index: i32) -> bool {
+pub(crate) fn is_view_form(type_index: i32) -> bool {
     matches!(
         type_index,
         tindex::RAW_STR | tindex::BYTE_ARRAY_PTR | tindex::OBJECT_RVALUE_REF
     )
 }
 
-/// [`any_hash`] of a value in an owned form.
-unsafe fn hash_owned(value: &TVMFFIAny) -> Result<u64, Error> {
+/// [`any_hash`] of a value in an owned form: plain values and small strings inline, objects
+/// out of line.
+///
+/// # Safety
+/// As for [`any_hash`], and `value` is not a view-only form.
+#[inline]
+pub(crate) unsafe fn hash_owned(value: &TVMFFIAny) -> Result<u64, Error> {
     let type_index = value.type_index;
-    match type_index {
-        tindex::SMALL_STR => Ok(stable_hash_combine(
-            tindex::STR as u64,
-            small_payload_hash(value),
-        )),
-        tindex::SMALL_BYTES => Ok(stable_hash_combine(
-            tindex::BYTES as u64,
-            small_payload_hash(value),
-        )),
-        tindex::STR | tindex::BYTES => Ok(stable_hash_combine(
+    if is_object_index(type_index) {
+        return hash_object(value);
+    }
+    Ok(match type_index {
+        tindex::SMALL_STR => stable_hash_combine(tindex::STR as u64, small_payload_hash(value)),
+        tindex::SMALL_BYTES => stable_hash_combine(tindex::BYTES as u64, small_payload_hash(value)),
+        _ => stable_hash_combine(type_index as u64, value.value.v_uint64),
+    })
+}
+
+/// [`hash_owned`] of an object.
+#[inline(never)]
+unsafe fn hash_object(value: &TVMFFIAny) -> Result<u64, Error> {
+    let type_index = value.type_index;
+    if type_index == tindex::STR || type_index == tindex::BYTES {
+        return Ok(stable_hash_combine(
             type_index as u64,
             stable_hash_bytes(object_bytes(value)),
-        )),
-        _ => {
-            if is_object_index(type_index) {
-                if let Some(hook) = crate::types::attr_value(ANY_HASH_ATTR, type_index) {
-                    let custom = call_hash_hook(&hook, value)?;
-                    return Ok(stable_hash_combine(type_index as u64, custom));
-                }
-                if type_index == tindex::BIG_INT {
-                    return Ok(stable_hash_combine(
-                        type_index as u64,
-                        bigint_value_hash(value),
-                    ));
-                }
-            }
-            Ok(stable_hash_combine(type_index as u64, value.value.v_uint64))
-        }
+        ));
     }
+    if let Some(hook) = crate::types::attr_value(ANY_HASH_ATTR, type_index) {
+        let custom = call_hash_hook(&hook, value)?;
+        return Ok(stable_hash_combine(type_index as u64, custom));
+    }
+    if type_index == tindex::BIG_INT {
+        return Ok(stable_hash_combine(
+            type_index as u64,
+            bigint_value_hash(value),
+        ));
+    }
+    Ok(stable_hash_combine(type_index as u64, value.value.v_uint64))
 }
 
 /// A private fingerprint of an owned value for telling keys apart faster than [`any_equal`]:
@@ -226,24 +281,39 @@ pub unsafe fn any_equal(lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error>
     }
 }
 
-/// [`any_equal`] of two values in owned forms.
-unsafe fn equal_owned(lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {
+/// [`any_equal`] of two values in owned forms: identical values and plain values inline, the
+/// others out of line.
+///
+/// # Safety
+/// As for [`any_equal`], and neither is a view-only form.
+#[inline]
+pub(crate) unsafe fn equal_owned(lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {
     // Fast path: the two 16-byte values are identical.
     if raw_words(lhs) == raw_words(rhs) {
         return Ok(true);
     }
+    // Plain values of one type are equal only bit for bit (small strings and bytes included:
+    // their unused tail is zero).
+    if lhs.type_index == rhs.type_index && !is_object_index(lhs.type_index) {
+        return Ok(false);
+    }
+    equal_contents(lhs, rhs)
+}
+
+/// [`equal_owned`] of two values that differ bit for bit, one of them an object or the two of
+/// different types.
+#[inline(never)]
+unsafe fn equal_contents(lhs: &TVMFFIAny, rhs: &TVMFFIAny) -> Result<bool, Error> {
     let (lt, rt) = (lhs.type_index, rhs.type_index);
     if lt == rt {
         if lt == tindex::STR || lt == tindex::BYTES {
             return Ok(object_bytes(lhs) == object_bytes(rhs));
         }
-        if is_object_index(lt) {
-            if let Some(hook) = crate::types::attr_value(ANY_EQUAL_ATTR, lt) {
-                return call_equal_hook(&hook, lhs, rhs);
-            }
-            if lt == tindex::BIG_INT {
-                return Ok(bigint_word_bytes(lhs) == bigint_word_bytes(rhs));
-            }
+        if let Some(hook) = crate::types::attr_value(ANY_EQUAL_ATTR, lt) {
+            return call_equal_hook(&hook, lhs, rhs);
+        }
+        if lt == tindex::BIG_INT {
+            return Ok(bigint_word_bytes(lhs) == bigint_word_bytes(rhs));
         }
         return Ok(false);
     }

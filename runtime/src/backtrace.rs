@@ -38,10 +38,13 @@ fn is_one_of(function: &str, names: &[&str]) -> bool {
     })
 }
 
-/// Trampolines through which every function object is entered.
-const TRAMPOLINES: [&str; 2] = [
+/// Trampolines through which every function object is entered (with the closures that adapt a
+/// Function's arguments for the code it runs).
+const TRAMPOLINES: [&str; 4] = [
     "tvm_ffi::function::call_closure",
     "tvm_ffi::function::call_extern_c",
+    "tvm_ffi::function::from_closure",
+    "tvm_ffi::builtins::typed_function",
 ];
 
 /// Frames of a host interpreter: the host shows its own frames (Python's interpreter, as in

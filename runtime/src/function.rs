@@ -33,23 +33,12 @@ impl Drop for ExternCPayload {
 }
 
 /// The deleter of Functions over a C function without a deleter of its own: their payload
-/// (whichever of the two below) owns nothing, so only the memory is freed. A distinct,
-/// non-generic function, so that its address identifies them.
+/// (whichever of the two below) owns nothing, so only the memory is freed (and they are marked
+/// plain: the runtime's own last release frees them without this call).
 unsafe extern "C" fn delete_c_function_without_deleter(obj: *mut c_void, flags: i32) {
     if flags & crate::object::DELETE_WEAK != 0 {
         crate::object::free_rust_object(obj.cast());
     }
-}
-
-/// Is `obj` a Function over a C function without a deleter? Destroying one runs no foreign
-/// code, so it releases no other object.
-///
-/// # Safety
-/// `obj` points at a live object (or one whose strong count just reached 0).
-#[inline]
-pub(crate) unsafe fn is_c_function_without_deleter(obj: *mut TVMFFIObject) -> bool {
-    (*obj).deleter.map(|d| d as usize)
-        == Some(delete_c_function_without_deleter as *const () as usize)
 }
 
 unsafe extern "C" fn call_extern_c(
@@ -134,24 +123,27 @@ fn callback_from_extern_c(
     }
 }
 
-/// The Rust side of a packed function: borrowed arguments in, an owned result or an error out.
-pub type Callback = dyn Fn(&[TVMFFIAny]) -> Result<Any, Error> + Send + Sync;
-
+/// A Function running a Rust closure: the closure lives in the payload, and the safe call is
+/// instantiated for its type, so a call reaches the closure's code directly (no boxed trait
+/// object, no second indirect call).
 #[repr(C)]
-struct ClosurePayload {
+struct ClosurePayload<F> {
     cell: TVMFFIFunctionCell,
-    callback: Box<Callback>,
+    callback: F,
 }
 
-unsafe extern "C" fn call_closure(
+unsafe extern "C" fn call_closure<F>(
     handle: *mut c_void,
     args: *const TVMFFIAny,
     n: i32,
     rv: *mut TVMFFIAny,
-) -> i32 {
+) -> i32
+where
+    F: Fn(*const TVMFFIAny, i32) -> Result<Any, Error>,
+{
     let result = catch_unwind(AssertUnwindSafe(|| {
-        let p = payload::<ClosurePayload>(handle.cast());
-        (p.callback)(args_slice(args, n))
+        let p = payload::<ClosurePayload<F>>(handle.cast());
+        (p.callback)(args, n)
     }));
     match result {
         Ok(Ok(value)) => {
@@ -163,22 +155,26 @@ unsafe extern "C" fn call_closure(
     }
 }
 
-/// A Function running a Rust closure.
-pub fn from_closure(
-    callback: impl Fn(&[TVMFFIAny]) -> Result<Any, Error> + Send + Sync + 'static,
-) -> ObjectRef {
+/// A Function running a Rust closure (borrowed arguments in, an owned result or an error out).
+pub fn from_closure<F>(callback: F) -> ObjectRef
+where
+    F: Fn(&[TVMFFIAny]) -> Result<Any, Error> + Send + Sync + 'static,
+{
+    // SAFETY: the safe call passes its caller's arguments, valid for `n` values.
+    from_raw_closure(move |args, n| callback(unsafe { args_slice(args, n) }))
+}
+
+/// [`from_closure`] for a closure that takes the arguments as the C ABI passes them: a pointer
+/// valid for `n` values when `n > 0` (for callers that check the count before they read them).
+pub(crate) fn from_raw_closure<F>(callback: F) -> ObjectRef
+where
+    F: Fn(*const TVMFFIAny, i32) -> Result<Any, Error> + Send + Sync + 'static,
+{
     let cell = TVMFFIFunctionCell {
-        safe_call: Some(call_closure),
+        safe_call: Some(call_closure::<F>),
         cpp_call: std::ptr::null_mut(),
     };
-    alloc_object(
-        tindex::FUNCTION,
-        ClosurePayload {
-            cell,
-            callback: Box::new(callback),
-        },
-        0,
-    )
+    alloc_object(tindex::FUNCTION, ClosurePayload { cell, callback }, 0)
 }
 
 /// The argument array as a slice (empty for `n <= 0`, whatever the pointer).
@@ -263,20 +259,29 @@ mod tests {
     }
 
     #[test]
-    fn only_c_functions_without_deleter_are_leaves() {
+    fn functions_that_own_nothing_are_plain() {
+        use crate::object::is_plain;
         let bare = from_extern_c(std::ptr::null_mut(), nop, None);
         let with_self = from_extern_c(8 as *mut c_void, nop, None);
         let with_deleter = from_extern_c(8 as *mut c_void, nop, Some(count_deletion));
         let closure = from_closure(|_| Ok(Any::none()));
+        let captured = Any::string("a string longer than the small form");
+        let owning_closure = from_closure(move |_| Ok(captured.clone()));
         unsafe {
-            assert!(is_c_function_without_deleter(bare.as_ptr().cast()));
-            assert!(is_c_function_without_deleter(with_self.as_ptr().cast()));
-            assert!(!is_c_function_without_deleter(with_deleter.as_ptr().cast()));
-            assert!(!is_c_function_without_deleter(closure.as_ptr().cast()));
+            assert!(is_plain(bare.as_ptr()));
+            assert!(is_plain(with_self.as_ptr()));
+            assert!(is_plain(closure.as_ptr()));
+            assert!(!is_plain(with_deleter.as_ptr()));
+            assert!(!is_plain(owning_closure.as_ptr()));
         }
-        // The deleter still runs on the general path.
+        // Their deleters still run on the general path.
         drop(with_deleter);
         assert_eq!(DELETED.load(std::sync::atomic::Ordering::SeqCst), 1);
+        let out = unsafe { call(owning_closure.as_ptr(), &[]) }.unwrap();
+        drop(owning_closure);
+        // SAFETY: `out` is a live value.
+        let text = unsafe { crate::string::str_bytes(out.as_raw()) };
+        assert_eq!(text, Some(&b"a string longer than the small form"[..]));
     }
 
     unsafe extern "C" fn add_self(

@@ -105,7 +105,7 @@ fn add_slow(delta: i64) {
     }
 }
 
-/// Records one allocated object, whose header is already written (with `__padding` 0), if
+/// Records one allocated object, whose header is already written (without [`COUNTED`]), if
 /// counting has started: marks it [`COUNTED`] for [`freed`]. The counting path is out of line,
 /// so that allocation keeps no value in a register across it.
 ///
@@ -122,13 +122,19 @@ pub unsafe fn mark_allocated(obj: *mut crate::abi::TVMFFIObject) {
 #[inline(never)]
 unsafe fn count_and_mark(obj: *mut crate::abi::TVMFFIObject) {
     add(1);
-    (*obj).__padding = COUNTED;
+    (*obj).__padding |= COUNTED;
+}
+
+/// Whether an object whose header carries `mark` was counted by [`mark_allocated`].
+#[inline]
+pub fn is_counted(mark: u32) -> bool {
+    mark & COUNTED != 0
 }
 
 /// Records the release of an object whose header carries `mark` (from [`mark_allocated`]).
 #[inline]
 pub fn freed(mark: u32) {
-    if mark & COUNTED != 0 {
+    if is_counted(mark) {
         add(-1);
     }
 }

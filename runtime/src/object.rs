@@ -22,6 +22,12 @@ pub const DELETE_STRONG: i32 = 1;
 /// Deleter flag: free the memory.
 pub const DELETE_WEAK: i32 = 2;
 
+/// The header mark (`__padding`, ours to use in the objects we allocate) of an object whose
+/// destruction only frees its memory: its payload owns nothing and runs no code. Its last
+/// release frees it directly, without the deleter call or the nesting bookkeeping. (Bit 0 is
+/// the live-object count's mark.)
+const PLAIN: u32 = 2;
+
 /// The number of objects this runtime allocated and has not freed yet, counting from the first
 /// call (served as `ffihub.LiveObjectCount`; see `crate::live_count` for how it stays off the
 /// hot path).
@@ -33,7 +39,8 @@ pub fn live_object_count() -> i64 {
 /// block layout), so that the live-object count stays exact. Pair with [`count_free`].
 ///
 /// # Safety
-/// `obj` points at the header of an object nobody else sees yet, written with `__padding` 0.
+/// `obj` points at the header of an object nobody else sees yet, written with `__padding` 0 (or
+/// the marks of this module).
 #[inline]
 pub unsafe fn count_allocation(obj: *mut TVMFFIObject) {
     crate::live_count::mark_allocated(obj);
@@ -66,16 +73,27 @@ pub unsafe fn inc_ref(obj: *mut TVMFFIObject) {
 /// `obj` is NULL or points at a live object whose reference the caller gives up.
 #[inline]
 pub unsafe fn dec_ref(obj: *mut TVMFFIObject) {
+    dec_ref_status(obj);
+}
+
+/// [`dec_ref`] returning the C API's status (always 0), for `TVMFFIObjectDecRef`: its last
+/// release is then a jump, with no register kept across it.
+///
+/// # Safety
+/// As for [`dec_ref`].
+#[inline]
+pub(crate) unsafe fn dec_ref_status(obj: *mut TVMFFIObject) -> i32 {
     if obj.is_null() {
-        return;
+        return 0;
     }
     let before = (*obj)
         .combined_ref_count
         .fetch_sub(STRONG_ONE, Ordering::Release);
     if before & 0xFFFF_FFFF == STRONG_ONE {
         synchronize_with_releases(obj);
-        release_last_strong(obj, before == FRESH_COUNT);
+        return release_last_strong(obj, before == FRESH_COUNT);
     }
+    0
 }
 
 /// Makes every earlier release of `obj`'s count happen before its destruction. An acquire load of
@@ -127,30 +145,44 @@ thread_local! {
 
 /// Runs the deleter of an object whose strong count just reached 0: right away while few
 /// destructions are nested, otherwise queued for the outermost one, which drains the queue.
+/// Returns 0, and is `extern "C"` (nothing unwinds out of a release: deleters are `extern "C"`
+/// too), so that [`dec_ref_status`] in `TVMFFIObjectDecRef` ends with a jump to it.
 #[inline(never)]
-unsafe fn release_last_strong(obj: *mut TVMFFIObject, sole: bool) {
-    // Functions over a C function without a deleter (the kind libraries export), strings,
-    // bytes, shapes and big integers hold no objects: their destruction cannot nest, so the
-    // most common releases skip the bookkeeping. The Function test comes first: it is one
-    // comparison, and creating and releasing Functions is the tighter loop.
-    if crate::function::is_c_function_without_deleter(obj) {
+unsafe extern "C" fn release_last_strong(obj: *mut TVMFFIObject, sole: bool) -> i32 {
+    // The most common releases skip the bookkeeping: objects marked plain (Functions over a C
+    // function without a deleter, the kind libraries export; our strings and bytes...) are
+    // freed right away, and strings, bytes, shapes and big integers made by anyone hold no
+    // objects, so their destruction cannot nest.
+    if (*obj).__padding & PLAIN != 0 {
         if sole {
             // Its deleter would only free the memory: do so without the call.
-            return free_rust_object(obj);
+            free_rust_object(obj);
+        } else {
+            destroy(obj, sole);
         }
-        return destroy(obj, sole);
-    }
-    if matches!(
+    } else if matches!(
         (*obj).type_index,
         crate::tindex::STR | crate::tindex::BYTES | crate::tindex::SHAPE | crate::tindex::BIG_INT
     ) {
-        return destroy(obj, sole);
+        destroy(obj, sole);
+    } else {
+        release_nesting(obj, sole);
     }
-    release_nesting(obj, sole)
+    0
+}
+
+/// Is `obj` marked plain (its destruction only frees its memory)? For tests.
+///
+/// # Safety
+/// `obj` points at a live object.
+#[cfg(test)]
+pub(crate) unsafe fn is_plain(obj: *const TVMFFIObject) -> bool {
+    (*obj).__padding & PLAIN != 0
 }
 
 /// [`release_last_strong`] for objects whose destruction may release others (a separate
-/// function, so that the common case above saves no registers).
+/// function, so that the common case above saves no registers; its own rare cases, queueing and
+/// draining, are out of line too, so that it keeps only two values across the deleter).
 #[inline(never)]
 unsafe fn release_nesting(obj: *mut TVMFFIObject, sole: bool) {
     // One thread-local lookup for the whole release (each costs a call in a shared library);
@@ -159,26 +191,33 @@ unsafe fn release_nesting(obj: *mut TVMFFIObject, sole: bool) {
     let state = &*state;
     let depth = state.depth.get();
     if depth >= MAX_NESTED_DESTRUCTIONS {
-        let queued = PENDING_DESTRUCTIONS
-            .try_with(|queue| queue.borrow_mut().push(PendingDestruction { obj, sole }));
-        match queued {
-            Ok(()) => state.queued.set(true),
-            // The thread is exiting and its queue is gone: destroy directly.
-            Err(_) => destroy(obj, sole),
-        }
-        return;
+        return queue_destruction(state, obj, sole);
     }
     state.depth.set(depth + 1);
     destroy(obj, sole);
     if depth == 0 && state.queued.get() {
-        drain_pending_destructions();
-        state.queued.set(false);
+        drain_pending_destructions(state);
     }
     state.depth.set(depth);
 }
 
+/// Queues the destruction of `obj` for the outermost destruction of this thread.
+#[cold]
+#[inline(never)]
+unsafe fn queue_destruction(state: &Destructions, obj: *mut TVMFFIObject, sole: bool) {
+    let queued = PENDING_DESTRUCTIONS
+        .try_with(|queue| queue.borrow_mut().push(PendingDestruction { obj, sole }));
+    match queued {
+        Ok(()) => state.queued.set(true),
+        // The thread is exiting and its queue is gone: destroy directly.
+        Err(_) => destroy(obj, sole),
+    }
+}
+
 /// Destroys queued objects (and whatever their destruction queues) until none is left.
-unsafe fn drain_pending_destructions() {
+#[cold]
+#[inline(never)]
+unsafe fn drain_pending_destructions(state: &Destructions) {
     while let Some(next) = PENDING_DESTRUCTIONS
         .try_with(|queue| queue.borrow_mut().pop())
         .ok()
@@ -193,6 +232,7 @@ unsafe fn drain_pending_destructions() {
             *queue = Vec::new();
         }
     });
+    state.queued.set(false);
 }
 
 /// The protocol's steps once the strong count is 0: destroy the contents, then drop the
@@ -253,8 +293,7 @@ extern "C" {
 /// string data and the like), with one strong reference owned by the result. Running out of
 /// memory ends the process, as for any Rust allocation; see [`try_alloc_object`].
 pub fn alloc_object<T>(type_index: i32, payload: T, tail_bytes: usize) -> ObjectRef {
-    alloc_with(type_index, payload, tail_bytes, delete_rust_object::<T>)
-        .unwrap_or_else(|error| error.abort())
+    try_alloc_object(type_index, payload, tail_bytes).unwrap_or_else(|error| error.abort())
 }
 
 /// [`alloc_object`] for a tail sized by a caller (a size given through the C API, which may
@@ -264,7 +303,26 @@ pub fn try_alloc_object<T>(
     payload: T,
     tail_bytes: usize,
 ) -> Result<ObjectRef, AllocError> {
-    alloc_with(type_index, payload, tail_bytes, delete_rust_object::<T>)
+    try_alloc_object_with_tail(type_index, tail_bytes, |_| payload)
+}
+
+/// [`try_alloc_object`] for a payload that points into the object's tail: `payload` receives
+/// the address of the `tail_bytes` right after the payload (to fill them) and makes the
+/// payload, which is then written once.
+pub fn try_alloc_object_with_tail<T>(
+    type_index: i32,
+    tail_bytes: usize,
+    payload: impl FnOnce(*mut u8) -> T,
+) -> Result<ObjectRef, AllocError> {
+    // Without drop glue, the deleter only frees the memory.
+    let plain = !std::mem::needs_drop::<T>();
+    alloc_with(
+        type_index,
+        payload,
+        tail_bytes,
+        delete_rust_object::<T>,
+        plain,
+    )
 }
 
 /// [`alloc_object`] without a tail, with a deleter of the caller's: for payloads that own
@@ -274,7 +332,7 @@ pub fn alloc_object_with_deleter<T>(
     payload: T,
     deleter: unsafe extern "C" fn(*mut c_void, i32),
 ) -> ObjectRef {
-    alloc_with(type_index, payload, 0, deleter).unwrap_or_else(|error| error.abort())
+    alloc_with(type_index, |_| payload, 0, deleter, true).unwrap_or_else(|error| error.abort())
 }
 
 /// An object that could not be allocated.
@@ -308,12 +366,15 @@ impl std::fmt::Display for AllocError {
     }
 }
 
+/// Allocates and writes an object (`payload` receives the tail's address, as in
+/// [`try_alloc_object_with_tail`]); `plain` says whether `deleter` only frees the memory.
 #[inline]
 fn alloc_with<T>(
     type_index: i32,
-    payload: T,
+    payload: impl FnOnce(*mut u8) -> T,
     tail_bytes: usize,
     deleter: unsafe extern "C" fn(*mut c_void, i32),
+    plain: bool,
 ) -> Result<ObjectRef, AllocError> {
     let size = std::mem::size_of::<RustObject<T>>()
         .checked_add(tail_bytes)
@@ -329,11 +390,12 @@ fn alloc_with<T>(
         if ptr.is_null() {
             return Err(AllocError { bytes: Some(size) });
         }
+        let payload = payload(tail::<T>(ptr.cast()));
         ptr.write(RustObject {
             header: TVMFFIObject {
                 combined_ref_count: AtomicU64::new(FRESH_COUNT),
                 type_index,
-                __padding: 0,
+                __padding: if plain { PLAIN } else { 0 },
                 deleter: Some(deleter),
             },
             payload,
@@ -400,6 +462,17 @@ pub(crate) unsafe extern "C" fn delete_rust_object<T>(obj: *mut c_void, flags: i
 /// afterwards.
 #[inline]
 pub unsafe fn free_rust_object(obj: *mut TVMFFIObject) {
+    // The counted case out of line: the common one then keeps nothing across a call.
+    if crate::live_count::is_counted((*obj).__padding) {
+        return free_counted(obj);
+    }
+    free(obj.cast());
+}
+
+/// [`free_rust_object`] of an object whose allocation was counted.
+#[cold]
+#[inline(never)]
+unsafe fn free_counted(obj: *mut TVMFFIObject) {
     count_free(obj);
     free(obj.cast());
 }

@@ -5,7 +5,7 @@
 use crate::abi::{TVMFFIAny, TVMFFIAnyValue, TVMFFIByteArray};
 use crate::any::{byte_array_slice, Any};
 use crate::error::Error;
-use crate::object::{alloc_object, tail, try_alloc_object, AllocError, ObjectRef};
+use crate::object::{alloc_object, tail, try_alloc_object_with_tail, AllocError, ObjectRef};
 use crate::tindex;
 use std::ffi::CStr;
 
@@ -26,43 +26,55 @@ pub fn new_bytes_object(type_index: i32, data: &[u8]) -> ObjectRef {
 }
 
 fn bytes_object(type_index: i32, data: &[u8]) -> Result<ObjectRef, AllocError> {
-    let empty = BytesPayload {
-        cell: TVMFFIByteArray {
-            data: std::ptr::null(),
-            size: 0,
-        },
-    };
-    let obj = try_alloc_object(type_index, empty, data.len().saturating_add(1))?;
-    // SAFETY: the object was allocated with `len + 1` tail bytes, and nobody else sees it yet.
-    unsafe {
-        let dst = tail::<BytesPayload>(obj.as_ptr());
-        std::ptr::copy_nonoverlapping(data.as_ptr(), dst, data.len());
-        *dst.add(data.len()) = 0;
-        let payload = obj
-            .as_ptr()
-            .cast::<crate::object::RustObject<BytesPayload>>();
-        (*payload).payload.cell = TVMFFIByteArray {
-            data: dst.cast(),
-            size: data.len(),
-        };
-    }
-    Ok(obj)
+    let len = data.len();
+    try_alloc_object_with_tail(type_index, len.saturating_add(1), |tail| {
+        // SAFETY: the tail has `len + 1` bytes, and nobody else sees the object yet.
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), tail, len);
+            *tail.add(len) = 0;
+        }
+        BytesPayload {
+            cell: TVMFFIByteArray {
+                data: tail.cast(),
+                size: len,
+            },
+        }
+    })
 }
 
 fn small_or_heap(small_index: i32, heap_index: i32, data: &[u8]) -> Result<Any, AllocError> {
+    match small_value(small_index, data) {
+        // SAFETY: a small value owns nothing.
+        Some(small) => Ok(unsafe { Any::from_raw(small) }),
+        None => Ok(Any::object(bytes_object(heap_index, data)?)),
+    }
+}
+
+/// The small value (of type `small_index`) holding `data`, if it fits.
+#[inline]
+fn small_value(small_index: i32, data: &[u8]) -> Option<TVMFFIAny> {
     if data.len() > SMALL_MAX {
-        return Ok(Any::object(bytes_object(heap_index, data)?));
+        return None;
     }
     let mut bytes = [0u8; 8];
     bytes[..data.len()].copy_from_slice(data);
-    // SAFETY: a small value owns nothing.
-    Ok(unsafe {
-        Any::from_raw(TVMFFIAny {
-            type_index: small_index,
-            small_str_len: data.len() as u32,
-            value: TVMFFIAnyValue { v_bytes: bytes },
-        })
+    Some(TVMFFIAny {
+        type_index: small_index,
+        small_str_len: data.len() as u32,
+        value: TVMFFIAnyValue { v_bytes: bytes },
     })
+}
+
+/// The small form of the String (`heap_index` STR) or Bytes (BYTES) holding `data`, if it fits:
+/// the value an owned `Any` of it would be (it owns nothing, so it needs no release).
+#[inline]
+pub(crate) fn small_text(heap_index: i32, data: &[u8]) -> Option<TVMFFIAny> {
+    let small_index = if heap_index == tindex::BYTES {
+        tindex::SMALL_BYTES
+    } else {
+        tindex::SMALL_STR
+    };
+    small_value(small_index, data)
 }
 
 /// A String value: small when it fits, a String object otherwise.

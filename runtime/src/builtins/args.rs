@@ -11,54 +11,87 @@ use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ops::Deref;
 
-/// One call of a typed builtin: its name, signature and borrowed arguments.
-pub struct Call<'a> {
-    pub name: &'a str,
-    pub ret: &'a Ty,
-    pub params: &'a [Ty],
-    pub args: &'a [TVMFFIAny],
+/// A typed builtin's name and signature (kept in its Function, read only to describe errors).
+pub struct Signature {
+    pub name: &'static str,
+    pub ret: Ty,
+    pub params: Vec<Ty>,
 }
 
-impl<'a> Call<'a> {
-    fn signature(&self) -> String {
-        format!("{}{}", self.name, signature_text(self.ret, self.params))
+impl Signature {
+    fn text(&self) -> String {
+        format!("{}{}", self.name, signature_text(&self.ret, &self.params))
     }
 
-    /// Checks the argument count against the signature.
-    #[inline]
-    pub fn check_count(&self) -> Result<(), Error> {
-        if self.args.len() != self.params.len() {
-            return Err(self.count_mismatch());
-        }
-        Ok(())
-    }
-
+    /// The error for `args` that do not match the parameter count.
     #[cold]
     #[inline(never)]
-    fn count_mismatch(&self) -> Error {
+    fn count_mismatch(&self, got: usize) -> Error {
         Error::new(
             "TypeError",
             format!(
                 "Mismatched number of arguments when calling: `{}`. Expected {} but got {} arguments",
-                self.signature(),
+                self.text(),
                 self.params.len(),
-                self.args.len()
+                got
             ),
         )
     }
 
+    /// The error for argument `i`, of type `got`, that does not match its parameter.
     #[cold]
     #[inline(never)]
-    fn mismatch(&self, i: usize) -> Error {
+    fn mismatch(&self, i: usize, got: i32) -> Error {
         Error::new(
             "TypeError",
             format!(
                 "Mismatched type on argument #{i} when calling: `{}`. Expected `{}` but got `{}`",
-                self.signature(),
+                self.text(),
                 self.params[i].display_name(),
-                crate::types::type_key_of(self.args[i].type_index)
+                crate::types::type_key_of(got)
             ),
         )
+    }
+}
+
+/// One call of a typed builtin: its signature and borrowed arguments, whose count matches the
+/// signature's (the only way to make one is [`Call::new`], which checks it).
+pub struct Call<'a> {
+    signature: &'a Signature,
+    args: &'a [TVMFFIAny],
+}
+
+impl<'a> Call<'a> {
+    /// The call of `signature` with the `n` arguments at `args`, if their count matches.
+    ///
+    /// # Safety
+    /// `args` is NULL or valid for `n` values for `'a`.
+    #[inline]
+    pub unsafe fn new(
+        signature: &'a Signature,
+        args: *const TVMFFIAny,
+        n: i32,
+    ) -> Result<Self, Error> {
+        let count = signature.params.len();
+        // A negative count converts to more than any signature has.
+        if n as usize != count {
+            return Err(signature.count_mismatch(n.max(0) as usize));
+        }
+        let args = if count == 0 {
+            &[]
+        } else if args.is_null() {
+            return Err(signature.count_mismatch(0));
+        } else {
+            std::slice::from_raw_parts(args, count)
+        };
+        Ok(Call { signature, args })
+    }
+
+    /// The error for argument `i` (a separate call with scalar arguments, so that the hot path
+    /// keeps the call's fields in registers).
+    #[inline]
+    fn mismatch(&self, i: usize) -> Error {
+        self.signature.mismatch(i, self.args[i].type_index)
     }
 
     /// Argument `i` as a borrowed view.

@@ -4,7 +4,7 @@
 //! String from a C string), failing with `TypeError: Cannot cast from ...`. Bindings call it
 //! when a value must become a given type (Python's type converters do).
 
-use super::args::Call;
+use super::Signature;
 use crate::abi::TVMFFIAny;
 use crate::any::{view_to_owned, Any};
 use crate::containers::map::{Dict, Map, MapView};
@@ -146,23 +146,20 @@ unsafe fn convert(target: &Target, value: &TVMFFIAny) -> Result<Option<Any>, Err
 }
 
 fn converter(target: &'static Target) -> ObjectRef {
-    let ret = Ty::Named(target.type_str);
-    crate::function::from_closure(move |args| {
-        let params = [ANY];
-        let call = Call {
-            name: target.function_name,
-            ret: &ret,
-            params: &params,
-            args,
-        };
-        call.check_count()?;
-        // SAFETY: the caller passes one valid view.
-        unsafe { convert(target, &args[0]) }?.ok_or_else(|| {
+    let signature = Signature {
+        name: target.function_name,
+        ret: Ty::Named(target.type_str),
+        params: vec![ANY],
+    };
+    super::typed_function(signature, move |call| {
+        let value = call.any(0);
+        // SAFETY: the caller passes valid views.
+        unsafe { convert(target, value) }?.ok_or_else(|| {
             Error::new(
                 "TypeError",
                 format!(
                     "Cannot cast from `{}` to `{}`",
-                    type_key_of(args[0].type_index),
+                    type_key_of(value.type_index),
                     target.type_str
                 ),
             )

@@ -142,16 +142,7 @@ fn method(
     imp: impl Fn(&super::Call) -> Result<Any, Error> + Send + Sync + 'static,
 ) -> Method {
     let ty = function(ret.clone(), params.clone());
-    let function = crate::function::from_closure(move |args| {
-        let call = super::Call {
-            name,
-            ret: &ret,
-            params: &params,
-            args,
-        };
-        call.check_count()?;
-        imp(&call)
-    });
+    let function = super::typed_function(super::Signature { name, ret, params }, imp);
     Method {
         name,
         doc: "",

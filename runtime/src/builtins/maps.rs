@@ -13,7 +13,7 @@
 //! * The iterator functor answers `f(0)` with the current key, `f(1)` with the current value
 //!   and any other integer by advancing, returning whether an entry is left.
 
-use super::{def_packed, def_typed, Call, Globals};
+use super::{def_packed, def_typed, Call, Globals, Signature};
 use crate::abi::TVMFFIAny;
 use crate::any::{view_to_owned, Any};
 use crate::containers::map::{Cursor, Dict, Map, MapView};
@@ -124,6 +124,7 @@ pub(super) fn register(globals: &mut Globals) {
 }
 
 /// The map view of an argument already checked to be a Map or a Dict.
+#[inline]
 fn view(obj: &ObjectRef) -> Result<MapView<'_>, Error> {
     MapView::new(obj).ok_or_else(|| {
         Error::new(
@@ -153,6 +154,7 @@ fn owned_pairs(
 // Keys are looked up as the caller passed them: the hash and equality of `any_hash` treat a raw
 // string like the String it would become, without allocating one for common keys.
 
+#[inline]
 fn get_item(map: MapView<'_>, key: &TVMFFIAny) -> Result<Any, Error> {
     // SAFETY: arguments are valid views for the duration of the call.
     unsafe { map.get_raw(key) }?.ok_or_else(|| Error::new("KeyError", "key is not in Map"))
@@ -188,15 +190,12 @@ fn iter_functor(map: ObjectRef) -> Result<Any, Error> {
     let cursor = Cursor::new(map)
         .ok_or_else(|| Error::new("InternalError", "iterator over a non-map object"))?;
     let cursor = Mutex::new(cursor);
-    let functor = crate::function::from_closure(move |args| {
-        let (ret, params) = (ANY, [INT]);
-        let call = Call {
-            name: "",
-            ret: &ret,
-            params: &params,
-            args,
-        };
-        call.check_count()?;
+    let signature = Signature {
+        name: "",
+        ret: ANY,
+        params: vec![INT],
+    };
+    let functor = super::typed_function(signature, move |call| {
         let command = call.int(0)?;
         let mut cursor = cursor.lock().unwrap_or_else(|e| e.into_inner());
         match command {
@@ -217,15 +216,12 @@ fn def_dict_mutator(
     imp: impl Fn(&Call, &mut Dict) -> Result<(), Error> + Send + Sync + 'static,
 ) {
     let ty = function(NONE, params.clone());
-    let functor = crate::function::from_closure(move |args| {
-        let ret = NONE;
-        let call = Call {
-            name,
-            ret: &ret,
-            params: &params,
-            args,
-        };
-        call.check_count()?;
+    let signature = Signature {
+        name,
+        ret: NONE,
+        params,
+    };
+    let functor = super::typed_function(signature, move |call| {
         let mut dict = if call.any(0).type_index == tindex::MAP {
             let obj = call.object_view(0, tindex::MAP)?;
             view(&obj)?.copy_to_dict()?
@@ -234,7 +230,7 @@ fn def_dict_mutator(
             Dict::from_object(obj)
                 .map_err(|_| Error::new("InternalError", "Dict argument is not a Dict"))?
         };
-        imp(&call, &mut dict)?;
+        imp(call, &mut dict)?;
         Ok(Any::none())
     });
     super::insert(globals, name, &ty, functor);

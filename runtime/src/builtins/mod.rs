@@ -14,7 +14,7 @@ mod static_types;
 mod structural;
 mod tensor;
 
-pub use args::{Borrowed, Call};
+pub use args::{Borrowed, Call, Signature};
 pub(crate) use dyn_types::new_enum_state;
 pub(crate) use reflection::{
     field_getter, make_init, object_size, register_allocator, register_attr, type_info_of,
@@ -52,17 +52,19 @@ pub(crate) fn def_typed(
     imp: impl Fn(&Call) -> Result<Any, Error> + Send + Sync + 'static,
 ) {
     let ty = crate::type_schema::function(ret.clone(), params.clone());
-    let function = crate::function::from_closure(move |args: &[TVMFFIAny]| {
-        let call = Call {
-            name,
-            ret: &ret,
-            params: &params,
-            args,
-        };
-        call.check_count()?;
-        imp(&call)
-    });
+    let function = typed_function(Signature { name, ret, params }, imp);
     insert(globals, name, &ty, function);
+}
+
+/// A Function over `imp` that checks the argument count against `signature` first.
+pub(crate) fn typed_function(
+    signature: Signature,
+    imp: impl Fn(&Call) -> Result<Any, Error> + Send + Sync + 'static,
+) -> crate::object::ObjectRef {
+    // SAFETY: the safe call passes its caller's arguments, valid for `n` values.
+    crate::function::from_raw_closure(move |args, n| {
+        imp(&unsafe { Call::new(&signature, args, n) }?)
+    })
 }
 
 /// Registers a packed (variadic, untyped) builtin.

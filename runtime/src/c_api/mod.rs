@@ -58,24 +58,35 @@ fn byte_array_arg<'a>(
     what: &str,
 ) -> Result<&'a [u8], Error> {
     let array = non_null(array, what)?;
-    if array.data.is_null() && array.size != 0 {
-        return Err(Error::new(
-            "ValueError",
-            format!(
-                "{what}.data must not be NULL when {what}.size is {}",
-                array.size
-            ),
-        ));
+    if array.data.is_null() {
+        return match array.size {
+            0 => Ok(&[]),
+            _ => Err(bad_byte_array(array, what)),
+        };
     }
+    // No array is larger than isize::MAX bytes: such a size is wrong (a negative value cast,
+    // say).
     if array.size > isize::MAX as usize {
-        // No array is that large: the size is wrong (a negative value cast, say).
-        return Err(Error::new(
-            "ValueError",
-            format!("{what}.size is {}, larger than any array", array.size),
-        ));
+        return Err(bad_byte_array(array, what));
     }
     // SAFETY: a non-NULL `data` handed to the C API points at `size` readable bytes.
-    Ok(unsafe { crate::any::byte_array_slice(array) })
+    Ok(unsafe { std::slice::from_raw_parts(array.data.cast(), array.size) })
+}
+
+/// The error for a byte array whose data is NULL with a size, or whose size is too large (out
+/// of line, like [`null_argument`]).
+#[cold]
+#[inline(never)]
+fn bad_byte_array(array: &crate::abi::TVMFFIByteArray, what: &str) -> Error {
+    let message = if array.data.is_null() {
+        format!(
+            "{what}.data must not be NULL when {what}.size is {}",
+            array.size
+        )
+    } else {
+        format!("{what}.size is {}, larger than any array", array.size)
+    };
+    Error::new("ValueError", message)
 }
 
 /// The error for a required pointer argument that is NULL (out of line: the hot paths of the

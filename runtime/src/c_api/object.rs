@@ -34,10 +34,8 @@ pub unsafe extern "C" fn TVMFFIObjectIncRef(obj: TVMFFIObjectHandle) -> i32 {
 /// Releases a strong reference (NULL is a no-op).
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIObjectDecRef(obj: TVMFFIObjectHandle) -> i32 {
-    safe_call(|| {
-        crate::object::dec_ref(obj.cast());
-        Ok(())
-    })
+    // Nothing here can fail or unwind: deleters are `extern "C"` (a panic in one aborts).
+    crate::object::dec_ref_status(obj.cast())
 }
 
 /// Payload of opaque foreign objects: the cell, then the foreign deleter.

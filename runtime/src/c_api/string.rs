@@ -7,17 +7,33 @@ use crate::dlpack::DLDataType;
 use crate::error::Error;
 use crate::tindex;
 
+/// Writes the value `make` makes to the required output `out`, or None when it fails (the
+/// caller never reads a stale value).
+#[inline]
+fn make_value(out: *mut TVMFFIAny, make: impl FnOnce() -> Result<Any, Error>) -> i32 {
+    safe_call(|| {
+        let out = out_ptr(out, "out")?;
+        match make() {
+            Ok(value) => {
+                *out = value.into_raw();
+                Ok(())
+            }
+            Err(error) => {
+                *out = RAW_NONE;
+                Err(error)
+            }
+        }
+    })
+}
+
 /// A String value holding a copy of `input` (small when it fits).
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIStringFromByteArray(
     input: *const TVMFFIByteArray,
     out: *mut TVMFFIAny,
 ) -> i32 {
-    safe_call(|| {
-        let out = out_ptr(out, "out")?;
-        *out = RAW_NONE;
-        *out = crate::string::try_string_any(byte_array_arg(input, "input")?)?.into_raw();
-        Ok(())
+    make_value(out, || {
+        crate::string::try_string_any(byte_array_arg(input, "input")?)
     })
 }
 
@@ -27,11 +43,8 @@ pub unsafe extern "C" fn TVMFFIBytesFromByteArray(
     input: *const TVMFFIByteArray,
     out: *mut TVMFFIAny,
 ) -> i32 {
-    safe_call(|| {
-        let out = out_ptr(out, "out")?;
-        *out = RAW_NONE;
-        *out = crate::string::try_bytes_any(byte_array_arg(input, "input")?)?.into_raw();
-        Ok(())
+    make_value(out, || {
+        crate::string::try_bytes_any(byte_array_arg(input, "input")?)
     })
 }
 
@@ -42,9 +55,7 @@ pub unsafe extern "C" fn TVMFFIBigIntFromByteArray(
     input: *const TVMFFIByteArray,
     out: *mut TVMFFIAny,
 ) -> i32 {
-    safe_call(|| {
-        let out = out_ptr(out, "out")?;
-        *out = RAW_NONE;
+    make_value(out, || {
         let bytes = byte_array_arg(input, "input")?;
         if bytes.len() % 8 != 0 {
             return Err(Error::new(
@@ -61,8 +72,7 @@ pub unsafe extern "C" fn TVMFFIBigIntFromByteArray(
                 .chunks_exact(8)
                 .map(|w| i64::from_ne_bytes(w.try_into().expect("8-byte chunk"))),
         );
-        *out = crate::string::bigint_any(&words).into_raw();
-        Ok(())
+        Ok(crate::string::bigint_any(&words))
     })
 }
 

@@ -53,13 +53,6 @@ fn type_key_hash(type_index: i32) -> u64 {
     crate::types::type_info(type_index).map_or(0, |info| info.type_key_hash)
 }
 
-/// The hash of an inline string: its 8-byte payload modulo 2^31 - 1 (Apache's
-/// `StableHashSmallStrBytes`; unused bytes are zero).
-fn small_payload_hash(value: &TVMFFIAny) -> u64 {
-    // SAFETY: every bit pattern of the payload is a valid u64.
-    unsafe { value.value.v_uint64 % 2_147_483_647 }
-}
-
 /// The hash of a BigInt's words, tagged with its type index.
 ///
 /// # Safety
@@ -108,7 +101,10 @@ impl Hasher {
                     return Ok(combine(type_index as u64, f64::NAN.to_bits()));
                 }
                 if type_index == tindex::SMALL_STR {
-                    return Ok(combine(tindex::STR as u64, small_payload_hash(value)));
+                    return Ok(combine(
+                        tindex::STR as u64,
+                        crate::any_hash::small_payload_hash(value),
+                    ));
                 }
                 return Ok(combine(type_index as u64, value.value.v_uint64));
             }
@@ -288,7 +284,10 @@ impl Hasher {
         unsafe {
             if type_index < tindex::OBJECT {
                 if type_index == tindex::SMALL_STR {
-                    return Some(combine(tindex::STR as u64, small_payload_hash(raw)));
+                    return Some(combine(
+                        tindex::STR as u64,
+                        crate::any_hash::small_payload_hash(raw),
+                    ));
                 }
                 return Some(combine(type_index as u64, raw.value.v_uint64));
             }

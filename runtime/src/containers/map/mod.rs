@@ -133,6 +133,7 @@ impl<'a> MapView<'a> {
     ///
     /// # Safety
     /// `key` is a valid value or view.
+    #[inline]
     pub unsafe fn get_raw(&self, key: &TVMFFIAny) -> Result<Option<Any>, Error> {
         Ok(self
             .raw

@@ -81,17 +81,6 @@ impl Raw {
 
     // ----- lookup -----
 
-    unsafe fn small_find(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
-        let mut i = 0;
-        while i < self.size() {
-            if crate::any_hash::any_equal((*self.small_kv(i)).key.as_raw(), key)? {
-                return Ok(Some(i));
-            }
-            i += 1;
-        }
-        Ok(None)
-    }
-
     unsafe fn index_from_hash(self, hash: u64) -> Result<u64, Error> {
         let index = fib_hash(hash, (*self.dense()).fib_shift);
         if index >= self.slots() {
@@ -134,16 +123,33 @@ impl Raw {
             .is_some_and(|&d| d != 0)
     }
 
-    unsafe fn dense_search(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
+    /// The position of the key that `matches` accepts: in the small array by a scan, in the
+    /// dense table along the chain of `hash` (computed only there). `matches` receives stored
+    /// keys, which are in their owned forms.
+    #[inline(always)]
+    unsafe fn search(
+        self,
+        hash: impl FnOnce() -> Result<u64, Error>,
+        matches: impl Fn(&TVMFFIAny) -> Result<bool, Error>,
+    ) -> Result<Option<u64>, Error> {
+        if self.is_small() {
+            for i in 0..self.size() {
+                if matches((*self.small_kv(i)).key.as_raw())? {
+                    return Ok(Some(i));
+                }
+            }
+            return Ok(None);
+        }
         if self.size() == 0 || self.slots() == 0 || (*self.0).data.is_null() {
             return Ok(None);
         }
-        let mut node = self.index_from_hash(crate::any_hash::any_hash(key)?)?;
+        let mut node = self.index_from_hash(hash()?)?;
         if !self.is_head(node) {
             return Ok(None);
         }
-        for _ in 0..=self.slots() {
-            if crate::any_hash::any_equal(key, self.key(node))? {
+        // A chain holds at most one entry per slot: one more is a cycle.
+        for _ in 0..self.slots() {
+            if matches(self.key(node))? {
                 return Ok(Some(node));
             }
             match self.next_in_chain(node) {
@@ -176,16 +182,39 @@ impl Raw {
     }
 
     /// Position of `key`: an index in the small array or a dense slot.
+    #[inline]
     pub(super) unsafe fn find(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
-        // A raw string (or other view-only form) becomes its owned form once, not at every
-        // hash and comparison.
-        let key = crate::any_hash::normalize(key);
-        let key = key.get();
-        if self.is_small() {
-            self.small_find(key)
-        } else {
-            self.dense_search(key)
+        if crate::any_hash::is_view_form(key.type_index) {
+            return self.find_view(key);
         }
+        self.find_owned(key)
+    }
+
+    /// [`find`](Self::find) of a view-only form. A raw string or byte array is looked up as the
+    /// String or Bytes it stands for, without making one: in its small form when it fits, by
+    /// its bytes otherwise.
+    #[inline(never)]
+    unsafe fn find_view(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
+        use crate::any_hash::{equals_heap_text, heap_text_hash, view_text};
+        match view_text(key) {
+            Some((kind, bytes)) => match crate::string::small_text(kind, bytes) {
+                Some(small) => self.find_owned(&small),
+                None => self.search(
+                    || Ok(heap_text_hash(kind, bytes)),
+                    |stored| Ok(equals_heap_text(stored, kind, bytes)),
+                ),
+            },
+            None => self.find_owned(crate::any_hash::owned_form(key).as_raw()),
+        }
+    }
+
+    /// [`find`](Self::find) of a key in its owned form.
+    #[inline(never)]
+    unsafe fn find_owned(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
+        self.search(
+            || crate::any_hash::hash_owned(key),
+            |stored| crate::any_hash::equal_owned(stored, key),
+        )
     }
 
     pub(super) unsafe fn kv(self, pos: u64) -> *mut KvPair {
@@ -738,7 +767,7 @@ pub(super) unsafe fn small_insert(
     key: Any,
     value: Any,
 ) -> Result<Option<ObjectRef>, Error> {
-    if let Some(pos) = raw.small_find(key.as_raw())? {
+    if let Some(pos) = raw.find_owned(key.as_raw())? {
         drop(replace_value(raw, pos, value));
         return Ok(None);
     }

@@ -197,3 +197,87 @@ fn cursor_protocol() {
     let empty = Cursor::new(Map::new().into_object()).unwrap();
     assert!(empty.key().is_err());
 }
+
+/// A key as C callers pass it: a raw C string, or a byte array.
+enum ViewKey {
+    Str(std::ffi::CString),
+    Bytes {
+        array: Box<crate::abi::TVMFFIByteArray>,
+        _data: Vec<u8>,
+    },
+}
+
+impl ViewKey {
+    fn str(text: &str) -> ViewKey {
+        ViewKey::Str(std::ffi::CString::new(text).unwrap())
+    }
+
+    fn bytes(data: &[u8]) -> ViewKey {
+        let data = data.to_vec();
+        let array = crate::abi::TVMFFIByteArray {
+            data: data.as_ptr().cast(),
+            size: data.len(),
+        };
+        ViewKey::Bytes {
+            array: Box::new(array),
+            _data: data,
+        }
+    }
+
+    fn view(&self) -> TVMFFIAny {
+        let (type_index, ptr) = match self {
+            ViewKey::Str(text) => (tindex::RAW_STR, text.as_ptr().cast_mut().cast()),
+            ViewKey::Bytes { array, .. } => {
+                (tindex::BYTE_ARRAY_PTR, &**array as *const _ as *mut _)
+            }
+        };
+        TVMFFIAny {
+            type_index,
+            small_str_len: 0,
+            value: crate::abi::TVMFFIAnyValue { v_ptr: ptr },
+        }
+    }
+}
+
+#[test]
+fn raw_string_and_byte_keys_find_their_owned_forms() {
+    // Short keys are looked up in their small form, long ones by their bytes (no String made);
+    // a string never finds bytes with the same content, nor the reverse.
+    for entries in [2, 40] {
+        let mut m = Map::new();
+        let texts: Vec<String> = (0..entries)
+            .map(|i| {
+                if i % 2 == 0 {
+                    format!("k{i}")
+                } else {
+                    format!("a longer key {i}")
+                }
+            })
+            .collect();
+        for (i, text) in texts.iter().enumerate() {
+            m.set(Any::string(text), int(i as i64)).unwrap();
+            m.set(crate::string::bytes_any(text.as_bytes()), int(-(i as i64)))
+                .unwrap();
+        }
+        assert_eq!(m.view().is_small(), entries == 2, "{entries} entries");
+        for (i, text) in texts.iter().enumerate() {
+            for (key, expected) in [
+                (ViewKey::str(text), i as i64),
+                (ViewKey::bytes(text.as_bytes()), -(i as i64)),
+            ] {
+                // SAFETY: the view points at live bytes.
+                let found = unsafe { m.view().get_raw(&key.view()) }.unwrap();
+                assert_eq!(as_int(&found.expect(text)), expected, "{text}");
+            }
+        }
+        for missing in ["k1", "a longer key 0", "", "a longer key 1 "] {
+            for key in [ViewKey::str(missing), ViewKey::bytes(missing.as_bytes())] {
+                // SAFETY: as above.
+                assert!(
+                    unsafe { m.view().get_raw(&key.view()) }.unwrap().is_none(),
+                    "{missing}"
+                );
+            }
+        }
+    }
+}
