@@ -176,9 +176,17 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         functions,
     };
     let json = |s: &str| serde_json::Value::String(s.to_string()).to_string();
+    let package_name = names::package(&cfg.name).unwrap_or_else(|| {
+        diags.error(
+            LANG,
+            &cfg.name,
+            "not an npm package name: give `name` or `@scope/name` with letters or digits in each part",
+        );
+        String::new()
+    });
     let package = model::PackageJson {
         banner: json(&banner_text(&lib.libraries, &lib.checksum)),
-        name: json(&names::package(&cfg.name)),
+        name: json(&package_name),
         version: json(cfg.package.version()),
         license: json(cfg.package.license()),
         description: json(&format!(
