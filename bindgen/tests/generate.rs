@@ -24,6 +24,7 @@ const KINDS: &[&str] = &[
     "callbacks",
     "names",
     "module_exports",
+    "namespaces",
 ];
 
 fn load(name: &str) -> Reflection {
