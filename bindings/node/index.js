@@ -16,6 +16,7 @@ const containers = require('./lib/containers');
 const tensors = require('./lib/tensor');
 const modules = require('./lib/module');
 const metadata = require('./lib/metadata');
+const wrappers = require('./lib/wrappers');
 
 native.init({
   makeError: errors.makeError,
@@ -126,8 +127,12 @@ module.exports = {
   // errors
   FFIError: errors.FFIError,
   registerError: errors.registerError,
-  tooManyArguments: errors.tooManyArguments,
   generatedFunction: object.generatedFunction,
+  argumentCount: wrappers.argumentCount,
+  callError: wrappers.callError,
+  fieldError: wrappers.fieldError,
+  intResult: wrappers.intResult,
+  bigintResult: wrappers.bigintResult,
   ValueError: errors.ValueError,
   TypeError: errors.TypeError,
   IndexError: errors.IndexError,

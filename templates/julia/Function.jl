@@ -15,3 +15,7 @@ function {{ f.def_name }}({{ f.params }})
     return TVMFFI.call_typed({{ f.ret }}, {{ f.lookup }}{{ f.args }})
 end
 {%- endif %}
+{%- if let Some(fallback) = f.fallback %}
+
+{{ f.def_name }}(args...; kwargs...) = {{ fallback }}
+{%- endif %}

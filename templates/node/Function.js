@@ -5,7 +5,11 @@ let {{ f.handle }};  // looked up on first call; returns undefined for None
 };
 {%- else %}
 {{ f.path }} = function {{ f.ident }}({% for p in f.params %}{{ p.ident }}{% if !loop.last %}, {% endif %}{% endfor %}) {
-  if (arguments.length > {{ f.params.len() }}) __ffi.tooManyArguments({{ f.ffi_name }}, {{ f.params.len() }}, arguments.length);
-  return ({{ f.handle }} ??= __ffi.generatedFunction({{ f.lookup }}))({% for p in f.params %}{{ p.arg }}{% if !loop.last %}, {% endif %}{% endfor %}) ?? null;
+  try {
+    if ({{ f.call.count_check }}) __ffi.argumentCount(arguments.length, {{ f.call.extra_arg }});
+    return {{ f.call.result_open }}({{ f.handle }} ??= __ffi.generatedFunction({{ f.lookup }}))({% for p in f.params %}{{ p.arg }}{% if !loop.last %}, {% endif %}{% endfor %}){{ f.call.result_close }};
+  } catch (e) {
+    throw __ffi.callError(e, {{ f.call.info }}, {{ f.call.values }});
+  }
 };
 {%- endif %}

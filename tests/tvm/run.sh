@@ -3,7 +3,8 @@
 # dump on Apache's runtime (where TVM loads today), generate from the dump, then check each
 # language: the C++ headers (the umbrella, and one namespace's alone) compile with -Wall -Wextra
 # -Werror -pedantic into programs that make typed calls; the Node declarations pass
-# `tsc --strict` under a default modern tsconfig and the same calls run; the Julia package precompiles and the same calls run (the time of `using` is
+# `tsc --strict` under a default modern tsconfig and the same calls run, every value they return
+# checked against its declared type (tests/node/type_truth.mjs); the Julia package precompiles and the same calls run (the time of `using` is
 # printed). Usage: tests/tvm/run.sh OUT_DIR (the workspace built, target/debug/ffihub).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -50,7 +51,10 @@ cat >"$OUT/node/tsconfig.json" <<'JSON'
   "moduleResolution": "nodenext", "skipLibCheck": false }, "files": ["index.d.ts"] }
 JSON
 "$ROOT/tests/node/node_modules/.bin/tsc" -p "$OUT/node/tsconfig.json"
-FFIHUB_LIBRARY_PATH="$TVM" node "$ROOT/tests/tvm/calls.js" "$OUT/node/index.js"
+# Type truth: the values the calls return are checked against the declared types.
+mkdir -p "$OUT/node-types"
+node "$ROOT/tests/node/type_truth.mjs" declare "$OUT/node" >"$OUT/node-types/tvm.types.json"
+FFIHUB_LIBRARY_PATH="$TVM" node "$ROOT/tests/tvm/calls.js" "$OUT/node/index.js" "$OUT/node-types/tvm.types.json"
 
 # Julia: an offline environment with path entries (as tests/julia/run.rs makes), a private depot.
 uuid() { sed -n 's/^uuid = "\(.*\)"/\1/p' "$1/Project.toml"; }

@@ -59,13 +59,24 @@ for (const kind of kinds) {
 
 const FRAME = /^\s*File "(.*)", line (\d+), in (.*)$/;
 
-/** Native backtrace lines (Python style, most recent first) as JavaScript stack lines. */
+// Frames of this binding and of Node (the addon, V8): from the first of them on, a native
+// backtrace repeats the call that the JavaScript frames show.
+const HOST_FRAME = /^(?:ffihub_node::|v8::|v8impl::|node::|napi_|uv_|Builtins_)/;
+
+/**
+ * Native backtrace lines (Python style, most recent first) as JavaScript stack lines: the
+ * frames of the library, up to the call from JavaScript, each with its file's name (not the
+ * folders of the machine that built it; `error.backtrace` keeps them).
+ */
 function nativeFrames(backtrace) {
   const out = [];
   for (const line of String(backtrace).split('\n')) {
     if (!line.trim()) continue;
     const m = FRAME.exec(line);
-    out.push(m ? `    at ${m[3]} (${m[1]}:${m[2]})` : `    at ${line.trim()}`);
+    const where = m ? m[3] : line.trim();
+    if (HOST_FRAME.test(where)) break;
+    const file = m && m[1] !== '<unknown>' ? `${m[1].slice(m[1].lastIndexOf('/') + 1)}:${m[2]}` : '';
+    out.push(file ? `    at ${where} (${file})` : `    at ${where}`);
   }
   return out;
 }
@@ -111,16 +122,4 @@ function errorParts(error) {
   return ['RuntimeError', `JavaScript exception: ${String(error)}`, ''];
 }
 
-/**
- * Throws the TypeError of a generated function called with more arguments than it declares
- * (JavaScript would drop them silently; the runtime refuses the same call to a raw function).
- */
-function tooManyArguments(name, expected, got) {
-  throw makeError(
-    'TypeError',
-    `Mismatched number of arguments when calling: \`${name}\`. Expected ${expected} but got ${got} arguments`,
-    '',
-  );
-}
-
-module.exports = { FFIError, registerError, makeError, errorParts, tooManyArguments, ...builtin };
+module.exports = { FFIError, registerError, makeError, errorParts, ...builtin };

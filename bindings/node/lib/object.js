@@ -75,6 +75,73 @@ function disposeValue(value) {
 
 let reprPrint = null;
 
+/** `ffi.ReprPrint` of an object: the type's `__ffi_repr__` hook, else the runtime's default. */
+function reprText(object) {
+  reprPrint ??= native.getGlobal('ffi.ReprPrint');
+  return reprPrint ? reprPrint(object) : `<${object.typeKey}>`;
+}
+
+const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
+
+// Per type index: whether the type registers an `__ffi_repr__` hook (its objects then print as
+// the library chose, in `util.inspect` too).
+const reprHooks = new Map();
+function hasReprHook(index) {
+  let has = reprHooks.get(index);
+  if (has === undefined) {
+    has = Boolean(native.typeInfo(index).reprHook);
+    reprHooks.set(index, has);
+  }
+  return has;
+}
+
+// The fields of objects, as `[name, read]` pairs: for instances of generated classes the
+// getters those classes define (base classes first), else the fields the runtime reflects
+// (read by registered name). Cached per prototype, and per type index for the latter.
+const fieldsByPrototype = new WeakMap();
+const fieldsByType = new Map();
+
+function generatedFields(proto) {
+  let fields = fieldsByPrototype.get(proto);
+  if (fields === undefined) {
+    const chain = [];
+    for (let p = proto; p !== null && p !== FFIObject.prototype; p = Object.getPrototypeOf(p)) {
+      chain.unshift(p);
+    }
+    const names = [];
+    for (const p of chain) {
+      // Builtin classes (tensors, modules) have getters too, but no fields.
+      if (!isGeneratedClass(p.constructor)) continue;
+      for (const [name, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) {
+        if (d.get !== undefined && !names.includes(name)) names.push(name);
+      }
+    }
+    fields = names.map((name) => [name, (object) => object[name]]);
+    fieldsByPrototype.set(proto, fields);
+  }
+  return fields;
+}
+
+function reflectedFields(index) {
+  let fields = fieldsByType.get(index);
+  if (fields === undefined) {
+    const info = native.typeInfo(index);
+    const names = [];
+    for (const key of [...info.ancestors, info.key]) {
+      for (const f of native.typeInfo(key).fields) names.push(f.name);
+    }
+    fields = names.map((name) => [name, (object) => getField(object, name)]);
+    fieldsByType.set(index, fields);
+  }
+  return fields;
+}
+
+function fieldsOf(object) {
+  const proto = Object.getPrototypeOf(object);
+  if (proto !== FFIObject.prototype) return generatedFields(proto);
+  return reflectedFields(native.typeIndexOf(object));
+}
+
 /** The base class of every TVM-FFI object. */
 class FFIObject {
   /** @param {Token} token what `construct` returned (generated constructors pass it on). */
@@ -109,15 +176,61 @@ class FFIObject {
     return native.same(this, other);
   }
 
-  /** `ffi.ReprPrint` of the object. */
+  /**
+   * The object's text: `ffi.ReprPrint` (the type's `__ffi_repr__` hook when it has one), or
+   * what the type's `__str__` / `to_string` method returns (generated classes).
+   */
   toString() {
     if (native.typeIndexOf(this) < 0) return `<disposed ${this.constructor.name}>`;
-    reprPrint ??= native.getGlobal('ffi.ReprPrint');
-    return reprPrint ? reprPrint(this) : `<${this.typeKey}>`;
+    return reprText(this);
   }
 
-  [Symbol.for('nodejs.util.inspect.custom')]() {
-    return `${this.constructor.name} ${this.toString()}`;
+  /** The fields, in a plain object (what `JSON.stringify` writes). */
+  toJSON() {
+    const out = {};
+    for (const [name, read] of fieldsOf(this)) out[name] = read(this);
+    return out;
+  }
+
+  /**
+   * `util.inspect` (`console.log`): the text of the type's `__ffi_repr__` hook when it has one,
+   * else the class and its fields, like a JavaScript object's (`Point { x: 1, y: 2 }`).
+   */
+  [inspectCustom](depth, options, inspect) {
+    const index = native.typeIndexOf(this);
+    if (index < 0) return options.stylize(`<disposed ${this.constructor.name}>`, 'special');
+    if (hasReprHook(index)) return reprText(this);
+    const name = Object.getPrototypeOf(this) === FFIObject.prototype ? this.typeKey : this.constructor.name;
+    if (depth < 0) return options.stylize(`[${name}]`, 'special');
+    const fields = {};
+    for (const [field, read] of fieldsOf(this)) {
+      try {
+        fields[field] = read(this);
+      } catch (e) {
+        fields[field] = new Unreadable(e);
+      }
+    }
+    return `${name} ${inspect(fields, atLevel(options, depth))}`;
+  }
+}
+
+/**
+ * The options of `util.inspect` for values shown at the level of the object a custom inspector
+ * prints (its fields or elements): `options.depth` is the depth of the whole call, `depth` what
+ * is left at this level.
+ */
+function atLevel(options, depth) {
+  return { ...options, depth };
+}
+
+/** A field whose reading threw, as `util.inspect` shows it. */
+class Unreadable {
+  constructor(error) {
+    this.error = error;
+  }
+
+  [inspectCustom](depth, options) {
+    return options.stylize(`<unreadable: ${this.error && this.error.message}>`, 'special');
   }
 }
 Object.defineProperty(FFIObject, 'name', { value: 'Object' });
@@ -145,6 +258,11 @@ function registerType(key, Class) {
   return native.typeMethods(index);
 }
 
+/** Whether `Class` is a generated class (one `registerType` registered). */
+function isGeneratedClass(Class) {
+  return Object.prototype.hasOwnProperty.call(Class, kKey);
+}
+
 /** Registers a builtin class for a fixed type index. */
 function registerBuiltin(index, Class) {
   native.setClass(index, shellOf(Class));
@@ -155,10 +273,29 @@ function registerBuiltin(index, Class) {
  * `args` are the constructor's arguments: one per entry of `coercions` (a coercion such as
  * `toDevice`, or null), then an options object whose keys `keywords` maps to field names.
  * Trailing `undefined` positional arguments are left out, so parameters with defaults get them.
- * The token of a subclass's construction passes through.
+ * The token of a subclass's construction passes through. `info` describes the constructor for
+ * its errors (a `CallInfo` of `wrappers.js`: they are in the caller's words).
  */
-function construct(key, args, coercions, keywords) {
+function construct(key, args, coercions, keywords, info) {
   if (args.length > 0 && args[0] instanceof Token) return args[0];
+  try {
+    return constructChecked(key, args, coercions, keywords, info);
+  } catch (e) {
+    // Required here: wrappers.js needs this module's classes.
+    const wrappers = require('./wrappers');
+    // The values in the order of the parameters: positional ones, then the options.
+    const values = Array.from(coercions, (_, i) => args[i]);
+    const options = args[coercions.length];
+    for (const js of Object.keys(keywords ?? {})) values.push(options?.[js]);
+    throw wrappers.callError(e, info, values);
+  }
+}
+
+function constructChecked(key, args, coercions, keywords, info) {
+  const most = coercions.length + (keywords ? 1 : 0);
+  if (args.length < info[4] || args.length > most) {
+    require('./wrappers').argumentCount(args.length, args[most]);
+  }
   let n = Math.min(args.length, coercions.length);
   while (n > 0 && args[n - 1] === undefined) n--;
   const values = new Array(n);
@@ -328,11 +465,13 @@ function callAsync(fn, ...args) {
 }
 
 module.exports = {
+  atLevel,
   Token,
   FFIObject,
   FunctionPrototype,
   FFIFunction,
   registerType,
+  isGeneratedClass,
   registerBuiltin,
   construct,
   fieldGetters,

@@ -557,8 +557,8 @@ impl Types {
                     ident,
                     setter,
                     ffi_name: literal(&f.name),
-                    ty: self.cpp(&f.ty),
-                    param_ty: self.param(&f.ty),
+                    ty: self.cpp(&f.value_type()),
+                    param_ty: self.param(&f.value_type()),
                     doc: doc(&f.doc),
                 }
             })

@@ -172,6 +172,9 @@ pub struct Function {
     pub packed: bool,
     /// The Julia type of the result (for `TVMFFI.call_typed`).
     pub ret: String,
+    /// Typed functions: what their last method (`f(args...; kwargs...)`) calls, which throws
+    /// the error of arguments no method takes.
+    pub fallback: Option<String>,
 }
 
 /// A field (a property).
@@ -210,6 +213,14 @@ pub struct Method {
     pub packed: bool,
     /// The Julia type of the result.
     pub ret: String,
+    /// For the method that gives the object's text (`lang::string_method`): the receiver's
+    /// abstract type, for which `Base.print` (and so `string`) writes that text.
+    pub prints: Option<String>,
+    /// Typed methods that override none: the receiver's declaration, and what their last
+    /// method (`m(receiver, args...; kwargs...)`) calls, which throws the error of arguments no
+    /// method takes. (An override leaves it out: with its parent's typed method, Julia would
+    /// find calls ambiguous.)
+    pub fallback: Option<(String, String)>,
 }
 
 /// A constructor: one Julia method per number of optional positional arguments given.
@@ -224,6 +235,9 @@ pub struct Constructor {
     pub init_expr: String,
     /// The signature line of the docstring (optional positional parameters in brackets).
     pub doc_signature: String,
+    /// What the last constructor method (`T(args...; kwargs...)`) calls, which throws the error
+    /// of arguments no method takes.
+    pub fallback: String,
 }
 
 /// One constructor method.
@@ -498,29 +512,41 @@ impl TypeNames {
             Type::Shape => "TVMFFI.FFIShape".into(),
             Type::Module => "TVMFFI.FFIModule".into(),
             Type::Error => "TVMFFI.FFIError".into(),
-            Type::Array(_) | Type::Tuple(_) => "TVMFFI.FFIArray".into(),
-            Type::List(_) => "TVMFFI.FFIList".into(),
-            Type::Map(..) => "TVMFFI.FFIMap".into(),
-            Type::Dict(..) => "TVMFFI.FFIDict".into(),
+            // Containers carry the element types they declare: `Array[int]` is an
+            // `FFIArray{Int64}` (its elements read as `Int64`, `collect` gives a `Vector{Int64}`).
+            Type::Array(t) => format!("TVMFFI.FFIArray{{{}}}", self.returns(t)),
+            Type::Tuple(ts) => format!("TVMFFI.FFIArray{{{}}}", self.union(ts)),
+            Type::List(t) => format!("TVMFFI.FFIList{{{}}}", self.returns(t)),
+            Type::Map(k, v) => format!("TVMFFI.FFIMap{{{}, {}}}", self.returns(k), self.returns(v)),
+            Type::Dict(k, v) => {
+                format!("TVMFFI.FFIDict{{{}, {}}}", self.returns(k), self.returns(v))
+            }
             Type::Function(_) => "TVMFFI.FFIFunction".into(),
             Type::Class(key) => self.abstract_of(key),
             Type::Optional(inner) => match self.returns(inner) {
                 any if any == "Any" => any,
                 r => format!("Union{{Nothing, {r}}}"),
             },
-            Type::Variant(ts) => {
-                let mut members: Vec<String> = Vec::new();
-                for t in ts {
-                    let r = self.returns(t);
-                    if r == "Any" {
-                        return r;
-                    }
-                    if !members.contains(&r) {
-                        members.push(r);
-                    }
-                }
-                format!("Union{{{}}}", members.join(", "))
+            Type::Variant(ts) => self.union(ts),
+        }
+    }
+
+    /// The Julia type of a value of one of `ts` (`Any` if one of them is, or for none).
+    fn union(&self, ts: &[Type]) -> String {
+        let mut members: Vec<String> = Vec::new();
+        for t in ts {
+            let r = self.returns(t);
+            if r == "Any" {
+                return r;
             }
+            if !members.contains(&r) {
+                members.push(r);
+            }
+        }
+        match members.as_slice() {
+            [] => "Any".into(),
+            [one] => one.clone(),
+            _ => format!("Union{{{}}}", members.join(", ")),
         }
     }
 
@@ -642,11 +668,22 @@ impl TypeNames {
                 ],
             ),
             packed: f.signature.is_none(),
+            fallback: f
+                .signature
+                .is_some()
+                .then(|| Self::fallback(&ident, None, &params)),
             args: Self::args(&params),
             params: decls,
             ret,
             ident,
         }
+    }
+
+    /// See `arguments::fallback`: parameters without a default are required.
+    fn fallback(spelled: &str, receiver: Option<&str>, params: &[Param]) -> String {
+        let refs: Vec<&Param> = params.iter().collect();
+        let required = params.iter().filter(|p| p.default.is_empty()).count();
+        super::arguments::fallback(spelled, receiver, &refs, required)
     }
 
     /// The model of an object type. `method_names` collects the method identifiers (for the
@@ -655,6 +692,7 @@ impl TypeNames {
         &self,
         t: &ir::ObjectType,
         method_names: &mut BTreeMap<String, String>,
+        inherited_methods: &std::collections::BTreeSet<&str>,
         diags: &mut Diagnostics,
     ) -> Object {
         let place = self.0.get(&t.key).cloned().unwrap_or_default();
@@ -677,8 +715,8 @@ impl TypeNames {
                     ident: prop,
                     ffi_symbol: names::symbol_literal(&f.name),
                     index: i + 1,
-                    ret: self.returns(&f.ty),
-                    setter: f.writable.then(|| self.convert(&f.ty, "value")),
+                    ret: self.returns(&f.value_type()),
+                    setter: f.writable.then(|| self.convert(&f.value_type(), "value")),
                 }
             })
             .collect();
@@ -706,7 +744,8 @@ impl TypeNames {
             method_names
                 .entry(method_ident.clone())
                 .or_insert_with(|| item.clone());
-            methods.push(self.method(t, &place, m, method_ident));
+            let overrides = inherited_methods.contains(m.name.as_str());
+            methods.push(self.method(t, &place, m, method_ident, overrides));
         }
 
         let init_handle = format!("{}init_{}{ident}", names::RESERVED_PREFIX, place.infix);
@@ -771,7 +810,14 @@ impl TypeNames {
         }
     }
 
-    fn method(&self, t: &ir::ObjectType, place: &Place, m: &ir::Method, ident: String) -> Method {
+    fn method(
+        &self,
+        t: &ir::ObjectType,
+        place: &Place,
+        m: &ir::Method,
+        ident: String,
+        overrides: bool,
+    ) -> Method {
         let item = format!("{}.{}", t.key, m.name);
         let type_ident = &place.ident;
         let abstract_ident = format!("{}{}", place.prefix, names::abstract_type_name(type_ident));
@@ -781,6 +827,7 @@ impl TypeNames {
             format!("self::{abstract_ident}")
         };
         let self_arg = if m.is_static { "" } else { ", self" };
+        let fallback_receiver = receiver.clone();
         let (params, ret, decls, what) = match &m.signature {
             Some(sig) => {
                 let params = self.params(&sig.params, &item);
@@ -833,6 +880,16 @@ impl TypeNames {
             args: format!("{self_arg}{}", Self::args(&params)),
             packed: m.signature.is_none(),
             ret,
+            prints: crate::lang::string_method(t)
+                .is_some_and(|s| std::ptr::eq(s, m))
+                .then_some(abstract_ident),
+            fallback: (m.signature.is_some() && !overrides).then(|| {
+                let receiver = if m.is_static { type_ident } else { "self" };
+                (
+                    fallback_receiver,
+                    Self::fallback(&ident, Some(receiver), &params),
+                )
+            }),
         }
     }
 
@@ -946,7 +1003,12 @@ impl TypeNames {
             doc_params.push_str(&format!("{sep}[{}{doc_default}", p.decl()));
             closing.push(']');
         }
+        let positional: Vec<&Param> = required
+            .iter()
+            .chain(optional.iter().map(|(p, _)| p))
+            .collect();
         Some(Constructor {
+            fallback: super::arguments::fallback(ident, None, &positional, required.len()),
             overloads,
             fast,
             init_expr: format!("TVMFFI.init_function({})", literal(&t.key)),
@@ -956,7 +1018,7 @@ impl TypeNames {
 }
 
 /// A Julia tuple literal of already spelled items (`(:a, :b)`, `(:a,)`, `()`).
-fn tuple_literal(items: &[&str]) -> String {
+pub fn tuple_literal(items: &[&str]) -> String {
     match items {
         [] => "()".into(),
         [one] => format!("({one},)"),

@@ -1,6 +1,7 @@
 //! The Node backend: a package (`package.json`, `index.js`, `index.d.ts`) on top of the
 //! hand-written support package (bindings/node). Conventions: templates/node/README.md.
 
+mod calls;
 pub mod model;
 pub mod names;
 

@@ -1,6 +1,7 @@
 //! Node view models: names from `names.rs`; TypeScript types, JavaScript expressions, literals
 //! and the metadata manifest computed here.
 
+use super::calls::{self, CallParam};
 use super::names;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, ConstructorKind, Type};
@@ -98,6 +99,23 @@ pub struct Param {
     pub arg: String,
 }
 
+/// What a typed wrapper needs for its errors and its result (empty for packed ones).
+#[derive(Default)]
+pub struct WrapperCall {
+    /// Its description for its errors, a JS literal (`__ffi.callError`).
+    pub info: String,
+    /// The condition a wrong number of arguments meets.
+    pub count_check: String,
+    /// The first argument beyond the parameters.
+    pub extra_arg: String,
+    /// The parameters' values, a JS array literal.
+    pub values: String,
+    /// What comes before the call in the `return` statement (`__ffi.intResult(`).
+    pub result_open: String,
+    /// What comes after it (`, 'addOne')`, ` ?? null`).
+    pub result_close: String,
+}
+
 /// A global function.
 pub struct Function {
     /// Where `index.js` exports it (`exports.relax.op.add`).
@@ -120,6 +138,8 @@ pub struct Function {
     pub packed: bool,
     /// TypeScript return type.
     pub ret: String,
+    /// Its errors and its result.
+    pub call: WrapperCall,
 }
 
 /// A field accessor.
@@ -138,6 +158,12 @@ pub struct Field {
     pub set_arg: String,
     /// Has a setter.
     pub writable: bool,
+    /// `Class.field`, as a JS string literal (errors of the setter).
+    pub name: String,
+    /// What the setter takes, in JavaScript's terms, as a JS string literal.
+    pub expected: String,
+    /// What comes before and after the read in the getter's `return` statement.
+    pub result: (String, String),
 }
 
 /// A method (instance or static).
@@ -158,6 +184,8 @@ pub struct Method {
     pub packed: bool,
     /// TypeScript return type.
     pub ret: String,
+    /// Its errors and its result.
+    pub call: WrapperCall,
 }
 
 /// A constructor.
@@ -172,6 +200,9 @@ pub struct Constructor {
     pub coercions: String,
     /// The options object's keys mapped to field names, a JS object literal (`null` if none).
     pub keywords: String,
+    /// Its description for its errors, a JS literal (`CallInfo` of `call_errors.js`; its
+    /// `required` counts the positional parameters without a default).
+    pub call_info: String,
 }
 
 /// A class.
@@ -387,8 +418,10 @@ impl Types {
             Type::Bool => "boolean".into(),
             Type::Int if input => "number | bigint".into(),
             Type::BigInt if input => "bigint | number".into(),
+            // Wrappers return integers as numbers (`calls::result`); elsewhere (container
+            // elements, callback arguments) one beyond ±2^53 comes as a bigint.
             Type::Int | Type::Float => "number".into(),
-            Type::BigInt => "bigint".into(),
+            Type::BigInt => "number | bigint".into(),
             Type::OpaquePtr => "__ffi.OpaquePtr".into(),
             Type::DataType if input => "__ffi.DataTypeLike".into(),
             Type::DataType => "__ffi.DataType".into(),
@@ -457,13 +490,17 @@ impl Types {
         }
     }
 
-    fn params(&self, params: &[ir::Param], item: &str) -> Vec<Param> {
-        let mut scope = Scope::with_reserved(&["args", "ffi"]);
-        // Trailing Optional parameters may be left out.
-        let optional_from = params
+    /// The number of `params` a call must give: trailing Optional parameters may be left out.
+    fn required(params: &[ir::Param]) -> usize {
+        params
             .iter()
             .rposition(|p| !matches!(p.ty, Type::Optional(_)))
-            .map_or(0, |i| i + 1);
+            .map_or(0, |i| i + 1)
+    }
+
+    fn params(&self, params: &[ir::Param], item: &str) -> Vec<Param> {
+        let mut scope = Scope::with_reserved(&["args", "ffi"]);
+        let optional_from = Self::required(params);
         params
             .iter()
             .enumerate()
@@ -485,8 +522,57 @@ impl Types {
 
     fn signature(&self, sig: Option<&ir::Signature>, item: &str) -> (Vec<Param>, String) {
         match sig {
-            Some(sig) => (self.params(&sig.params, item), self.ret(&sig.ret, false)),
+            Some(sig) => (
+                self.params(&sig.params, item),
+                match &sig.ret {
+                    Type::None => "void".into(),
+                    ret => calls::declared_result(self, ret),
+                },
+            ),
             None => (Vec::new(), "unknown".into()),
+        }
+    }
+
+    /// How a wrapper named `name` (as the caller spells it) of `sig` describes itself for its
+    /// errors (see `calls::call`), and how it returns its result.
+    fn call(
+        &self,
+        sig: Option<&ir::Signature>,
+        params: &[Param],
+        name: &str,
+        callee: &str,
+        offset: usize,
+        none_as_undefined: bool,
+    ) -> WrapperCall {
+        let Some(sig) = sig else {
+            return WrapperCall::default();
+        };
+        let call_params: Vec<CallParam> = sig
+            .params
+            .iter()
+            .zip(params)
+            .map(|(p, m)| CallParam {
+                ident: &m.ident,
+                name: &p.name,
+                ty: &p.ty,
+            })
+            .collect();
+        let call = calls::call(
+            self,
+            name,
+            callee,
+            offset,
+            &call_params,
+            Self::required(&sig.params),
+        );
+        let (result_open, result_close) = calls::result(&sig.ret, name, none_as_undefined);
+        WrapperCall {
+            info: call.info,
+            count_check: call.count_check,
+            extra_arg: call.extra_arg,
+            values: call.values,
+            result_open,
+            result_close,
         }
     }
 
@@ -519,6 +605,12 @@ impl Types {
             }
             _ => (format!("__ffi.requireGlobal({ffi_name})"), jsdoc(&f.doc)),
         };
+        // The caller spells it from the package: `addOne`, `ir.getOp`.
+        let spelled = path
+            .strip_prefix(&format!("{}.", super::JS_ROOT))
+            .unwrap_or(&path)
+            .to_string();
+        let call = self.call(f.signature.as_ref(), &params, &spelled, &f.name, 0, true);
         Function {
             path,
             decl,
@@ -530,6 +622,7 @@ impl Types {
             params,
             ret,
             ident,
+            call,
         }
     }
 
@@ -543,6 +636,7 @@ impl Types {
     ) -> Class {
         let path = self.0.get(&t.key).cloned().unwrap_or_default();
         let (decl, index) = place;
+        let class = &ident;
         // Inherited accessors and the base class's members are reserved so an own member
         // cannot shadow them.
         let mut members = Scope::with_reserved(&["dispose", "same", "typeKey", "typeIndex"]);
@@ -566,12 +660,16 @@ impl Types {
                     &format!("{}.{}", t.key, f.name),
                     diags,
                 );
+                let spelled = format!("{class}.{ident}");
                 Field {
+                    name: literal(&spelled),
+                    expected: literal(&calls::expected(self, &f.value_type())),
+                    result: calls::result(&f.ty, &spelled, false),
                     ident,
                     ffi_name: literal(&f.name),
                     doc: jsdoc(&f.doc),
-                    ty: self.ts(&f.ty, false),
-                    input_ty: self.ts(&f.ty, true),
+                    ty: calls::declared_result(self, &f.value_type()),
+                    input_ty: self.ts(&f.value_type(), true),
                     set_arg: match coercion(&f.ty) {
                         Some(c) => format!("{c}(value)"),
                         None => "value".into(),
@@ -581,13 +679,19 @@ impl Types {
             })
             .collect();
         let mut seen = std::collections::BTreeSet::new();
+        let string_method = crate::lang::string_method(t).map(|m| m.name.as_str());
         let methods = t
             .methods
             .iter()
             .filter(|m| seen.insert((m.name.clone(), m.is_static)))
             .map(|m| {
                 let item = format!("{}.{}", t.key, m.name);
-                let ident = if m.is_static {
+                let ident = if !m.is_static && string_method == Some(m.name.as_str()) {
+                    // Replaces `Object.prototype.toString` (what `String(x)` and template
+                    // literals call), with the same type.
+                    names::claim(&mut members, names::TO_STRING, &item, diags);
+                    names::TO_STRING.to_string()
+                } else if m.is_static {
                     let ident = names::static_member(&m.name);
                     names::claim(&mut statics, &ident, &item, diags);
                     ident
@@ -597,25 +701,34 @@ impl Types {
                     ident
                 };
                 let (params, ret) = self.signature(m.signature.as_ref(), &item);
+                let call = self.call(
+                    m.signature.as_ref(),
+                    &params,
+                    &format!("{class}.{ident}"),
+                    &item,
+                    usize::from(!m.is_static),
+                    false,
+                );
                 let packed = m.signature.is_none();
-                let mut call: Vec<String> = Vec::new();
+                let mut call_args: Vec<String> = Vec::new();
                 if !m.is_static {
-                    call.push("this".into());
+                    call_args.push("this".into());
                 }
                 if packed {
-                    call.push("...args".into());
+                    call_args.push("...args".into());
                 } else {
-                    call.extend(params.iter().map(|p| p.arg.clone()));
+                    call_args.extend(params.iter().map(|p| p.arg.clone()));
                 }
                 Method {
                     ident,
                     ffi_name: literal(&m.name),
                     is_static: m.is_static,
                     doc: jsdoc(&m.doc),
-                    call_args: call.join(", "),
+                    call_args: call_args.join(", "),
                     packed,
                     params,
                     ret,
+                    call,
                 }
             })
             .collect();
@@ -645,6 +758,7 @@ impl Types {
         let mut coercions = Vec::new();
         let mut keywords = Vec::new();
         let options_optional = c.params.iter().all(|p| !p.kw_only || p.optional);
+        let mut idents = Vec::new();
         for p in &c.params {
             let ident = scope.claim_free(
                 &names::value(&p.param.name),
@@ -658,6 +772,7 @@ impl Types {
                 (true, true) => format!("{ident}?: {ty}"),
                 (true, false) => format!("{ident}: {} | undefined", paren_fn(ty)),
             };
+            idents.push(ident.clone());
             let param = Param {
                 decl,
                 arg: ident.clone(),
@@ -671,7 +786,36 @@ impl Types {
                 positional.push(param);
             }
         }
+        let class = self
+            .0
+            .get(&t.key)
+            .and_then(|path| path.rsplit('.').next())
+            .unwrap_or_default();
+        let call_params: Vec<CallParam> = c
+            .params
+            .iter()
+            .zip(&idents)
+            .map(|(p, ident)| CallParam {
+                ident,
+                name: &p.param.name,
+                ty: &p.param.ty,
+            })
+            .collect();
+        let required = c
+            .params
+            .iter()
+            .filter(|p| !p.optional && !p.kw_only)
+            .count();
+        let call = calls::call(
+            self,
+            &format!("new {class}"),
+            &format!("{}.", t.key),
+            0,
+            &call_params,
+            required,
+        );
         Constructor {
+            call_info: call.info,
             options_optional,
             coercions: format!("[{}]", coercions.join(", ")),
             keywords: if keywords.is_empty() {

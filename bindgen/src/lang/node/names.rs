@@ -161,6 +161,9 @@ pub fn static_member(name: &str) -> String {
     escape(case::sanitize(&case::camel(name)), RESERVED_STATICS)
 }
 
+/// The member that the method giving an object's text (`lang::string_method`) becomes.
+pub const TO_STRING: &str = "toString";
+
 /// Claims `ident` in `scope`, rejecting the reserved prefix.
 pub fn claim(scope: &mut Scope, ident: &str, item: &str, diags: &mut Diagnostics) {
     if ident.starts_with(RESERVED_PREFIX) {
