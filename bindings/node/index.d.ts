@@ -444,7 +444,7 @@ export type CallInfo = readonly [
   number,
 ];
 /** For generated code: throws for a call with a wrong number of arguments (`callError` words it). */
-export declare function argumentCount(got: number, extra: unknown): never;
+export declare function argumentCount(got: number, extra: unknown, most?: number): never;
 /**
  * For generated code: the error to throw for `error`, raised by a call of the wrapper `info`
  * with `args`: errors about its arguments in the caller's words (`addOne(x): expected an

@@ -46,6 +46,7 @@ test('wrong count: how many arguments were expected, and the missing or extra on
     throwsWith(() => new demo.Point(1, 2).norm(3), ffi.TypeError, /^Point\.norm\(\): expected 0 arguments, got 1 \(the first extra one is a number \(3\)\)$/);
     // Trailing Optional parameters may be left out.
     assert.equal(demo.echoOptionalInt(), null);
+    throwsWith(() => demo.greet('a', 'b'), ffi.TypeError, /^greet\(name\): expected 0 to 1 arguments, got 2 \(the first extra one is a string\)$/);
     // The untyped function checks the count itself, in the runtime's words.
     const raw = ffi.requireGlobal('demo.add_one');
     throwsWith(() => raw(1, 2), ffi.TypeError, /`demo\.add_one.*Expected 1 but got 2 arguments/);

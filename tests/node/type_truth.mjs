@@ -293,6 +293,47 @@ export function instrument(pkg, declared, record) {
 }
 
 /**
+ * Reads every field of every object reachable from `value`, `depth` levels deep (fields through
+ * their getters, so that `instrument` checks them; up to 20 elements of each container; each
+ * object once, at most 2,000). Returns the number of objects read.
+ */
+export function walk(value, depth, seen = []) {
+  const ffi = require('@ffihub/tvm-ffi');
+  if (depth === 0) return seen.length;
+  if (value instanceof ffi.Sequence) {
+    for (const element of value.toArray().slice(0, 20)) walk(element, depth - 1, seen);
+  } else if (value instanceof ffi.MapBase) {
+    for (const element of [...value.values()].slice(0, 20)) walk(element, depth - 1, seen);
+  } else if (value instanceof ffi.Object && !(value instanceof ffi.Tensor || value instanceof ffi.Module)) {
+    if (seen.length >= 2000 || seen.some((s) => s.same(value))) return seen.length;
+    seen.push(value);
+    for (const field of Object.values(value.toJSON())) walk(field, depth - 1, seen);
+  }
+  return seen.length;
+}
+
+/** The objects the classes of `pkg` (in its namespaces too) construct from no arguments. */
+export function constructedFromDefaults(pkg) {
+  const ffi = require('@ffihub/tvm-ffi');
+  const out = [];
+  const visit = (namespace) => {
+    for (const value of Object.values(namespace)) {
+      if (typeof value === 'function' && value.prototype instanceof ffi.Object) {
+        try {
+          out.push(new value());
+        } catch {
+          // it needs arguments
+        }
+      } else if (typeof value === 'object' && value !== null && !(value instanceof ffi.Object)) {
+        visit(value);
+      }
+    }
+  };
+  visit(pkg);
+  return out;
+}
+
+/**
  * What a run saw, per package and item: how many values were checked, and the first problems.
  */
 export class Observations {

@@ -4,8 +4,8 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { ffi, demo, packagesDir } from './helpers.mjs';
-import { declaredTypes, checkOf } from './type_truth.mjs';
+import { ffi, demo, testing, packagesDir } from './helpers.mjs';
+import { declaredTypes, checkOf, walk, constructedFromDefaults } from './type_truth.mjs';
 
 const declared = declaredTypes(path.join(packagesDir, 'demo'));
 const check = (key, value) => checkOf(declared[key].type, demo)(value);
@@ -39,4 +39,23 @@ test('values of other types are found, with what is wrong', () => {
   assert.equal(check('static Point.origin', new demo.Counter('c')), 'an instance of Counter is not Point');
   assert.equal(check('fn makeMultiplier', (x) => x), 'an instance of Function is not FunctionMethods');
   assert.equal(check('fn wordLengths', ffi.map({ a: 'x' })), 'entry 0: string x is not number');
+});
+
+// With FFIHUB_TYPE_TRUTH set, the values read here are checked too: beyond what the other
+// suites read, every field of the objects each class constructs from its defaults, and of the
+// objects typed functions return.
+test('fields of the objects the classes construct from defaults', () => {
+  const seen = [];
+  for (const pkg of [demo, testing]) {
+    for (const object of constructedFromDefaults(pkg)) walk(object, 3, seen);
+  }
+  const all = testing.SchemaAllTypes.makeWith(1, 2.5, 'text');
+  walk(all, 3, seen);
+  all.addInt(1);
+  all.appendInt([1], 2);
+  all.maybeConcat('a', null);
+  all.mergeMap({ a: [1] }, { b: [2] });
+  walk(new demo.TensorSpec('float32', 'cpu', [2, 3]), 3, seen);
+  walk(demo.Shape2D.square(2), 3, seen);
+  assert.ok(seen.length >= 5, `${seen.length} objects read`);
 });

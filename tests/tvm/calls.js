@@ -35,45 +35,15 @@ async function main() {
   // Types without it print their fields.
   assert.match(util.inspect(add), /^Op \{[^]*name: 'relax\.add'/);
 
-  // Every field of every object reached, 4 levels deep (`toJSON` reads each through its getter).
-  const ffi = require(require.resolve('@ffihub/tvm-ffi', { paths: [packageDir] }));
+  // Every field of every object reached, 4 levels deep, and of every object that a class
+  // constructs from no arguments (its defaults), 3 levels deep.
   const seen = [];
-  const walk = (value, depth) => {
-    if (depth === 0) return;
-    if (value instanceof ffi.Sequence) {
-      for (const element of value.toArray().slice(0, 20)) walk(element, depth - 1);
-    } else if (value instanceof ffi.MapBase) {
-      for (const element of [...value.values()].slice(0, 20)) walk(element, depth - 1);
-    } else if (value instanceof ffi.Object && !(value instanceof ffi.Tensor || value instanceof ffi.Module)) {
-      if (seen.some((s) => s.same(value)) || seen.length >= 2000) return;
-      seen.push(value);
-      for (const field of Object.values(value.toJSON())) walk(field, depth - 1);
-    }
-  };
-  for (const root of [seven, add, llvm]) walk(root, 4);
-  // And every object that a class constructs from no arguments (its defaults).
-  const classes = [];
-  const collect = (namespace) => {
-    for (const value of Object.values(namespace)) {
-      if (typeof value === 'function' && value.prototype instanceof ffi.Object) classes.push(value);
-      else if (typeof value === 'object' && value !== null && !(value instanceof ffi.Object)) collect(value);
-    }
-  };
-  collect(tvm);
-  let constructed = 0;
-  for (const Class of classes) {
-    let object;
-    try {
-      object = new Class();
-    } catch {
-      continue; // it needs arguments
-    }
-    constructed++;
-    walk(object, 3);
-  }
+  for (const root of [seven, add, llvm]) truth.walk(root, 4, seen);
+  const constructed = truth.constructedFromDefaults(tvm);
+  for (const object of constructed) truth.walk(object, 3, seen);
   console.log(
     `ok: IntImm ${seven.value}, ${kinds.length} target kinds, op ${add.name}, ` +
-      `${constructed} of ${classes.length} classes constructed from defaults, ${seen.length} objects walked`,
+      `${constructed.length} objects constructed from defaults, ${seen.length} objects walked`,
   );
 
   if (declaredFile) {

@@ -294,7 +294,7 @@ function construct(key, args, coercions, keywords, info) {
 function constructChecked(key, args, coercions, keywords, info) {
   const most = coercions.length + (keywords ? 1 : 0);
   if (args.length < info[4] || args.length > most) {
-    require('./wrappers').argumentCount(args.length, args[most]);
+    require('./wrappers').argumentCount(args.length, args[most], most);
   }
   let n = Math.min(args.length, coercions.length);
   while (n > 0 && args[n - 1] === undefined) n--;

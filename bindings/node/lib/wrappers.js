@@ -29,19 +29,21 @@ const { FFIObject, isGeneratedClass } = require('./object');
 
 /** Thrown by `argumentCount` and turned into the message by `callError`. */
 class ArgumentCount {
-  constructor(got, extra) {
+  constructor(got, extra, most) {
     this.got = got;
     this.extra = extra;
+    this.most = most;
   }
 }
 
 /**
  * Throws for a call of a generated wrapper with `got` arguments, which is not a count it takes
- * (`extra` is the first argument beyond its parameters, if any); the wrapper's `catch` passes
- * it to `callError`.
+ * (`extra` is the first argument beyond the most it takes, if any; `most` that number when it
+ * is not one per parameter: a constructor takes its keyword parameters in one options object);
+ * the wrapper's `catch` passes it to `callError`.
  */
-function argumentCount(got, extra) {
-  throw new ArgumentCount(got, extra);
+function argumentCount(got, extra, most) {
+  throw new ArgumentCount(got, extra, most);
 }
 
 const MISMATCH = /^Mismatched type on argument #(\d+) when calling: `([^`(]*)\(/;
@@ -58,10 +60,10 @@ const ELEMENT = /\belement (\d+)\b|\[index (\d+)\b/;
  * @param {readonly unknown[]} args
  */
 function callError(error, info, args) {
-  const [name, callee, offset, params] = info;
+  const [name, callee, offset, params, required] = info;
   const signature = `${name}(${params.map((p) => p[0]).join(', ')})`;
   if (error instanceof ArgumentCount) {
-    return countError(signature, params, error);
+    return countError(signature, params, required, error);
   }
   if (!(error instanceof FFIError) || error.kind !== 'TypeError') return error;
   const missing = MISSING_KEYWORD.exec(error.message);
@@ -101,9 +103,9 @@ function argumentIndex(message, callee, offset, params, args) {
   return -1;
 }
 
-function countError(signature, params, count) {
-  const n = params.length;
-  const expected = `${n} argument${n === 1 ? '' : 's'}`;
+function countError(signature, params, required, count) {
+  const n = count.most ?? params.length;
+  const expected = required === n ? `${n} argument${n === 1 ? '' : 's'}` : `${required} to ${n} arguments`;
   if (count.got > n) {
     return typeError(
       `${signature}: expected ${expected}, got ${count.got} (the first extra one is ${describeValue(count.extra)})`,
@@ -111,7 +113,7 @@ function countError(signature, params, count) {
       callError,
     );
   }
-  const missing = params.slice(count.got).map(([param, , type]) => `${param} (${type})`);
+  const missing = params.slice(count.got, required).map(([param, , type]) => `${param} (${type})`);
   return typeError(
     `${signature}: missing ${missing.length === 1 ? 'argument' : 'arguments'} ${missing.join(', ')}; ` +
       `expected ${expected}, got ${count.got}`,
@@ -129,7 +131,7 @@ function fieldError(error, name, expected, value) {
   return typeError(`${name}: expected ${expected}, got ${describeValue(value)}`, error, fieldError);
 }
 
-/** A TypeError of the support package (an `ffi.TypeError`) whose stack starts at the caller. */
+/** A TypeError of the support package (an `ffi.TypeError`) whose stack starts at the wrapper. */
 function typeError(message, cause, above) {
   const error = makeError('TypeError', message, '');
   if (cause !== undefined) Object.defineProperty(error, 'cause', { value: cause, configurable: true, writable: true });
