@@ -36,7 +36,7 @@ end
     @test add.name == "relax.add"
     @test add.span === nothing               # declared `ir.Span`, default None: Union{Nothing, ...}
     # `__ffi_repr__` drives `show`: a Target prints as TVM chose.
-    llvm = Tvm.target.target("llvm")
+    llvm = Tvm.target.Target_("llvm")      # the global `target.Target` (the type is `Target`)
     @test sprint(show, llvm) == TVMFFI.repr_ffi(llvm)
     @test occursin("\"kind\":\"llvm\"", sprint(show, llvm))
 
