@@ -9,3 +9,5 @@ function {{ t.def_name }}({{ o.params }})
 {%- endif %}
 end
 {%- endfor %}
+
+{{ t.def_name }}(args...; kwargs...) = {{ c.fallback }}

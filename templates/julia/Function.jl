@@ -19,3 +19,7 @@ function {{ f.def_name }}({{ o.params }})
 end
 {%- endfor %}
 {%- endif %}
+{%- if let Some(fallback) = f.fallback %}
+
+{{ f.def_name }}(args...; kwargs...) = {{ fallback }}
+{%- endif %}

@@ -16,3 +16,12 @@ function {{ m.def_name }}({{ o.params }})
 end
 {%- endif %}
 {%- endfor %}
+{%- if let Some((receiver, fallback)) = m.fallback %}
+
+{{ m.def_name }}({{ receiver }}, args...; kwargs...) = {{ fallback }}
+{%- endif %}
+{%- if let Some(receiver) = m.prints %}
+
+# `print` (and so `string`) writes the object's text, as `{{ m.def_name }}` gives it.
+Base.print(io::IO, self::{{ receiver }}) = print(io, {{ m.def_name }}(self))
+{%- endif %}

@@ -39,7 +39,7 @@ end
 @testset "wrong argument types that pass the Julia annotations" begin
     @test_throws TVMFFI.TypeError sum_array(["not a float"])     # the library checks elements
     @test_throws TVMFFI.TypeError map_get(Dict("k" => "v"), "k")   # values must be ints
-    @test_throws MethodError Demo.add_one("1")                     # caught before the call
+    @test_throws ArgumentError Demo.add_one("1")                   # caught before the call
 end
 
 check_no_leaks(label = "errors") do

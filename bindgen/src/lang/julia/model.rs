@@ -172,6 +172,9 @@ pub struct Function {
     pub packed: bool,
     /// The Julia type of the result (for `TVMFFI.call_typed`).
     pub ret: String,
+    /// Typed functions: what their last method (`f(args...; kwargs...)`) calls, which throws
+    /// the error of arguments no method takes.
+    pub fallback: Option<String>,
 }
 
 /// A field (a property).
@@ -210,6 +213,14 @@ pub struct Method {
     pub packed: bool,
     /// The Julia type of the result.
     pub ret: String,
+    /// For the method that gives the object's text (`lang::string_method`): the receiver's
+    /// abstract type, for which `Base.print` (and so `string`) writes that text.
+    pub prints: Option<String>,
+    /// Typed methods that override none and extend no function of `Base`: the receiver's
+    /// declaration, and what their last method (`m(receiver, args...; kwargs...)`) calls, which
+    /// throws the error of arguments no method takes. (Julia would find calls ambiguous between
+    /// an override's and its parent's typed method, or Base's methods and a Base function's.)
+    pub fallback: Option<(String, String)>,
 }
 
 /// A constructor: one Julia method per number of optional positional arguments given.
@@ -226,6 +237,9 @@ pub struct Constructor {
     pub doc_signature: String,
     /// The docstring's `# Arguments` list.
     pub doc_args: Vec<String>,
+    /// What the last constructor method (`T(args...; kwargs...)`) calls, which throws the error
+    /// of arguments no method takes.
+    pub fallback: String,
 }
 
 /// An object type (`Object.jl`).
@@ -472,29 +486,41 @@ impl TypeNames {
             Type::Shape => "TVMFFI.FFIShape".into(),
             Type::Module => "TVMFFI.FFIModule".into(),
             Type::Error => "TVMFFI.FFIError".into(),
-            Type::Array(_) | Type::Tuple(_) => "TVMFFI.FFIArray".into(),
-            Type::List(_) => "TVMFFI.FFIList".into(),
-            Type::Map(..) => "TVMFFI.FFIMap".into(),
-            Type::Dict(..) => "TVMFFI.FFIDict".into(),
+            // Containers carry the element types they declare: `Array[int]` is an
+            // `FFIArray{Int64}` (its elements read as `Int64`, `collect` gives a `Vector{Int64}`).
+            Type::Array(t) => format!("TVMFFI.FFIArray{{{}}}", self.returns(t)),
+            Type::Tuple(ts) => format!("TVMFFI.FFIArray{{{}}}", self.union(ts)),
+            Type::List(t) => format!("TVMFFI.FFIList{{{}}}", self.returns(t)),
+            Type::Map(k, v) => format!("TVMFFI.FFIMap{{{}, {}}}", self.returns(k), self.returns(v)),
+            Type::Dict(k, v) => {
+                format!("TVMFFI.FFIDict{{{}, {}}}", self.returns(k), self.returns(v))
+            }
             Type::Function(_) => "TVMFFI.FFIFunction".into(),
             Type::Class(key) => self.abstract_of(key),
             Type::Optional(inner) => match self.returns(inner) {
                 any if any == "Any" => any,
                 r => format!("Union{{Nothing, {r}}}"),
             },
-            Type::Variant(ts) => {
-                let mut members: Vec<String> = Vec::new();
-                for t in ts {
-                    let r = self.returns(t);
-                    if r == "Any" {
-                        return r;
-                    }
-                    if !members.contains(&r) {
-                        members.push(r);
-                    }
-                }
-                format!("Union{{{}}}", members.join(", "))
+            Type::Variant(ts) => self.union(ts),
+        }
+    }
+
+    /// The Julia type of a value of one of `ts` (`Any` if one of them is, or for none).
+    fn union(&self, ts: &[Type]) -> String {
+        let mut members: Vec<String> = Vec::new();
+        for t in ts {
+            let r = self.returns(t);
+            if r == "Any" {
+                return r;
             }
+            if !members.contains(&r) {
+                members.push(r);
+            }
+        }
+        match members.as_slice() {
+            [] => "Any".into(),
+            [one] => one.clone(),
+            _ => format!("Union{{{}}}", members.join(", ")),
         }
     }
 
@@ -565,6 +591,9 @@ impl TypeNames {
             _ if f.module.is_some() => "packed (any arguments, any result).".to_string(),
             _ => what,
         };
+        let fallback = rendered
+            .as_ref()
+            .map(|r| super::arguments::fallback(&ident, None, r));
         let (overloads, doc_args) =
             rendered.map_or_else(Default::default, |r| (r.overloads, r.doc_args));
         Function {
@@ -591,6 +620,7 @@ impl TypeNames {
             ),
             packed: f.signature.is_none(),
             overloads,
+            fallback,
             ret,
             ident,
         }
@@ -602,6 +632,7 @@ impl TypeNames {
         &self,
         t: &ir::ObjectType,
         method_names: &mut BTreeMap<String, String>,
+        inherited_methods: &std::collections::BTreeSet<&str>,
         diags: &mut Diagnostics,
     ) -> Object {
         let place = self.0.get(&t.key).cloned().unwrap_or_default();
@@ -624,8 +655,8 @@ impl TypeNames {
                     ident: prop,
                     ffi_symbol: names::symbol_literal(&f.name),
                     index: i + 1,
-                    ret: self.returns(&f.ty),
-                    setter: f.writable.then(|| self.convert(&f.ty, "value")),
+                    ret: self.returns(&f.value_type()),
+                    setter: f.writable.then(|| self.convert(&f.value_type(), "value")),
                 }
             })
             .collect();
@@ -653,7 +684,8 @@ impl TypeNames {
             method_names
                 .entry(method_ident.clone())
                 .or_insert_with(|| item.clone());
-            methods.push(self.method(t, &place, m, method_ident));
+            let overrides = inherited_methods.contains(m.name.as_str());
+            methods.push(self.method(t, &place, m, method_ident, overrides));
         }
 
         let init_handle = format!("{}init_{}{ident}", names::RESERVED_PREFIX, place.infix);
@@ -725,7 +757,14 @@ impl TypeNames {
         }
     }
 
-    fn method(&self, t: &ir::ObjectType, place: &Place, m: &ir::Method, ident: String) -> Method {
+    fn method(
+        &self,
+        t: &ir::ObjectType,
+        place: &Place,
+        m: &ir::Method,
+        ident: String,
+        overrides: bool,
+    ) -> Method {
         let item = format!("{}.{}", t.key, m.name);
         let type_ident = &place.ident;
         let abstract_ident = format!("{}{}", place.prefix, names::abstract_type_name(type_ident));
@@ -735,9 +774,21 @@ impl TypeNames {
             format!("self::{abstract_ident}")
         };
         let self_arg = if m.is_static { "" } else { ", self" };
+        let mut fallback = None;
         let (overloads, ret, doc_decls, doc_args, what) = match &m.signature {
             Some(sig) => {
                 let r = self.signature(&Self::layout(&sig.params, &item), Protocol::Positional);
+                // An override leaves it out: with its parent's typed method, Julia would find
+                // calls ambiguous. So does a method of a function of `Base`: Base's own methods
+                // that take any value first (`fill(v, dims...)`) would become ambiguous for these
+                // objects.
+                if !overrides && !names::is_base_export(&ident) {
+                    let spelled_receiver = if m.is_static { type_ident } else { "self" };
+                    fallback = Some((
+                        receiver.clone(),
+                        super::arguments::fallback(&ident, Some(spelled_receiver), &r),
+                    ));
+                }
                 let overloads = r
                     .overloads
                     .into_iter()
@@ -799,6 +850,10 @@ impl TypeNames {
             overloads,
             packed: m.signature.is_none(),
             ret,
+            prints: crate::lang::string_method(t)
+                .is_some_and(|s| std::ptr::eq(s, m))
+                .then_some(abstract_ident),
+            fallback,
         }
     }
 
@@ -827,6 +882,7 @@ impl TypeNames {
         };
         let r = self.signature(&Self::layout(&c.params, &item), protocol);
         Some(Constructor {
+            fallback: super::arguments::fallback(ident, None, &r),
             overloads: r.overloads,
             fast: r.fast,
             init_expr: format!("TVMFFI.init_function({})", literal(&t.key)),
@@ -841,7 +897,7 @@ impl TypeNames {
 }
 
 /// A Julia tuple literal of already spelled items (`(:a, :b)`, `(:a,)`, `()`).
-fn tuple_literal(items: &[&str]) -> String {
+pub fn tuple_literal(items: &[&str]) -> String {
     match items {
         [] => "()".into(),
         [one] => format!("({one},)"),

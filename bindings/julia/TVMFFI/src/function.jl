@@ -132,13 +132,45 @@ to be an `R`. An integer result for `R = Float64` is converted; any other mismat
 @inline _take_typed(::Type{Union{Nothing,T}}, a::TVMFFIAny) where {T<:Union{Int64,Float64,Bool,DLDataType,DLDevice}} =
     a.type_index == kTVMFFINone ? nothing : _take_typed(T, a)
 @inline _take_typed(::Type{Any}, a::TVMFFIAny) = _take_any(a)
+# Containers with declared element types: the wrapper of that type, straight from the handle.
+_take_typed(::Type{R}, a::TVMFFIAny) where {R<:Union{FFIArray,FFIList,FFIMap,FFIDict}} =
+    a.type_index == _container_index(R) ? _take_object(R, _v_ptr(a)) : _take_checked(R, a)
 _take_typed(::Type{R}, a::TVMFFIAny) where {R} = _take_checked(R, a)
+
+_container_index(::Type{<:FFIArray}) = kTVMFFIArray
+_container_index(::Type{<:FFIList}) = kTVMFFIList
+_container_index(::Type{<:FFIMap}) = kTVMFFIMap
+_container_index(::Type{<:FFIDict}) = kTVMFFIDict
+
+# A borrowed view (a container element) converted to `R` (see `_take_typed`).
+@inline _copy_typed(::Type{Any}, a::TVMFFIAny) = _copy_any(a)
+@inline function _copy_typed(::Type{R}, a::TVMFFIAny) where {R}
+    _is_object_index(a.type_index) && _incref(_v_ptr(a))
+    return _take_typed(R, a)
+end
 
 @noinline function _take_checked(::Type{R}, a::TVMFFIAny) where {R}
     v = _take_any(a)
     v isa R && return v::R
     R === Float64 && v isa Integer && return Float64(v)::R
+    typed = _retyped(R, v)
+    typed === nothing || return typed::R
     _throw_result_type(R, v)
+end
+
+# A container of a union's member type (`Union{Nothing,FFIArray{Int64}}`, a Variant's), for a
+# container wrapper `v` of other element types: the same object, wrapped as that member.
+function _retyped(::Type{R}, v) where {R}
+    v isa Union{FFIArray,FFIList,FFIMap,FFIDict} || return nothing
+    for M in Base.uniontypes(R)
+        if M isa DataType && M.name === typeof(v).name
+            h = handle(v)
+            _incref(h)
+            close(v)
+            return _take_object(M, h)
+        end
+    end
+    return nothing
 end
 
 @noinline _throw_result_type(R, v) =
