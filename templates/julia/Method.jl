@@ -1,4 +1,7 @@
 const {{ m.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound in __init__
+{%- if let Some(info) = m.info %}
+const {{ info.name }} = {{ info.value }}
+{%- endif %}
 
 """
 {%- for line in m.doc %}
@@ -12,7 +15,7 @@ const {{ m.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound in __init__
 {{ m.def_name }}({{ o.params }}) where {N} = TVMFFI.call_packed({{ m.handle }}{{ o.args }}, args...)
 {%- else %}
 function {{ m.def_name }}({{ o.params }})
-    return TVMFFI.call_typed({{ m.ret }}, {{ m.handle }}{{ o.args }})
+    return TVMFFI.call_typed({{ m.ret }}, {{ m.handle }}{% if let Some(info) = m.info %}, {{ info.name }}{% endif %}{{ o.args }})
 end
 {%- endif %}
 {%- endfor %}

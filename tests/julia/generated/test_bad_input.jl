@@ -61,12 +61,39 @@ end
 @testset "out-of-range ints: InexactError or TypeError naming the function" begin
     @test caught(() -> Demo.echo_int(typemax(UInt64))) isa InexactError
     @test caught(() -> Demo.echo_int(Int128(2)^70)) isa InexactError
-    e = caught(() -> Demo.echo_int(big(2)^63))
-    @test e isa FFIError{:TypeError} && occursin("`demo.echo_int(0: int) -> int`", e.message)
+    @test message(caught(() -> Demo.echo_int(big(2)^63))) ==
+          "ArgumentError: echo_int(x): expected x::Integer, got a BigInt beyond Int64 (9223372036854775808)"
     @test Demo.echo_int(typemax(Int64)) === typemax(Int64)
     @test Demo.echo_int(typemin(Int64)) === typemin(Int64)
     @test message(caught(() -> Demo.echo_int(1.5))) ==
           "ArgumentError: echo_int(x): expected x::Integer, got a value of type Float64"
+end
+
+# Values a parameter's Julia type takes but the library refuses: the library's TypeError in the
+# caller's words (the parameter, the type it takes in Julia's terms, the kind of value given),
+# thrown while the library's error is handled, which stays on the exception stack.
+@testset "values the Julia type takes but the library refuses: ArgumentError in the caller's words" begin
+    @test message(caught(() -> Demo.make_shape(Any[1, "x"]))) ==
+          "ArgumentError: make_shape(dims): expected dims::AbstractVector{<:Integer}, got a vector of Int64 and String values"
+    stack = try
+        Demo.make_shape(Any[1, "x"])
+        nothing
+    catch
+        Base.catch_stack()
+    end
+    @test length(stack) == 2
+    @test first(stack[2]) isa ArgumentError
+    runtime = first(stack[1])
+    @test runtime isa FFIError{:TypeError}
+    @test occursin("argument #0 when calling: `demo.make_shape(", runtime.message)
+    # A constructor's parameter (typed `__ffi_init__`).
+    @test message(caught(() -> Demo.Shape2D("s", Any[Demo.Point(1, 2), 3]))) ==
+          "ArgumentError: Shape2D(name, vertices, color): expected vertices::AbstractVector{<:AbstractPoint}, " *
+          "got a vector of Demo.Point and Int64 values"
+    check_no_leaks(label = "refused by the library") do
+        @test_throws ArgumentError Demo.make_shape(Any[1, "x"])
+        @test_throws ArgumentError Demo.echo_int(big(2)^63)
+    end
 end
 
 @testset "NaN and Inf: pass as floats, refused as ints" begin

@@ -10,9 +10,9 @@
 //! - `returns`: the Julia type of a result, given to `TVMFFI.call_typed` / `TVMFFI.get_field`
 //!   (scalars are then read without allocating).
 
-use super::names;
 pub use super::signature::Overload;
 use super::signature::{join_decls, Protocol};
+use super::{arguments, names};
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, Type};
 use crate::lang::params::Layout;
@@ -146,6 +146,29 @@ impl Param {
     }
 }
 
+/// The constant holding a typed callable's `TVMFFI.CallInfo` (`arguments::call_info`), which it
+/// passes to `TVMFFI.call_typed` so that the library's TypeErrors about its arguments are in the
+/// caller's words.
+pub struct CallInfo {
+    /// The constant's name (`_ffi_info_fn_add_one`).
+    pub name: String,
+    /// Its value.
+    pub value: String,
+}
+
+impl CallInfo {
+    /// The `CallInfo` constant of the callable whose handle constant is `handle`.
+    fn new(handle: &str, value: String) -> CallInfo {
+        let base = handle
+            .strip_prefix(names::RESERVED_PREFIX)
+            .unwrap_or(handle);
+        CallInfo {
+            name: format!("{}info_{base}", names::RESERVED_PREFIX),
+            value,
+        }
+    }
+}
+
 /// A global function (`Function.jl`).
 pub struct Function {
     /// Identifier.
@@ -175,6 +198,8 @@ pub struct Function {
     /// Typed functions: what their last method (`f(args...; kwargs...)`) calls, which throws
     /// the error of arguments no method takes.
     pub fallback: Option<String>,
+    /// Typed functions: their `CallInfo`.
+    pub info: Option<CallInfo>,
 }
 
 /// A field (a property).
@@ -221,6 +246,8 @@ pub struct Method {
     /// throws the error of arguments no method takes. (Julia would find calls ambiguous between
     /// an override's and its parent's typed method, or Base's methods and a Base function's.)
     pub fallback: Option<(String, String)>,
+    /// Typed methods: their `CallInfo`.
+    pub info: Option<CallInfo>,
 }
 
 /// A constructor: one Julia method per number of optional positional arguments given.
@@ -240,6 +267,8 @@ pub struct Constructor {
     /// What the last constructor method (`T(args...; kwargs...)`) calls, which throws the error
     /// of arguments no method takes.
     pub fallback: String,
+    /// Its `CallInfo` (used when the methods call `__ffi_init__` directly: `fast`).
+    pub info: CallInfo,
 }
 
 /// An object type (`Object.jl`).
@@ -389,6 +418,30 @@ impl TypeNames {
             Type::Optional(inner) => format!("Union{{Nothing, {}}}", self.accepts(inner)?),
             Type::Any | Type::Object | Type::Variant(_) | Type::Function(_) => return None,
         })
+    }
+
+    /// What a parameter of type `ty` takes, as a Julia type (`AbstractVector{<:Integer}`), for
+    /// error messages: `accepts` with the element types of containers.
+    pub fn expected(&self, ty: &Type) -> String {
+        let list = |ts: &[Type]| {
+            ts.iter()
+                .map(|t| self.expected(t))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match ty {
+            Type::Array(t) | Type::List(t) => format!("AbstractVector{{<:{}}}", self.expected(t)),
+            Type::Map(k, v) | Type::Dict(k, v) => format!(
+                "AbstractDict{{<:{}, <:{}}}",
+                self.expected(k),
+                self.expected(v)
+            ),
+            Type::Tuple(ts) => format!("Tuple{{{}}}", list(ts)),
+            Type::Variant(ts) => format!("Union{{{}}}", list(ts)),
+            Type::Optional(t) => format!("Union{{Nothing, {}}}", self.expected(t)),
+            Type::Function(_) => "Function".into(),
+            other => self.accepts(other).unwrap_or_else(|| "Any".into()),
+        }
     }
 
     /// The `TVMFFI.to_ffi` descriptor of `ty`.
@@ -547,16 +600,31 @@ impl TypeNames {
         module_index: Option<usize>,
     ) -> Function {
         let ident = place.ident.clone();
-        let (rendered, ret, what) = match &f.signature {
-            Some(sig) => (
-                Some(self.signature(&Self::layout(&sig.params, &f.name), Protocol::Positional)),
-                self.returns(&sig.ret),
-                format!("`{}`: `{sig}`.", f.name),
-            ),
+        let handle = format!("{}fn_{}{ident}", names::RESERVED_PREFIX, place.infix);
+        let (rendered, ret, what, info) = match &f.signature {
+            Some(sig) => {
+                let layout = Self::layout(&sig.params, &f.name);
+                let rendered = self.signature(&layout, Protocol::Positional);
+                let info = arguments::call_info(
+                    self,
+                    &arguments::signature(&ident, None, &rendered),
+                    &f.name,
+                    &layout,
+                    0,
+                    Protocol::Positional,
+                );
+                (
+                    Some(rendered),
+                    self.returns(&sig.ret),
+                    format!("`{}`: `{sig}`.", f.name),
+                    Some(CallInfo::new(&handle, info)),
+                )
+            }
             None => (
                 None,
                 "Any".to_string(),
                 format!("`{}` (packed: any arguments, any result).", f.name),
+                None,
             ),
         };
         let decls = rendered
@@ -570,7 +638,6 @@ impl TypeNames {
         } else {
             Vec::new()
         };
-        let handle = format!("{}fn_{}{ident}", names::RESERVED_PREFIX, place.infix);
         let ffi_name = literal(&f.name);
         let (lookup, calls) = match (module_index, &f.module) {
             (Some(i), Some(library)) => (
@@ -593,7 +660,7 @@ impl TypeNames {
         };
         let fallback = rendered
             .as_ref()
-            .map(|r| super::arguments::fallback(&ident, None, r));
+            .map(|r| arguments::fallback(&ident, None, r));
         let (overloads, doc_args) =
             rendered.map_or_else(Default::default, |r| (r.overloads, r.doc_args));
         Function {
@@ -621,6 +688,7 @@ impl TypeNames {
             packed: f.signature.is_none(),
             overloads,
             fallback,
+            info,
             ret,
             ident,
         }
@@ -692,7 +760,7 @@ impl TypeNames {
         let constructor = t
             .constructor
             .as_ref()
-            .and_then(|c| self.constructor(t, &ident, c, diags));
+            .and_then(|c| self.constructor(t, &ident, &init_handle, c, diags));
         let fields_handle = format!("{}fields_{ident}", names::RESERVED_PREFIX);
         let field_docs: Vec<String> = t
             .all_fields()
@@ -774,21 +842,38 @@ impl TypeNames {
             format!("self::{abstract_ident}")
         };
         let self_arg = if m.is_static { "" } else { ", self" };
-        let mut fallback = None;
+        let handle = format!(
+            "{}method_{}{type_ident}_{ident}",
+            names::RESERVED_PREFIX,
+            place.infix
+        );
+        let spelled_receiver = if m.is_static { type_ident } else { "self" };
+        let (mut fallback, mut info) = (None, None);
         let (overloads, ret, doc_decls, doc_args, what) = match &m.signature {
             Some(sig) => {
-                let r = self.signature(&Self::layout(&sig.params, &item), Protocol::Positional);
+                let layout = Self::layout(&sig.params, &item);
+                let r = self.signature(&layout, Protocol::Positional);
                 // An override leaves it out: with its parent's typed method, Julia would find
                 // calls ambiguous. So does a method of a function of `Base`: Base's own methods
                 // that take any value first (`fill(v, dims...)`) would become ambiguous for these
                 // objects.
                 if !overrides && !names::is_base_export(&ident) {
-                    let spelled_receiver = if m.is_static { type_ident } else { "self" };
                     fallback = Some((
                         receiver.clone(),
-                        super::arguments::fallback(&ident, Some(spelled_receiver), &r),
+                        arguments::fallback(&ident, Some(spelled_receiver), &r),
                     ));
                 }
+                info = Some(CallInfo::new(
+                    &handle,
+                    arguments::call_info(
+                        self,
+                        &arguments::signature(&ident, Some(spelled_receiver), &r),
+                        &item,
+                        &layout,
+                        usize::from(!m.is_static),
+                        Protocol::Positional,
+                    ),
+                ));
                 let overloads = r
                     .overloads
                     .into_iter()
@@ -830,11 +915,7 @@ impl TypeNames {
                 if place.nested { &place.prefix } else { "" },
             ),
             ident: ident.clone(),
-            handle: format!(
-                "{}method_{}{type_ident}_{ident}",
-                names::RESERVED_PREFIX,
-                place.infix
-            ),
+            handle,
             ffi_symbol: names::symbol_literal(&m.name),
             doc: docstring(
                 &[signature],
@@ -854,6 +935,7 @@ impl TypeNames {
                 .is_some_and(|s| std::ptr::eq(s, m))
                 .then_some(abstract_ident),
             fallback,
+            info,
         }
     }
 
@@ -861,6 +943,7 @@ impl TypeNames {
         &self,
         t: &ir::ObjectType,
         ident: &str,
+        init_handle: &str,
         c: &ir::Constructor,
         diags: &mut Diagnostics,
     ) -> Option<Constructor> {
@@ -880,9 +963,19 @@ impl TypeNames {
             ir::ConstructorKind::AutoInit => Protocol::Kwargs,
             ir::ConstructorKind::InitMethod => Protocol::Positional,
         };
-        let r = self.signature(&Self::layout(&c.params, &item), protocol);
+        let layout = Self::layout(&c.params, &item);
+        let r = self.signature(&layout, protocol);
+        let info = arguments::call_info(
+            self,
+            &arguments::signature(ident, None, &r),
+            &format!("{}.", t.key),
+            &layout,
+            0,
+            protocol,
+        );
         Some(Constructor {
-            fallback: super::arguments::fallback(ident, None, &r),
+            fallback: arguments::fallback(ident, None, &r),
+            info: CallInfo::new(init_handle, info),
             overloads: r.overloads,
             fast: r.fast,
             init_expr: format!("TVMFFI.init_function({})", literal(&t.key)),

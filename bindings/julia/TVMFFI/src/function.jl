@@ -74,7 +74,11 @@ end
 # Like `call_packed`, but returns the raw owned Any. Nothing can throw between the conversion of
 # the arguments and their release (the handle is checked first, the ccall reports errors by its
 # return code), so no `try` is needed.
-@inline function _call_any(f::FFIFunction, args::Vararg{Any,N}) where {N}
+@inline _call_any(f::FFIFunction, args::Vararg{Any,N}) where {N} = _call_described(nothing, f, args...)
+
+# `_call_any` of a generated callable that `info` describes (a `CallInfo`, arguments.jl): a
+# TypeError about one of its arguments is thrown in the caller's words. `nothing` for others.
+@inline function _call_described(info, f::FFIFunction, args::Vararg{Any,N}) where {N}
     h = handle(f)
     conv = _convert_args(args)
     anys = Ref(map(first, conv))
@@ -82,7 +86,11 @@ end
     rc = GC.@preserve f args anys rv ccall(_fp_TVMFFIFunctionCall[], Cint,
         (Ptr{Cvoid}, Ptr{Cvoid}, Int32, Ptr{TVMFFIAny}), h, anys, N, rv)
     _all_never_owned(args) || _release_args(conv)   # decided at compile time
-    _check(rc)
+    if info === nothing   # decided at compile time
+        _check(rc)
+    else
+        rc == 0 || _throw_call_error(info, args)
+    end
     return rv[]
 end
 
