@@ -46,7 +46,8 @@ struct GenerateArgs {
     /// Target language: julia, node, cpp, or all (one subfolder each).
     #[arg(long, value_name = "LANG")]
     lang: String,
-    /// The package name (each language derives its own spelling: module, package, namespace).
+    /// The package name (each language derives its own spelling: module, package, namespace;
+    /// `@scope/name` gives a scoped npm package).
     #[arg(long, value_name = "NAME")]
     name: String,
     /// The output folder.

@@ -352,7 +352,13 @@ fn generate_reports_filters_and_renames() {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let header = std::fs::read_to_string(dir.join("out/kinds.hpp")).unwrap();
+    // The renamed function is in a namespace of its own, which has a header of its own.
+    let umbrella = std::fs::read_to_string(dir.join("out/kinds.hpp")).unwrap();
+    assert!(
+        umbrella.contains("#include \"kinds/more.hpp\""),
+        "{umbrella}"
+    );
+    let header = std::fs::read_to_string(dir.join("out/kinds/more.hpp")).unwrap();
     assert!(header.contains("namespace kinds::more {"), "{header}");
 
     std::fs::write(&config, "rename:\n  kinds.nope: kinds.x\n").unwrap();

@@ -24,6 +24,7 @@ const KINDS: &[&str] = &[
     "callbacks",
     "names",
     "module_exports",
+    "namespaces",
 ];
 
 fn load(name: &str) -> Reflection {
@@ -792,4 +793,42 @@ fn config_package_section_sets_version_and_license() {
         assert_eq!(refused.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains(message), "{bad}: {stderr}");
     }
+}
+
+#[test]
+fn npm_scoped_names_keep_their_scope() {
+    let out = scratch("generate-npm-scope");
+    let meta = fixture("function.yaml");
+    let generate = |name: &str, dir: &str| {
+        ffihub(&[
+            "generate",
+            "--lang",
+            "all",
+            "--metadata",
+            meta.to_str().unwrap(),
+            "--name",
+            name,
+            "--out",
+            out.join(dir).to_str().unwrap(),
+        ])
+    };
+    let ok = generate("@Me/my_testing", "scoped");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let package: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("scoped/node/package.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(package["name"], "@me/my-testing");
+    // The other languages spell the whole name as plain identifiers (and file names).
+    assert!(out.join("scoped/julia/src/MeMyTesting.jl").is_file());
+    assert!(out.join("scoped/cpp/me_my_testing.hpp").is_file());
+
+    let refused = generate("@me/", "empty");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("not an npm package name"), "{stderr}");
 }

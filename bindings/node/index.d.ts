@@ -75,8 +75,16 @@ declare class FFIObject {
   [Symbol.dispose](): void;
   /** Whether `other` wraps the same object. */
   same(other: unknown): boolean;
-  /** The object's text form (`ffi.ReprPrint`). */
+  /**
+   * The object's text: `ffi.ReprPrint` (the type's `__ffi_repr__` hook when it has one), or
+   * what the type's `__str__` / `to_string` method returns (generated classes).
+   */
   toString(): string;
+  /**
+   * The fields in a plain object (what `JSON.stringify` writes). `util.inspect` shows them too
+   * (`Point { x: 1, y: 2 }`), or the text of the type's `__ffi_repr__` hook.
+   */
+  toJSON(): object;
 }
 export { FFIObject as Object };
 
@@ -94,24 +102,27 @@ export * from './lib/define';
 
 /**
  * Creates an object with its `__ffi_init__`: `args` are a generated constructor's arguments,
- * one per entry of `coercions`, then an options object whose keys `keywords` maps to field names.
+ * one per entry of `coercions`, then an options object whose keys `keywords` maps to field
+ * names; `info` describes the constructor for its errors (see `callError`).
  */
 export declare function construct(
   key: string,
   args: readonly unknown[],
   coercions: ReadonlyArray<((value: any) => unknown) | null>,
   keywords: { readonly [option: string]: string } | null,
+  info: CallInfo,
 ): Token;
 
 /**
  * Creates an object with its typed `__ffi_init__` (every argument by position) when a
  * generated constructor offers some by name or fills in defaults: `arrange` makes the
- * positional arguments from the constructor's `args`.
+ * positional arguments from the constructor's `args`; `info` as for `construct`.
  */
 export declare function constructArranged(
   key: string,
   args: readonly unknown[],
   arrange: (...args: any[]) => readonly unknown[],
+  info: CallInfo,
 ): Token;
 
 /** The readers of fields `names` of type `key`, resolved once (generated getters use them). */
@@ -180,9 +191,12 @@ export declare function callAsync(fn: AnyFunction, ...args: unknown[]): Promise<
 // Containers
 // ---------------------------------------------------------------------------------------------
 
-/** Read-only operations of `Array` and `List`; `seq[i]` reads element `i`. */
+/**
+ * Read-only operations of `Array` and `List`; `seq[i]` reads element `i` (typed like a
+ * JavaScript array's: `T`, though an index out of range reads `undefined`).
+ */
 export declare class Sequence<T = unknown> extends FFIObject implements Iterable<T> {
-  readonly [index: number]: T | undefined;
+  readonly [index: number]: T;
   /** Number of elements. */
   readonly length: number;
   /** Element `i` (negative counts from the end); `undefined` out of range. */
@@ -201,7 +215,7 @@ export { FFIArray as Array };
 
 /** `ffi.List`: a mutable sequence. */
 export declare class List<T = unknown> extends Sequence<T> {
-  [index: number]: T | undefined;
+  [index: number]: T;
   /** Appends values; returns the new length. */
   push(...values: T[]): number;
   /** Sets element `i` (negative counts from the end). */
@@ -254,7 +268,7 @@ export declare class Dict<K = unknown, V = unknown> extends MapBase<K, V> {
 
 /** `ffi.Shape`: immutable extents; `shape[i]` reads extent `i`. */
 export declare class Shape extends FFIObject implements Iterable<number> {
-  readonly [index: number]: number | undefined;
+  readonly [index: number]: number;
   readonly length: number;
   at(i: number): number | undefined;
   toArray(): number[];
@@ -431,13 +445,47 @@ export declare function loadModules(
 // Errors
 // ---------------------------------------------------------------------------------------------
 
-/** Throws the TypeError of a generated function `name` given `got` arguments for `expected`. */
-export declare function tooManyArguments(name: string, expected: number, got: number): never;
+/**
+ * For generated code: a parameter of a wrapper (see `CallInfo`): its name as the caller writes
+ * it (`x`, `options.anyWhitespace`), its registered name, what it takes in JavaScript's terms,
+ * and the index the runtime gives its argument.
+ */
+export type CallParam = readonly [string, string, string, number];
+/**
+ * For generated code: how a wrapper describes itself for its errors (see `callError`):
+ * `[name, params, callee, positional, keyword, required]`, its name as the caller spells it,
+ * its parameters as written (`schema, options`), the registered name the runtime's messages
+ * use, its positional parameters, its keyword-only ones (one options object), and how many
+ * arguments a call must give.
+ */
+export type CallInfo = readonly [
+  string,
+  string,
+  string,
+  ReadonlyArray<CallParam>,
+  ReadonlyArray<CallParam>,
+  number,
+];
+/** For generated code: throws for a call with a wrong number of arguments (`callError` words it). */
+export declare function argumentCount(got: number, extra: unknown): never;
+/**
+ * For generated code: the error to throw for `error`, raised by a call of the wrapper `info`
+ * with `args`: errors about its arguments in the caller's words (`addOne(x): expected an
+ * integer (number or bigint), got a string`, the runtime's error as `cause`), others unchanged.
+ */
+export declare function callError(error: unknown, info: CallInfo, args: readonly unknown[]): unknown;
+/** For generated code: `callError` for writing `value` to the field `name` (`Counter.count`). */
+export declare function fieldError(error: unknown, name: string, expected: string, value: unknown): unknown;
+/** For generated code: an `int` result as a number (RangeError beyond ±2^53), or null. */
+export declare function intResult(value: unknown, name: string): number | null;
+/** For generated code: a `bigint` result as a bigint, or null. */
+export declare function bigintResult(value: unknown): bigint | null;
 
 /**
- * Checks the options object of generated function `name` (its keyword-only parameters): a
- * plain object whose keys are among `keys`, with every key of `required`. Returns it (an empty
- * object when left out); throws a TypeError naming the unknown or missing keys.
+ * For generated code: checks the options object of the wrapper `name` (its keyword-only
+ * parameters): a plain object whose keys are among `keys`, with every key of `required`.
+ * Returns it (an empty object when left out); throws a TypeError naming the unknown or missing
+ * keys.
  */
 export declare function options<T extends object>(
   given: T | null | undefined,

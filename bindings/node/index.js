@@ -17,6 +17,7 @@ const tensors = require('./lib/tensor');
 const modules = require('./lib/module');
 const metadata = require('./lib/metadata');
 const define = require('./lib/define');
+const wrappers = require('./lib/wrappers');
 
 native.init({
   makeError: errors.makeError,
@@ -132,9 +133,13 @@ module.exports = {
   // errors
   FFIError: errors.FFIError,
   registerError: errors.registerError,
-  tooManyArguments: errors.tooManyArguments,
-  options: errors.options,
+  options: wrappers.options,
   generatedFunction: object.generatedFunction,
+  argumentCount: wrappers.argumentCount,
+  callError: wrappers.callError,
+  fieldError: wrappers.fieldError,
+  intResult: wrappers.intResult,
+  bigintResult: wrappers.bigintResult,
   ValueError: errors.ValueError,
   TypeError: errors.TypeError,
   IndexError: errors.IndexError,

@@ -1,4 +1,7 @@
 const {{ f.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound on first call
+{%- if let Some(info) = f.info %}
+const {{ info.name }} = {{ info.value }}
+{%- endif %}
 {%- if !f.nested %}
 
 """
@@ -15,7 +18,11 @@ const {{ f.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound on first call
 {%- if !loop.first %}
 {% endif %}
 function {{ f.def_name }}({{ o.params }})
-    return TVMFFI.call_typed({{ f.ret }}, {{ f.lookup }}{{ o.args }})
+    return TVMFFI.call_typed({{ f.ret }}, {{ f.lookup }}{% if let Some(info) = f.info %}, {{ info.name }}{% endif %}{{ o.args }})
 end
 {%- endfor %}
+{%- endif %}
+{%- if let Some(fallback) = f.fallback %}
+
+{{ f.def_name }}(args...; kwargs...) = {{ fallback }}
 {%- endif %}

@@ -1,4 +1,7 @@
 const {{ m.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound in __init__
+{%- if let Some(info) = m.info %}
+const {{ info.name }} = {{ info.value }}
+{%- endif %}
 
 """
 {%- for line in m.doc %}
@@ -12,7 +15,16 @@ const {{ m.handle }} = TVMFFI.FFIFunction(C_NULL)  # bound in __init__
 {{ m.def_name }}({{ o.params }}) where {N} = TVMFFI.call_packed({{ m.handle }}{{ o.args }}, args...)
 {%- else %}
 function {{ m.def_name }}({{ o.params }})
-    return TVMFFI.call_typed({{ m.ret }}, {{ m.handle }}{{ o.args }})
+    return TVMFFI.call_typed({{ m.ret }}, {{ m.handle }}{% if let Some(info) = m.info %}, {{ info.name }}{% endif %}{{ o.args }})
 end
 {%- endif %}
 {%- endfor %}
+{%- if let Some((receiver, fallback)) = m.fallback %}
+
+{{ m.def_name }}({{ receiver }}, args...; kwargs...) = {{ fallback }}
+{%- endif %}
+{%- if let Some(receiver) = m.prints %}
+
+# `print` (and so `string`) writes the object's text, as `{{ m.def_name }}` gives it.
+Base.print(io::IO, self::{{ receiver }}) = print(io, {{ m.def_name }}(self))
+{%- endif %}

@@ -5,10 +5,14 @@ let {{ f.handle }};  // looked up on first call; returns undefined for None
 };
 {%- else %}
 {{ f.path }} = function {{ f.ident }}({{ f.call.js_params }}) {
-  if (arguments.length > {{ f.call.arity }}) __ffi.tooManyArguments({{ f.ffi_name }}, {{ f.call.arity }}, arguments.length);
+  try {
+    if ({{ f.call.errors.count_check }}) __ffi.argumentCount(arguments.length, {{ f.call.errors.extra_arg }});
 {%- if !f.call.prologue.is_empty() %}
-  {{ f.call.prologue }}
+    {{ f.call.prologue }}
 {%- endif %}
-  return ({{ f.handle }} ??= __ffi.generatedFunction({{ f.lookup }}))({{ f.call.args }}) ?? null;
+    return {{ f.call.result.0 }}({{ f.handle }} ??= __ffi.generatedFunction({{ f.lookup }}))({{ f.call.args }}){{ f.call.result.1 }};
+  } catch (e) {
+    throw __ffi.callError(e, {{ f.call.errors.info }}, {{ f.call.errors.values }});
+  }
 };
 {%- endif %}

@@ -460,6 +460,70 @@ fn every_header_compiles_on_its_own() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Calls with wrong arguments do not compile, and g++ says it in the caller's words: the
+/// function as spelled, the type expected and the one given, and (quoting the generated
+/// declaration) the parameter's name (docs/errors.md).
+#[test]
+fn wrong_arguments_are_compile_errors_naming_the_parameter() {
+    let s = setup();
+    let scratch = s.dir.join("wrong-arguments");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let cases: &[(&str, &str, &[&str])] = &[
+        (
+            "wrong_type",
+            "demo::add_one(\"x\")",
+            &["demo::add_one", "const char*", "int64_t", "int64_t x"],
+        ),
+        (
+            "missing",
+            "demo::add_one()",
+            &["too few arguments", "demo::add_one", "int64_t x"],
+        ),
+        (
+            "extra",
+            "demo::add_one(1, 2)",
+            &["too many arguments", "demo::add_one", "int64_t x"],
+        ),
+        (
+            "method",
+            "demo::Point(1, 2).translate(1, std::string(\"b\"))",
+            &["translate", "std::string", "double dy"],
+        ),
+    ];
+    for (name, call, expected) in cases {
+        let source = scratch.join(format!("{name}.cpp"));
+        std::fs::write(
+            &source,
+            format!("#include <demo.hpp>\n#include <string>\nint main() {{ (void){call}; }}\n"),
+        )
+        .unwrap();
+        let mut cmd = Command::new("g++");
+        cmd.args([
+            "-std=c++17",
+            "-fsyntax-only",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+        ]);
+        for d in s.includes.iter().chain([
+            &workspace_root().join("bindings/cpp/include"),
+            &workspace_root().join("runtime/include"),
+        ]) {
+            cmd.arg("-I").arg(d);
+        }
+        let out = cmd.arg(&source).output().expect("run g++");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{call} compiled");
+        for text in *expected {
+            assert!(
+                stderr.contains(text),
+                "{call}: g++ does not say `{text}`:\n{stderr}"
+            );
+        }
+    }
+}
+
 #[test]
 fn generated_headers_are_the_same_on_both_runtimes() {
     let s = setup();

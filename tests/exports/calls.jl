@@ -6,7 +6,7 @@ import Exports, ExportsPlain
 
 @testset "module exports from Julia" begin
     @test Exports.add_one(41) === 42
-    @test_throws MethodError Exports.add_one("x")
+    @test_throws ArgumentError Exports.add_one("x")
     @test Exports.greet("ffi", 2) == "hello ffi, hello ffi"
     @test Exports.sum([1.5, 2.5, 3.0]) == 7.0
     x = Float32[1, 2, 3]

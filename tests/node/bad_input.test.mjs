@@ -3,7 +3,7 @@
 // (and the argument) or is handled as documented, never crashes, and leaks nothing.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { ffi, demo, withoutLeaks } from './helpers.mjs';
+import { ffi, demo, testing, withoutLeaks } from './helpers.mjs';
 
 /** Checks that `f` throws an instance of `Class` whose message matches `message`. */
 function throwsWith(f, Class, message) {
@@ -14,47 +14,96 @@ function throwsWith(f, Class, message) {
   });
 }
 
-const ADD_ONE_ARG0 = /argument #0 when calling: `demo\.add_one\(0: int\) -> int`/;
-
-test('wrong type: TypeError naming the function, the argument and both types', async () => {
+// Errors about arguments are in the caller's words: the wrapper as it is spelled, the parameter
+// name, the expected type in JavaScript's terms and the kind of value given; the runtime's own
+// error stays available as the `cause`.
+test('wrong type: TypeError naming the function, the parameter, the type expected and the value given', async () => {
   await withoutLeaks(assert, () => {
-    throwsWith(() => demo.addOne('x'), ffi.TypeError, ADD_ONE_ARG0);
-    throwsWith(() => demo.addOne('x'), ffi.TypeError, /Expected `int` but got `ffi\.SmallStr`/);
-    throwsWith(() => demo.addOne(() => 1), ffi.TypeError, /got `ffi\.Function`/);
-    throwsWith(() => demo.concat('a', 5), ffi.TypeError, /argument #1 when calling: `demo\.concat/);
-    throwsWith(() => new demo.Point('a', 4), ffi.TypeError, /argument #0 when calling: `demo\.Point\.new/);
-    throwsWith(() => demo.echoAny(Symbol('s')), ffi.TypeError, /cannot convert a symbol/);
+    throwsWith(() => demo.addOne('x'), ffi.TypeError, /^addOne\(x\): expected an integer \(number or bigint\), got a string$/);
+    throwsWith(() => demo.addOne(() => 1), ffi.TypeError, /^addOne\(x\): .*got a function$/);
+    throwsWith(() => demo.concat('a', 5), ffi.TypeError, /^concat\(b\): expected a string, got a number \(5\)$/);
+    throwsWith(() => new demo.Point('a', 4), ffi.TypeError, /^new Point\(x\): expected a number, got a string$/);
+    throwsWith(() => new demo.Point(1, 2).translate(1, 'b'), ffi.TypeError, /^Point\.translate\(dy\): expected a number, got a string$/);
+    throwsWith(() => new demo.Point(1, 2).distance(5), ffi.TypeError, /^Point\.distance\(other\): expected a Point, got a number \(5\)$/);
+    throwsWith(() => demo.sumArray([1, 'x']), ffi.TypeError, /^sumArray\(values\): expected an array of numbers, got an array whose element 1 is a string$/);
+    throwsWith(() => demo.echoAny(Symbol('s')), ffi.TypeError, /^echoAny\(value\): cannot convert a symbol to a TVM-FFI value$/);
+    const c = new demo.Counter('c', 0, 1);
+    throwsWith(() => { c.count = 'x'; }, ffi.TypeError, /^Counter\.count: expected an integer \(number or bigint\), got a string$/);
+    // The runtime's own error is the cause.
+    assert.throws(() => demo.addOne('x'), (e) => {
+      assert.ok(e.cause instanceof ffi.TypeError);
+      assert.match(e.cause.message, /argument #0 when calling: `demo\.add_one\(0: int\) -> int`\. Expected `int` but got `ffi\.SmallStr`/);
+      return true;
+    });
   });
 });
 
-test('wrong count: missing arguments are None (TypeError), extra ones a TypeError', async () => {
+test('wrong count: how many arguments were expected, and the missing or extra one', async () => {
   await withoutLeaks(assert, () => {
-    throwsWith(() => demo.addOne(), ffi.TypeError, /got `None`/);
-    throwsWith(() => new demo.Point(1), ffi.TypeError, /`demo\.Point\.new.*Expected 2 but got 1 arguments/);
-    throwsWith(() => demo.addOne(1, 2), ffi.TypeError, /`demo\.add_one.*Expected 1 but got 2 arguments/);
+    throwsWith(() => demo.addOne(), ffi.TypeError, /^addOne\(x\): missing argument x \(an integer \(number or bigint\)\); expected 1 argument, got 0$/);
+    throwsWith(() => new demo.Point(1), ffi.TypeError, /^new Point\(x, y\): missing argument y \(a number\); expected 2 arguments, got 1$/);
+    throwsWith(() => demo.addOne(1, 'two'), ffi.TypeError, /^addOne\(x\): expected 1 argument, got 2 \(the first extra one is a string\)$/);
+    throwsWith(() => new demo.Point(1, 2).norm(3), ffi.TypeError, /^Point\.norm\(\): expected 0 arguments, got 1 \(the first extra one is a number \(3\)\)$/);
+    // Trailing Optional parameters may be left out.
+    assert.equal(demo.echoOptionalInt(), null);
+    throwsWith(() => demo.greet('a', 'b'), ffi.TypeError, /^greet\(name\): expected 0 to 1 arguments, got 2 \(the first extra one is a string\)$/);
+    // The untyped function checks the count itself, in the runtime's words.
     const raw = ffi.requireGlobal('demo.add_one');
     throwsWith(() => raw(1, 2), ffi.TypeError, /`demo\.add_one.*Expected 1 but got 2 arguments/);
     raw.dispose();
   });
 });
 
-test('null and undefined: TypeError naming the function and argument', async () => {
+test('defaults and options: counted and named as the wrappers take them', async () => {
   await withoutLeaks(assert, () => {
-    throwsWith(() => demo.addOne(null), ffi.TypeError, ADD_ONE_ARG0);
-    throwsWith(() => demo.addOne(undefined), ffi.TypeError, ADD_ONE_ARG0);
-    throwsWith(() => demo.concat(null, 'a'), ffi.TypeError, /argument #0 when calling: `demo\.concat/);
+    // Point3D(x, y, z = 0): a defaulted positional parameter may be left out.
+    assert.equal(new demo.Point3D(1, 2).z, 0);
+    throwsWith(() => new demo.Point3D(1), ffi.TypeError,
+      /^new Point3D\(x, y, z\): missing argument y \(a number\); expected 2 to 3 arguments, got 1$/);
+    throwsWith(() => new demo.Point3D(1, 2, 3, 4), ffi.TypeError,
+      /^new Point3D\(x, y, z\): expected 2 to 3 arguments, got 4 \(the first extra one is a number \(4\)\)$/);
+    throwsWith(() => new demo.Point3D(1, 2, 'z'), ffi.TypeError, /^new Point3D\(z\): expected a number, got a string$/);
+    throwsWith(() => new demo.Counter('c', 'x'), ffi.TypeError,
+      /^new Counter\(start\): expected an integer \(number or bigint\), got a string$/);
+    throwsWith(() => new demo.Counter('c', 0, 1).add('x'), ffi.TypeError,
+      /^Counter\.add\(n\): expected an integer \(number or bigint\), got a string$/);
+    // Keyword-only parameters: one options object, each key named as the caller writes it.
+    throwsWith(() => new testing.TestCxxKwOnly({ x: 'a', y: 2, z: 3 }), ffi.TypeError,
+      /^new TestCxxKwOnly\(options\.x\): expected an integer \(number or bigint\), got a string$/);
+    throwsWith(() => new testing.TestCxxKwOnly({ x: 1, z: 3 }), ffi.TypeError,
+      /^new TestCxxKwOnly\(options\): missing options\.y \(an integer \(number or bigint\)\)$/);
+    throwsWith(() => new testing.TestCxxKwOnly({ x: 1, y: 2, z: 3 }, 4), ffi.TypeError,
+      /^new TestCxxKwOnly\(options\): expected 0 to 1 arguments, got 2 \(the first extra one is a number \(4\)\)$/);
+    throwsWith(() => new testing.TestCxxAutoInit(1, undefined, { c: 3 }, 5), ffi.TypeError,
+      /^new TestCxxAutoInit\(a, d, options\): expected 1 to 3 arguments, got 4 \(the first extra one is a number \(5\)\)$/);
+    throwsWith(() => new testing.TestCxxAutoInit(), ffi.TypeError,
+      /^new TestCxxAutoInit\(a, d, options\): missing argument a \(an integer \(number or bigint\)\); expected 1 to 3 arguments, got 0$/);
+    throwsWith(() => new testing.TestCxxAutoInit(1, undefined, { c: 3, e: 4 }), ffi.TypeError,
+      /^new TestCxxAutoInit: unknown option\(s\) e \(known: c\)$/);
+  });
+});
+
+test('null and undefined: TypeError naming the function and parameter', async () => {
+  await withoutLeaks(assert, () => {
+    throwsWith(() => demo.addOne(null), ffi.TypeError, /^addOne\(x\): .*got null$/);
+    throwsWith(() => demo.addOne(undefined), ffi.TypeError, /^addOne\(x\): .*got undefined$/);
+    throwsWith(() => demo.concat(null, 'a'), ffi.TypeError, /^concat\(a\): expected a string, got null$/);
     assert.equal(demo.echoOptionalInt(null), null);
   });
 });
 
 test('out-of-range and non-integral ints: TypeError, int64 limits exact', async () => {
   await withoutLeaks(assert, () => {
-    throwsWith(() => demo.echoInt(2n ** 63n), ffi.TypeError, /`demo\.echo_int.*got `ffi\.BigInt`/);
-    throwsWith(() => demo.echoInt(-(2n ** 63n) - 1n), ffi.TypeError, /got `ffi\.BigInt`/);
-    throwsWith(() => demo.echoInt(2 ** 64), ffi.TypeError, /`demo\.echo_int.*got `float`/);
-    throwsWith(() => demo.echoInt(1.5), ffi.TypeError, /got `float`/);
-    assert.equal(demo.echoInt(2n ** 63n - 1n), 2n ** 63n - 1n);
-    assert.equal(demo.echoInt(-(2n ** 63n)), -(2n ** 63n));
+    throwsWith(() => demo.echoInt(2n ** 63n), ffi.TypeError, /^echoInt\(x\): .*got a bigint beyond 64 bits \(9223372036854775808\)$/);
+    throwsWith(() => demo.echoInt(-(2n ** 63n) - 1n), ffi.TypeError, /got a bigint beyond 64 bits/);
+    throwsWith(() => demo.echoInt(2 ** 64), ffi.TypeError, /^echoInt\(x\): .*got a number beyond ±2\^53/);
+    throwsWith(() => demo.echoInt(1.5), ffi.TypeError, /got a number with a fraction \(1\.5\)$/);
+    // Typed results are numbers: one beyond ±2^53 is a RangeError; the untyped API returns it.
+    throwsWith(() => demo.echoInt(2n ** 63n - 1n), RangeError, /^echoInt: the result 9223372036854775807 is beyond ±2\^53/);
+    const raw = ffi.requireGlobal('demo.echo_int');
+    assert.equal(raw(2n ** 63n - 1n), 2n ** 63n - 1n);
+    assert.equal(raw(-(2n ** 63n)), -(2n ** 63n));
+    raw.dispose();
   });
 });
 
@@ -63,8 +112,8 @@ test('NaN and Infinity: pass as floats, refused as ints', async () => {
     assert.ok(Number.isNaN(demo.echoFloat(NaN)));
     assert.equal(demo.echoFloat(Infinity), Infinity);
     assert.equal(demo.echoFloat(-Infinity), -Infinity);
-    throwsWith(() => demo.addOne(NaN), ffi.TypeError, ADD_ONE_ARG0);
-    throwsWith(() => demo.addOne(Infinity), ffi.TypeError, ADD_ONE_ARG0);
+    throwsWith(() => demo.addOne(NaN), ffi.TypeError, /^addOne\(x\): .*got a number \(NaN\)$/);
+    throwsWith(() => demo.addOne(Infinity), ffi.TypeError, /^addOne\(x\): .*got a number \(Infinity\)$/);
   });
 });
 
@@ -196,7 +245,7 @@ test('options objects: a plain object with known keys and every required one', (
   throwsWith(() => ffi.options(new Map(), 'f', keys, []), ffi.TypeError,
     /^f: the options must be a plain object, got a Map$/);
   throwsWith(() => ffi.options(3, 'f', keys, []), ffi.TypeError,
-    /^f: the options must be a plain object, got a number$/);
+    /^f: the options must be a plain object, got a number \(3\)$/);
   const bare = Object.assign(Object.create(null), { indent: 1 });
   assert.equal(ffi.options(bare, 'f', keys, []), bare);
 });

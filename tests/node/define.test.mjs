@@ -135,7 +135,13 @@ test('printing, inspect, toJSON, structural equality and hashing, JSON graphs, d
     'origin=define_test_js.Point(x=1, y=1), parent=None)';
   assert.equal(reprPrint(s), printed);
   assert.equal(String(s), printed);
-  assert.equal(util.inspect(s), `Shape ${printed}`);
+  // util.inspect shows the class and its fields (no `__ffi_repr__` hook is registered).
+  assert.equal(
+    util.inspect(s, { breakLength: Infinity }),
+    "Shape { corners: 4, scale: 1, name: 'square', points: Array(4) [ Point { x: 0, y: 0 }, " +
+      'Point { x: 2, y: 0 }, Point { x: 2, y: 2 }, Point { x: 0, y: 2 } ], origin: Point { x: 1, y: 1 }, ' +
+      'parent: null }',
+  );
   assert.deepEqual(JSON.parse(JSON.stringify(s)), {
     corners: 4,
     scale: 1,

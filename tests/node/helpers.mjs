@@ -7,12 +7,16 @@
 //   FFIHUB_LIBRARY_PATH   folders searched for libffihub_demo.so and libtvm_ffi_testing.so
 //   FFIHUB_DEMO_LIBRARY   the demo extension's file (module tests)
 //   FFIHUB_RUNTIME        `ffihub` or `apache` (informative)
+//   FFIHUB_TYPE_TRUTH     a folder with the packages' declared types: check every result
+//                         against them (see below and type_truth.mjs)
 //   TVM_FFI_LIB           the runtime under test (its file or folder)
 
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setImmediate as tick } from 'node:timers/promises';
+import { threadId } from 'node:worker_threads';
 
 export const require = createRequire(import.meta.url);
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -24,6 +28,23 @@ export const runtimeName = process.env.FFIHUB_RUNTIME ?? 'unknown';
 export const ffi = require('@ffihub/tvm-ffi');
 export const demo = require(path.join(packagesDir, 'demo'));
 export const testing = require(path.join(packagesDir, 'testing'));
+
+// Type truth (type_truth.mjs): with FFIHUB_TYPE_TRUTH set to a folder holding the packages'
+// declared types (`<name>.types.json`), every value the packages return is checked against its
+// declared type, and this process writes what it saw there when it exits.
+if (process.env.FFIHUB_TYPE_TRUTH) {
+  const dir = process.env.FFIHUB_TYPE_TRUTH;
+  const { instrument, Observations } = await import('./type_truth.mjs');
+  const observations = new Observations();
+  for (const [name, pkg] of [['demo', demo], ['testing', testing]]) {
+    const declared = JSON.parse(readFileSync(path.join(dir, `${name}.types.json`), 'utf8'));
+    observations.declare(name, declared);
+    instrument(pkg, declared, observations.observer(name));
+  }
+  process.on('exit', () => {
+    writeFileSync(path.join(dir, `seen-${process.pid}-${threadId}.json`), JSON.stringify(observations.items));
+  });
+}
 
 /** Runs the garbage collector and lets Node run the finalizers it queued. */
 export async function settle(rounds = 4) {

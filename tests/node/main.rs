@@ -9,8 +9,10 @@
 //! `ffihub generate --lang node`, and compiles `tests/c/reflect_probe.cc` against Apache's
 //! headers (`FFIHUB_REFLECT_PROBE`: the C++ code define.test.mjs passes the types it defines
 //! to). Then each runtime gets one `node --test --expose-gc` run with
-//! `TVM_FFI_LIB` pointing at it; the TAP summary is parsed and printed. `install.rs`: the
-//! packages published to a local registry and installed by name outside the checkout.
+//! `TVM_FFI_LIB` pointing at it; the TAP summary is parsed and printed. The runs check the type
+//! truth of the packages (type_truth.mjs): every value they return is checked against its
+//! declared type, and the coverage is printed. `install.rs`: the packages published to a local
+//! registry and installed by name outside the checkout.
 
 mod install;
 
@@ -33,6 +35,8 @@ struct Setup {
     /// generates a package from the dump).
     dump_lib: PathBuf,
     ffihub_bin: PathBuf,
+    /// The packages' declared types (`<name>.types.json`, type_truth.mjs).
+    declared_types: PathBuf,
 }
 
 fn setup() -> &'static Setup {
@@ -81,6 +85,23 @@ fn setup() -> &'static Setup {
         let _ = std::fs::remove_file(&link);
         std::os::unix::fs::symlink(root.join("bindings/node"), &link).unwrap();
 
+        // The declared types of what the packages return, read once from their index.d.ts.
+        let declared_types = target.join("ffihub-tests/node/declared-types");
+        std::fs::create_dir_all(&declared_types).unwrap();
+        for name in ["demo", "testing"] {
+            let mut node = Command::new("node");
+            node.arg(tests.join("type_truth.mjs"))
+                .arg("declare")
+                .arg(packages.join(name))
+                .current_dir(&tests);
+            let out = run_ok(node);
+            std::fs::write(
+                declared_types.join(format!("{name}.types.json")),
+                out.stdout,
+            )
+            .unwrap();
+        }
+
         Setup {
             addon: target.join("release/libffihub_node.so"),
             packages,
@@ -88,6 +109,7 @@ fn setup() -> &'static Setup {
             reflect_probe: build_reflect_probe("node-reflect-probe"),
             dump_lib: target.join("debug/libffihub_dump.so"),
             ffihub_bin: target.join("debug/ffihub"),
+            declared_types,
         }
     })
 }
@@ -140,9 +162,22 @@ fn suites() -> Vec<PathBuf> {
 /// One node process tree at a time: the machine is small and the GC stress test is heavy.
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// A fresh folder for the type-truth observations of one run, with the declared types in it.
+fn type_truth_dir(setup: &Setup, runtime: &Runtime) -> PathBuf {
+    let dir = target_dir().join(format!("ffihub-tests/node/type-truth/{}", runtime.name));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["demo", "testing"] {
+        let file = format!("{name}.types.json");
+        std::fs::copy(setup.declared_types.join(&file), dir.join(&file)).unwrap();
+    }
+    dir
+}
+
 fn run_suites(runtime: &Runtime) {
     let setup = setup();
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let truth = type_truth_dir(setup, runtime);
     let apache_lib = apache_runtime().lib_dir;
     let library_path =
         std::env::join_paths([setup.demo_lib.parent().unwrap(), &apache_lib]).unwrap();
@@ -159,6 +194,7 @@ fn run_suites(runtime: &Runtime) {
         .env("FFIHUB_REFLECT_PROBE", &setup.reflect_probe)
         .env("FFIHUB_DUMP_LIBRARY", &setup.dump_lib)
         .env("FFIHUB_BIN", &setup.ffihub_bin)
+        .env("FFIHUB_TYPE_TRUTH", &truth)
         .env("FFIHUB_RUNTIME", runtime.name);
     let out = cmd
         .output()
@@ -179,6 +215,23 @@ fn run_suites(runtime: &Runtime) {
         runtime.name,
         out.status,
         failures.join("\n"),
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Type truth: every value the packages returned during the suites was of its declared type.
+    let mut report = Command::new("node");
+    report
+        .arg(workspace_root().join("tests/node/type_truth.mjs"))
+        .arg("report")
+        .arg(&truth)
+        .current_dir(workspace_root().join("tests/node"));
+    let out = report.output().expect("run node");
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("on {}'s runtime:\n{}", runtime.name, text.trim_end());
+    assert!(
+        out.status.success(),
+        "values of other types than declared on {}'s runtime:\n{text}{}",
+        runtime.name,
         String::from_utf8_lossy(&out.stderr)
     );
 }

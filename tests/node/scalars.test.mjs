@@ -13,16 +13,23 @@ test('integers round-trip as numbers', () => {
   assert.equal(testing.schemaIdInt(123456789), 123456789);
 });
 
-test('int64 beyond the safe range comes back as bigint', () => {
-  assert.equal(demo.addOne(Number.MAX_SAFE_INTEGER), 2n ** 53n);
-  assert.equal(demo.echoInt(2n ** 62n), 2n ** 62n);
-  assert.equal(demo.echoInt(-(2n ** 63n)), -(2n ** 63n));
-  assert.equal(demo.echoInt(2n ** 63n - 1n), 2n ** 63n - 1n);
+test('int64 beyond the safe range: a bigint from untyped calls, a RangeError from typed ones', () => {
+  const addOne = ffi.requireGlobal('demo.add_one');
+  const echoInt = ffi.requireGlobal('demo.echo_int');
+  assert.equal(addOne(Number.MAX_SAFE_INTEGER), 2n ** 53n);
+  assert.equal(echoInt(2n ** 62n), 2n ** 62n);
+  assert.equal(echoInt(-(2n ** 63n)), -(2n ** 63n));
+  assert.equal(echoInt(2n ** 63n - 1n), 2n ** 63n - 1n);
+  // wrapping arithmetic in the callee
+  assert.equal(addOne(2n ** 63n - 1n), -(2n ** 63n));
+  // Typed wrappers return what they declare, a number: beyond ±2^53 none holds the value.
+  assert.throws(() => demo.addOne(Number.MAX_SAFE_INTEGER), (e) => e instanceof RangeError && /^addOne: the result 9007199254740992 is beyond ±2\^53/.test(e.message));
+  assert.throws(() => demo.echoInt(-(2n ** 63n)), RangeError);
   // bigints that fit in a safe integer come back as numbers
   assert.equal(demo.echoInt(5n), 5);
   assert.equal(typeof demo.echoInt(5n), 'number');
-  // wrapping arithmetic in the callee
-  assert.equal(demo.addOne(2n ** 63n - 1n), -(2n ** 63n));
+  addOne.dispose();
+  echoInt.dispose();
 });
 
 test('bigints beyond int64 cross as ffi.BigInt', () => {

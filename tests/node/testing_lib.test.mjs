@@ -55,7 +55,7 @@ test('keyword-only parameters go in an options object', () => {
   // An unknown key is refused, by name, before anything is constructed.
   assert.throws(() => new testing.TestCxxKwOnly({ x: 1, y: 2, z: 3, v: 4 }), {
     name: 'TypeError',
-    message: 'new testing.TestCxxKwOnly: unknown option(s) v (known: x, y, z, w)',
+    message: 'new TestCxxKwOnly: unknown option(s) v (known: x, y, z, w)',
   });
   assert.throws(() => new testing.TestCxxKwOnly([1, 2, 3]), /the options must be a plain object, got an array/);
 });

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Bindings for Apache TVM 0.27 (libtvm_runtime.so + libtvm_compiler.so, scripts/setup-tvm.sh, in .deps/apache-tvm/site/tvm/lib):
 # dump on Apache's runtime (where TVM loads today), generate from the dump, then check each
-# language: the whole C++ header compiles with -Wall -Wextra -Werror -pedantic and a program makes
-# typed calls; the Node declarations pass `tsc --strict` under a default modern tsconfig and the
-# same calls run; the Julia package precompiles and the same calls run (the time of `using` is
+# language: the C++ headers (the umbrella, and one namespace's alone) compile with -Wall -Wextra
+# -Werror -pedantic into programs that make typed calls; the Node declarations pass
+# `tsc --strict` under a default modern tsconfig and the same calls run, every value they return
+# checked against its declared type (tests/node/type_truth.mjs); the Julia package precompiles and the same calls run (the time of `using` is
 # printed). Usage: tests/tvm/run.sh OUT_DIR (the workspace built, target/debug/ffihub).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -30,11 +31,17 @@ PY
 
 "$FFIHUB" generate --lang all --name tvm --metadata "$OUT/tvm.yaml" --out "$OUT"
 
-# C++: the whole header, then the calls (on Apache's runtime).
+# C++: the umbrella header (every namespace) and one namespace's header alone (tvm/ir.hpp), each
+# compiled into a program that makes typed calls (on Apache's runtime); the compile times are
+# printed.
 INC=(-I "$OUT/cpp" -I "$ROOT/bindings/cpp/include" -I "$ROOT/runtime/include")
-g++ -std=c++17 -Wall -Wextra -Werror -pedantic "${INC[@]}" "$ROOT/tests/tvm/tvm.cpp" \
-    -L "$APACHE" -L "$TVM" -ltvm_compiler -ltvm_runtime -ltvm_ffi -o "$OUT/tvm_cpp"
-"$OUT/tvm_cpp"
+for program in tvm tvm_ir; do
+    start=$(date +%s%N)
+    g++ -std=c++17 -Wall -Wextra -Werror -pedantic "${INC[@]}" "$ROOT/tests/tvm/$program.cpp" \
+        -L "$APACHE" -L "$TVM" -ltvm_compiler -ltvm_runtime -ltvm_ffi -o "$OUT/${program}_cpp"
+    echo "g++ $program.cpp: $((($(date +%s%N) - start) / 1000000)) ms"
+    "$OUT/${program}_cpp"
+done
 
 # Node: tsc --strict with a default modern tsconfig (no `lib` entries), then the calls.
 mkdir -p "$OUT/node/node_modules/@ffihub"
@@ -44,7 +51,10 @@ cat >"$OUT/node/tsconfig.json" <<'JSON'
   "moduleResolution": "nodenext", "skipLibCheck": false }, "files": ["index.d.ts"] }
 JSON
 "$ROOT/tests/node/node_modules/.bin/tsc" -p "$OUT/node/tsconfig.json"
-FFIHUB_LIBRARY_PATH="$TVM" node "$ROOT/tests/tvm/calls.js" "$OUT/node/index.js"
+# Type truth: the values the calls return are checked against the declared types.
+mkdir -p "$OUT/node-types"
+node "$ROOT/tests/node/type_truth.mjs" declare "$OUT/node" >"$OUT/node-types/tvm.types.json"
+FFIHUB_LIBRARY_PATH="$TVM" node "$ROOT/tests/tvm/calls.js" "$OUT/node/index.js" "$OUT/node-types/tvm.types.json"
 
 # Julia: an offline environment with path entries (as tests/julia/run.rs makes), a private depot.
 uuid() { sed -n 's/^uuid = "\(.*\)"/\1/p' "$1/Project.toml"; }

@@ -413,6 +413,19 @@ impl Library {
     }
 }
 
+impl Field {
+    /// The type of the values the field holds: its type, or `Optional` of it when its default
+    /// is None (a reference the library declares as `ir.Span` but leaves unset, like TVM's
+    /// spans, reads as None).
+    pub fn value_type(&self) -> Type {
+        match (&self.default, &self.ty) {
+            (_, Type::Optional(_) | Type::Any | Type::None) => self.ty.clone(),
+            (Some(schema::DefaultValue::None), ty) => Type::Optional(Box::new(ty.clone())),
+            (_, ty) => ty.clone(),
+        }
+    }
+}
+
 impl ObjectType {
     /// Inherited and own fields, root first.
     pub fn all_fields(&self) -> impl Iterator<Item = &Field> {

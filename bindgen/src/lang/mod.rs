@@ -422,6 +422,24 @@ pub const BACKENDS: &[Backend] = &[
     },
 ];
 
+/// Registered method names that give an object's text (`() -> str`), preferred first.
+const STRING_METHODS: &[&str] = &["__str__", "to_string"];
+
+/// The method that gives the text of `t`'s objects, which each language maps to its own
+/// protocol (JavaScript's `toString()`, Julia's `print`): the first of `__str__` and `to_string`
+/// that `t` declares as an instance method `() -> str`.
+pub fn string_method(t: &ir::ObjectType) -> Option<&ir::Method> {
+    STRING_METHODS.iter().find_map(|name| {
+        t.methods.iter().find(|m| {
+            m.name == *name
+                && !m.is_static
+                && m.signature
+                    .as_ref()
+                    .is_some_and(|s| s.params.is_empty() && s.ret == Type::String)
+        })
+    })
+}
+
 /// Looks a backend up by its command-line name.
 pub fn backend(name: &str) -> Option<&'static Backend> {
     BACKENDS.iter().find(|b| b.name == name)

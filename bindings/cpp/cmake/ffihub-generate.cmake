@@ -3,7 +3,8 @@
 #
 # Runs `ffihub generate --lang cpp` at build time and makes <target>, an INTERFACE library that
 # brings the generated header's folder and ffihub::ffihub: `target_link_libraries(app PRIVATE
-# <target>)`, then `#include <name.hpp>`.
+# <target>)`, then `#include <name.hpp>` (a library with nested namespaces also gets a header per
+# namespace, `#include <name/ns.hpp>`, generated with it).
 #   LIB        the libraries to bind: files or CMake targets (built first); the generator loads
 #              them into a runtime (RUNTIME, else the install's own libtvm_ffi.so). Consumers of
 #              <target> get an rpath to each library's folder, so `ffihub::load_library("libx.so")`

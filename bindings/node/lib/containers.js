@@ -4,7 +4,39 @@
 // sequence cells directly; maps go through the runtime's `ffi.Map*` / `ffi.Dict*` functions.
 
 const native = require('./addon');
-const { FFIObject, requireGlobal } = require('./object');
+const { FFIObject, requireGlobal, atLevel } = require('./object');
+
+const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * `text` (what `util.inspect` wrote for the first elements of a container, ending with
+ * `close`) with Node's `... N more items` for the `count` elements left out.
+ */
+function withMoreItems(text, count, close) {
+  const more = `... ${count} more item${count > 1 ? 's' : ''}`;
+  const end = /(\s*)[\]}]$/.exec(text);
+  if (end.index <= 1) return `${text[0]} ${more} ${close}`;
+  const body = text.slice(0, end.index);
+  return end[1].includes('\n') ? `${body},\n  ${more}\n${close}` : `${body}, ${more} ${close}`;
+}
+
+/**
+ * `util.inspect` of a sequence of `length` elements (`at(i)` reads one): like a JavaScript
+ * array's, after the class name and length (`Array(3) [ 1, 2, 3 ]`); elements beyond
+ * `maxArrayLength` are not read.
+ */
+function inspectSequence(self, length, at, depth, options, inspect) {
+  const name = `${self.constructor.name}(${length})`;
+  if (depth < 0) return options.stylize(`[${name}]`, 'special');
+  const shown = [];
+  for (let i = 0; i < Math.min(length, maxItems(options)); i++) shown.push(at(i));
+  const text = inspect(shown, atLevel(options, depth));
+  return `${name} ${shown.length < length ? withMoreItems(text, length - shown.length, ']') : text}`;
+}
+
+function maxItems(options) {
+  return Math.max(0, options.maxArrayLength ?? 100);
+}
 
 const INDEX = /^(?:0|[1-9]\d*)$/;
 
@@ -72,6 +104,10 @@ class Sequence extends FFIObject {
 
   toJSON() {
     return this.toArray();
+  }
+
+  [inspectCustom](depth, options, inspect) {
+    return inspectSequence(this, this.length, (i) => this.at(i), depth, options, inspect);
   }
 }
 
@@ -203,6 +239,27 @@ class MapBase extends FFIObject {
   toJSON() {
     return this.toObject();
   }
+
+  /**
+   * `util.inspect`: like a JavaScript Map's, after the class name and size
+   * (`Map(2) { 'a' => 1, 'b' => 2 }`); entries beyond `maxArrayLength` are not read.
+   */
+  [inspectCustom](depth, options, inspect) {
+    const size = this.size;
+    const name = `${this.constructor.name}(${size})`;
+    if (depth < 0) return options.stylize(`[${name}]`, 'special');
+    const max = maxItems(options);
+    const shown = new Map();
+    if (max > 0) {
+      for (const [k, v] of this.entries()) {
+        shown.set(k, v);
+        if (shown.size >= max) break;
+      }
+    }
+    // Node writes `Map(n) { ... }`: keep the braces, with this class's name before them.
+    const text = inspect(shown, atLevel(options, depth)).replace(/^Map\(\d+\) /, '');
+    return `${name} ${shown.size < size ? withMoreItems(text, size - shown.size, '}') : text}`;
+  }
 }
 
 /** `ffi.Map`: an immutable map. */
@@ -255,6 +312,10 @@ class Shape extends FFIObject {
 
   toJSON() {
     return this.toArray();
+  }
+
+  [inspectCustom](depth, options, inspect) {
+    return inspectSequence(this, this.length, (i) => this.at(i), depth, options, inspect);
   }
 }
 

@@ -183,13 +183,13 @@ export type InstanceMethodsOf<Ms> = { [K in keyof Ms as IsStatic<Ms[K]> extends 
 /** The static methods of a definition. */
 export type StaticMethodsOf<Ms> = { [K in keyof Ms as IsStatic<Ms[K]> extends true ? K : never]: MethodOf<Ms[K]> };
 
-/** Instances of a defined class. */
-export type DefinedInstance<P extends ObjectClass, Fs, Ms, ReadOnly extends boolean> = P['prototype'] &
+/** Instances of a defined class (`toJSON` first: its signature is the one calls resolve to). */
+export type DefinedInstance<P extends ObjectClass, Fs, Ms, ReadOnly extends boolean> = {
+  /** The fields as a plain object (what `JSON.stringify` writes). */
+  toJSON(): { [K in keyof Fs]: unknown } & { readonly [field: string]: unknown };
+} & P['prototype'] &
   FieldsOf<Fs, ReadOnly> &
-  InstanceMethodsOf<Ms> & {
-    /** The fields as a plain object (what `JSON.stringify` writes). */
-    toJSON(): { [K in keyof Fs]: unknown } & { readonly [field: string]: unknown };
-  };
+  InstanceMethodsOf<Ms>;
 
 /** A class made by `defineClass`. */
 export type DefinedClass<P extends ObjectClass, Fs, Ms, ReadOnly extends boolean> = {

@@ -59,13 +59,24 @@ for (const kind of kinds) {
 
 const FRAME = /^\s*File "(.*)", line (\d+), in (.*)$/;
 
-/** Native backtrace lines (Python style, most recent first) as JavaScript stack lines. */
+// Frames of this binding and of Node (the addon, V8): from the first of them on, a native
+// backtrace repeats the call that the JavaScript frames show.
+const HOST_FRAME = /^(?:ffihub_node::|v8::|v8impl::|node::|napi_|uv_|Builtins_)/;
+
+/**
+ * Native backtrace lines (Python style, most recent first) as JavaScript stack lines: the
+ * frames of the library, up to the call from JavaScript, each with its file's name (not the
+ * folders of the machine that built it; `error.backtrace` keeps them).
+ */
 function nativeFrames(backtrace) {
   const out = [];
   for (const line of String(backtrace).split('\n')) {
     if (!line.trim()) continue;
     const m = FRAME.exec(line);
-    out.push(m ? `    at ${m[3]} (${m[1]}:${m[2]})` : `    at ${line.trim()}`);
+    const where = m ? m[3] : line.trim();
+    if (HOST_FRAME.test(where)) break;
+    const file = m && m[1] !== '<unknown>' ? `${m[1].slice(m[1].lastIndexOf('/') + 1)}:${m[2]}` : '';
+    out.push(file ? `    at ${where} (${file})` : `    at ${where}`);
   }
   return out;
 }
@@ -111,54 +122,4 @@ function errorParts(error) {
   return ['RuntimeError', `JavaScript exception: ${String(error)}`, ''];
 }
 
-/**
- * Throws the TypeError of a generated function called with more arguments than it declares
- * (JavaScript would drop them silently; the runtime refuses the same call to a raw function).
- */
-function tooManyArguments(name, expected, got) {
-  throw makeError(
-    'TypeError',
-    `Mismatched number of arguments when calling: \`${name}\`. Expected ${expected} but got ${got} arguments`,
-    '',
-  );
-}
-
-const NO_OPTIONS = Object.freeze({});
-
-/**
- * Checks the options object of a generated function (its keyword-only parameters): `keys` are
- * the option names it takes, `required` those without default. Returns the object (an empty
- * one when left out); throws a TypeError naming `name` and the keys for anything but a plain
- * object, an unknown key, or a missing required key.
- */
-function options(given, name, keys, required) {
-  if (given === undefined || given === null) {
-    if (required.length > 0) {
-      throw makeError('TypeError', `${name}: missing required option(s) ${required.join(', ')}`, '');
-    }
-    return NO_OPTIONS;
-  }
-  const proto = typeof given === 'object' ? Object.getPrototypeOf(given) : undefined;
-  if (proto !== Object.prototype && proto !== null) {
-    throw makeError('TypeError', `${name}: the options must be a plain object, got ${describe(given)}`, '');
-  }
-  const unknown = Object.keys(given).filter((key) => !keys.includes(key));
-  if (unknown.length > 0) {
-    const known = keys.length > 0 ? keys.join(', ') : 'none';
-    throw makeError('TypeError', `${name}: unknown option(s) ${unknown.join(', ')} (known: ${known})`, '');
-  }
-  const missing = required.filter((key) => given[key] === undefined);
-  if (missing.length > 0) {
-    throw makeError('TypeError', `${name}: missing required option(s) ${missing.join(', ')}`, '');
-  }
-  return given;
-}
-
-function describe(value) {
-  if (value === undefined || value === null) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return `a ${value.constructor ? value.constructor.name : 'object'}`;
-  return `a ${typeof value}`;
-}
-
-module.exports = { FFIError, registerError, makeError, errorParts, tooManyArguments, options, ...builtin };
+module.exports = { FFIError, registerError, makeError, errorParts, ...builtin };

@@ -8,7 +8,13 @@
 // this module (so they have `dispose()` too).
 
 const native = require('./addon');
-const errors = require('./errors');
+
+// wrappers.js (what generated wrappers use: errors in the caller's words) needs this module's
+// classes: loaded on first use.
+let wrappersModule;
+function wrappers() {
+  return (wrappersModule ??= require('./wrappers'));
+}
 
 const kKey = Symbol('ffihub.typeKey');
 
@@ -76,6 +82,73 @@ function disposeValue(value) {
 
 let reprPrint = null;
 
+/** `ffi.ReprPrint` of an object: the type's `__ffi_repr__` hook, else the runtime's default. */
+function reprText(object) {
+  reprPrint ??= native.getGlobal('ffi.ReprPrint');
+  return reprPrint ? reprPrint(object) : `<${object.typeKey}>`;
+}
+
+const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
+
+// Per type index: whether the type registers an `__ffi_repr__` hook (its objects then print as
+// the library chose, in `util.inspect` too).
+const reprHooks = new Map();
+function hasReprHook(index) {
+  let has = reprHooks.get(index);
+  if (has === undefined) {
+    has = Boolean(native.typeInfo(index).reprHook);
+    reprHooks.set(index, has);
+  }
+  return has;
+}
+
+// The fields of objects, as `[name, read]` pairs: for instances of generated classes the
+// getters those classes define (base classes first), else the fields the runtime reflects
+// (read by registered name). Cached per prototype, and per type index for the latter.
+const fieldsByPrototype = new WeakMap();
+const fieldsByType = new Map();
+
+function generatedFields(proto) {
+  let fields = fieldsByPrototype.get(proto);
+  if (fields === undefined) {
+    const chain = [];
+    for (let p = proto; p !== null && p !== FFIObject.prototype; p = Object.getPrototypeOf(p)) {
+      chain.unshift(p);
+    }
+    const names = [];
+    for (const p of chain) {
+      // Builtin classes (tensors, modules) have getters too, but no fields.
+      if (!isGeneratedClass(p.constructor)) continue;
+      for (const [name, d] of Object.entries(Object.getOwnPropertyDescriptors(p))) {
+        if (d.get !== undefined && !names.includes(name)) names.push(name);
+      }
+    }
+    fields = names.map((name) => [name, (object) => object[name]]);
+    fieldsByPrototype.set(proto, fields);
+  }
+  return fields;
+}
+
+function reflectedFields(index) {
+  let fields = fieldsByType.get(index);
+  if (fields === undefined) {
+    const info = native.typeInfo(index);
+    const names = [];
+    for (const key of [...info.ancestors, info.key]) {
+      for (const f of native.typeInfo(key).fields) names.push(f.name);
+    }
+    fields = names.map((name) => [name, (object) => getField(object, name)]);
+    fieldsByType.set(index, fields);
+  }
+  return fields;
+}
+
+function fieldsOf(object) {
+  const proto = Object.getPrototypeOf(object);
+  if (proto !== FFIObject.prototype) return generatedFields(proto);
+  return reflectedFields(native.typeIndexOf(object));
+}
+
 /** The base class of every TVM-FFI object. */
 class FFIObject {
   /** @param {Token} token what `construct` returned (generated constructors pass it on). */
@@ -110,15 +183,61 @@ class FFIObject {
     return native.same(this, other);
   }
 
-  /** `ffi.ReprPrint` of the object. */
+  /**
+   * The object's text: `ffi.ReprPrint` (the type's `__ffi_repr__` hook when it has one), or
+   * what the type's `__str__` / `to_string` method returns (generated classes).
+   */
   toString() {
     if (native.typeIndexOf(this) < 0) return `<disposed ${this.constructor.name}>`;
-    reprPrint ??= native.getGlobal('ffi.ReprPrint');
-    return reprPrint ? reprPrint(this) : `<${this.typeKey}>`;
+    return reprText(this);
   }
 
-  [Symbol.for('nodejs.util.inspect.custom')]() {
-    return `${this.constructor.name} ${this.toString()}`;
+  /** The fields, in a plain object (what `JSON.stringify` writes). */
+  toJSON() {
+    const out = {};
+    for (const [name, read] of fieldsOf(this)) out[name] = read(this);
+    return out;
+  }
+
+  /**
+   * `util.inspect` (`console.log`): the text of the type's `__ffi_repr__` hook when it has one,
+   * else the class and its fields, like a JavaScript object's (`Point { x: 1, y: 2 }`).
+   */
+  [inspectCustom](depth, options, inspect) {
+    const index = native.typeIndexOf(this);
+    if (index < 0) return options.stylize(`<disposed ${this.constructor.name}>`, 'special');
+    if (hasReprHook(index)) return reprText(this);
+    const name = Object.getPrototypeOf(this) === FFIObject.prototype ? this.typeKey : this.constructor.name;
+    if (depth < 0) return options.stylize(`[${name}]`, 'special');
+    const fields = {};
+    for (const [field, read] of fieldsOf(this)) {
+      try {
+        fields[field] = read(this);
+      } catch (e) {
+        fields[field] = new Unreadable(e);
+      }
+    }
+    return `${name} ${inspect(fields, atLevel(options, depth))}`;
+  }
+}
+
+/**
+ * The options of `util.inspect` for values shown at the level of the object a custom inspector
+ * prints (its fields or elements): `options.depth` is the depth of the whole call, `depth` what
+ * is left at this level.
+ */
+function atLevel(options, depth) {
+  return { ...options, depth };
+}
+
+/** A field whose reading threw, as `util.inspect` shows it. */
+class Unreadable {
+  constructor(error) {
+    this.error = error;
+  }
+
+  [inspectCustom](depth, options) {
+    return options.stylize(`<unreadable: ${this.error && this.error.message}>`, 'special');
   }
 }
 Object.defineProperty(FFIObject, 'name', { value: 'Object' });
@@ -152,6 +271,11 @@ function classKey(Class) {
   return typeof Class === 'function' && Object.hasOwn(Class, kKey) ? Class[kKey] : undefined;
 }
 
+/** Whether `Class` is a generated class (one `registerType` registered). */
+function isGeneratedClass(Class) {
+  return Object.prototype.hasOwnProperty.call(Class, kKey);
+}
+
 /** Registers a builtin class for a fixed type index. */
 function registerBuiltin(index, Class) {
   native.setClass(index, shellOf(Class));
@@ -160,38 +284,50 @@ function registerBuiltin(index, Class) {
 /**
  * Creates an object of type `key` with its `__ffi_init__` (called by generated constructors).
  * `args` are the constructor's arguments: one per entry of `coercions` (a coercion such as
- * `toDevice`, or null), then an options object whose keys `keywords` maps to field names.
- * Trailing `undefined` positional arguments are left out, so parameters with defaults get them.
- * The token of a subclass's construction passes through.
+ * `toDevice`, or null), then an options object whose keys `keywords` maps to field names (no
+ * other key is taken). Trailing `undefined` positional arguments are left out, so parameters
+ * with defaults get them. The token of a subclass's construction passes through. `info`
+ * describes the constructor for its errors (a `CallInfo` of `wrappers.js`: they are in the
+ * caller's words).
  */
-function construct(key, args, coercions, keywords) {
+function construct(key, args, coercions, keywords, info) {
   if (args.length > 0 && args[0] instanceof Token) return args[0];
-  let n = Math.min(args.length, coercions.length);
-  while (n > 0 && args[n - 1] === undefined) n--;
-  const values = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const coerce = coercions[i];
-    values[i] = coerce ? coerce(args[i]) : args[i];
-  }
-  let kwargs = null;
-  if (keywords) {
-    const given = errors.options(args[coercions.length], `new ${key}`, Object.keys(keywords), []);
-    for (const [js, field] of Object.entries(keywords)) {
-      if (given[js] !== undefined) (kwargs ??= []).push(field, given[js]);
+  try {
+    wrappers().checkCount(info, args);
+    let n = Math.min(args.length, coercions.length);
+    while (n > 0 && args[n - 1] === undefined) n--;
+    const values = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const coerce = coercions[i];
+      values[i] = coerce ? coerce(args[i]) : args[i];
     }
+    let kwargs = null;
+    if (keywords) {
+      const given = wrappers().options(args[coercions.length], info[0], Object.keys(keywords), []);
+      for (const [js, field] of Object.entries(keywords)) {
+        if (given[js] !== undefined) (kwargs ??= []).push(field, given[js]);
+      }
+    }
+    return new Token(constructWith(typeIndexOfKey(key), kwargs, values));
+  } catch (e) {
+    throw wrappers().constructorError(e, info, args);
   }
-  return new Token(constructWith(typeIndexOfKey(key), kwargs, values));
 }
 
 /**
  * Creates an object of type `key` with its typed `__ffi_init__`, which takes every argument by
  * position, when the generated constructor offers some by name or fills in defaults: `arrange`
  * (generated) makes the positional arguments from the constructor's `args`. The token of a
- * subclass's construction passes through.
+ * subclass's construction passes through; `info` as for `construct`.
  */
-function constructArranged(key, args, arrange) {
+function constructArranged(key, args, arrange, info) {
   if (args.length > 0 && args[0] instanceof Token) return args[0];
-  return new Token(constructWith(typeIndexOfKey(key), null, arrange(...args)));
+  try {
+    wrappers().checkCount(info, args);
+    return new Token(constructWith(typeIndexOfKey(key), null, arrange(...args)));
+  } catch (e) {
+    throw wrappers().constructorError(e, info, args);
+  }
 }
 
 /** `native.construct` with the positional `values`: spread only beyond 4 (a spread call costs
@@ -345,12 +481,14 @@ function callAsync(fn, ...args) {
 }
 
 module.exports = {
+  atLevel,
   Token,
   FFIObject,
   FunctionPrototype,
   FFIFunction,
   registerType,
   classKey,
+  isGeneratedClass,
   registerBuiltin,
   construct,
   constructArranged,

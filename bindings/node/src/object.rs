@@ -279,6 +279,11 @@ pub fn type_info_value(data: &EnvData, type_index: i32) -> Result<napi_value> {
         b"autoInit\0",
         env.boolean(init_attr(type_index).is_some()),
     )?;
+    env.set_named(
+        out,
+        b"reprHook\0",
+        env.boolean(type_attr(type_index, b"__ffi_repr__").is_some()),
+    )?;
     // SAFETY: metadata, when present, lives as long as the type record.
     if let Some(meta) = unsafe { info.metadata.as_ref() } {
         env.set_named(out, b"doc\0", env.string(unsafe_bytes(&meta.doc))?)?;
@@ -426,7 +431,12 @@ pub fn adopt(data: &EnvData, object: napi_value, number: napi_value) -> Result<n
 
 /// The `__ffi_init__` type attribute of a type (a borrowed Function), if any.
 fn init_attr(type_index: i32) -> Option<TVMFFIObjectHandle> {
-    let name = ffi::byte_array(b"__ffi_init__");
+    type_attr(type_index, b"__ffi_init__")
+}
+
+/// A Function-valued type attribute registered for exactly `type_index` (borrowed), if any.
+fn type_attr(type_index: i32, name: &[u8]) -> Option<TVMFFIObjectHandle> {
+    let name = ffi::byte_array(name);
     // SAFETY: the name views live bytes; columns are stable for the process.
     let column = unsafe { ffi::TVMFFIGetTypeAttrColumn(&name).as_ref() }?;
     let i = type_index - column.begin_index;

@@ -150,6 +150,13 @@ impl Counter {
         format!("{}: {}", self.label, self.count.get())
     }
 
+    /// The counter as text, `"Counter(<label>: <count>)"`. Bindings map a method `to_string`
+    /// to their language's own (JavaScript's `String(counter)`, Julia's `string(counter)`).
+    #[allow(clippy::inherent_to_string)] // its registered name is the point
+    pub fn to_string(&self) -> std::string::String {
+        format!("Counter({}: {})", self.label, self.count.get())
+    }
+
     /// A counter starting at 0 with step `step` (a static method).
     pub fn with_step(label: String, step: i64) -> Counter {
         Counter::new(label, 0, step)

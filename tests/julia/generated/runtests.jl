@@ -18,6 +18,8 @@ const TEST_FILES = [
     "test_callbacks.jl",
     "test_errors.jl",
     "test_bad_input.jl",
+    "test_protocols.jl",
+    "test_type_truth.jl",
     "test_objects.jl",
     "test_testing_lib.jl",
     "test_define.jl",

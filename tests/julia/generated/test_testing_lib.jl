@@ -123,7 +123,7 @@ end
 @testset "module exports (TVM_FFI_DLL_EXPORT_TYPED_FUNC)" begin
     @test L.testing_dll_schema_id_int(7) === 7
     @test L.testing_dll_test_add_with_docstring(2, 3) === 5
-    @test_throws MethodError L.testing_dll_schema_id_int("x")
+    @test_throws ArgumentError L.testing_dll_schema_id_int("x")
     # The _DOC variant's docstring (`__tvm_ffi__doc_<name>`) is the Julia docstring.
     @test occursin("Add two integers and return the sum.", string(Base.Docs.doc(L.testing_dll_test_add_with_docstring)))
 end

@@ -18,7 +18,7 @@ const packed: unknown = demo.packedSum(1, 2, 3);
 // Containers in and out.
 const total: number = demo.sumArray([1, 2, 3]);
 const range: ffi.Array<number> = demo.makeRange(3);
-const first: number | undefined = range[0];
+const first: number = range[0]; // indexed like a JavaScript array
 const fromIter: number[] = [...range];
 const lengths: ffi.Map<string, number> = demo.wordLengths(['a']);
 const one: number | undefined = lengths.get('a');
@@ -55,6 +55,8 @@ const c = new demo.Counter('c', 0, 1);
 c.count = 5;
 c.step = 2n;
 const described: string = c.describe();
+const text: string = c.toString(); // its `to_string` method
+const fields: object = p.toJSON();
 const origin: demo.Point = demo.Point.origin();
 const square: demo.Shape2D = demo.Shape2D.square(2);
 square.tags = { a: 'b' };
@@ -168,4 +170,4 @@ demo.sumArray(['a']);
 // @ts-expect-error tensors need a TypedArray or an ffi.Tensor
 demo.tensorSum([1, 2, 3]);
 
-void [n, big, s, greeting, maybe, bytes, dt, dev, packed, total, first, fromIter, one, viaMap, viaObject, inner, shape, numel, twice, six, mapped, view, sum, x, moved, asBase, dist, described, origin, vertices, label, kw, auto, wrongResult, dname, dscale, dfirst, dtags, dparent, dscaled, ddescribed, dmade, dlabel, dinherited, djson];
+void [n, big, s, greeting, maybe, bytes, dt, dev, packed, total, first, fromIter, one, viaMap, viaObject, inner, shape, numel, twice, six, mapped, view, sum, x, moved, asBase, dist, described, text, fields, origin, vertices, label, kw, auto, wrongResult, dname, dscale, dfirst, dtags, dparent, dscaled, ddescribed, dmade, dlabel, dinherited, djson];

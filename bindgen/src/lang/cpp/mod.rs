@@ -1,6 +1,8 @@
-//! The C++ backend: one header-only file on top of the hand-written support headers
-//! (bindings/cpp/include). Conventions: templates/cpp/README.md.
+//! The C++ backend: header-only files on top of the hand-written support headers
+//! (bindings/cpp/include): one header, or one per namespace and an umbrella header (see
+//! `headers.rs`). Conventions: templates/cpp/README.md.
 
+mod headers;
 pub mod model;
 pub mod names;
 pub mod signature;
@@ -10,7 +12,6 @@ use crate::filemap::{banner_text, FileMap};
 use crate::ir;
 use crate::lang::{self, render, Capabilities, Config, Namespaces};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 /// The backend's name.
 pub const LANG: &str = "cpp";
@@ -58,7 +59,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
             .join("::")
     };
     let mut classes = BTreeMap::new();
-    let mut class_ns = BTreeMap::new();
+    let mut class_places = Vec::new();
     for t in &lib.types {
         let ident = names::class(t.path.last().map_or("", String::as_str));
         let ns = ns_idents(&t.path);
@@ -68,9 +69,8 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
             &t.key,
             &mut diags,
         );
-        let ns = qualified_ns(&ns);
-        classes.insert(t.key.clone(), format!("::{ns}::{ident}"));
-        class_ns.insert(t.key.clone(), (ns, ident));
+        classes.insert(t.key.clone(), format!("::{}::{ident}", qualified_ns(&ns)));
+        class_places.push((ns, ident));
     }
     let types = model::Types(classes);
     let file_name = format!("{namespace}.hpp");
@@ -91,7 +91,38 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     if manifest.is_empty() {
         manifest.push(model::literal(""));
     }
-    let header = model::Header {
+    let class_models = lib
+        .types
+        .iter()
+        .zip(&class_places)
+        .map(|(t, (_, ident))| types.class(t, ident.clone(), &mut diags))
+        .collect();
+    let function_idents = lang::function_idents(
+        &lib,
+        names::value,
+        names::namespace_segment,
+        names::namespace_segment,
+        |segment| vec![names::class(segment)],
+        false,
+    );
+    let mut function_places = Vec::new();
+    let function_models = lib
+        .functions
+        .iter()
+        .zip(function_idents)
+        .map(|(f, ident)| {
+            let ns = ns_idents(&f.path);
+            let scope = scopes.scope(&ns, LANG, &mut diags);
+            names::claim(scope, &ident, &f.name, &mut diags);
+            let function = types.function(f, ident);
+            if let Some(o) = &function.options {
+                names::claim(scope, &o.ident, &f.name, &mut diags);
+            }
+            function_places.push(ns);
+            function
+        })
+        .collect();
+    let library = model::Library {
         banner: format!("// {}", banner_text(&lib.libraries, &lib.checksum)),
         support_header: SUPPORT_HEADER,
         file_name: model::literal(&file_name),
@@ -99,45 +130,22 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         libraries: model::literal(&libraries),
         regenerate: model::literal(&regenerate),
         manifest,
-        classes: model::grouped(
-            lib.types
-                .iter()
-                .map(|t| {
-                    let (ns, ident) = class_ns[&t.key].clone();
-                    (ns.clone(), types.class(t, ident, &mut diags))
-                })
-                .collect(),
-        ),
-        functions: model::grouped(
-            lib.functions
-                .iter()
-                .zip(lang::function_idents(
-                    &lib,
-                    names::value,
-                    names::namespace_segment,
-                    names::namespace_segment,
-                    |segment| vec![names::class(segment)],
-                    false,
-                ))
-                .map(|(f, ident)| {
-                    let ns = ns_idents(&f.path);
-                    let scope = scopes.scope(&ns, LANG, &mut diags);
-                    names::claim(scope, &ident, &f.name, &mut diags);
-                    let function = types.function(f, ident);
-                    if let Some(o) = &function.options {
-                        names::claim(scope, &o.ident, &f.name, &mut diags);
-                    }
-                    (qualified_ns(&ns), function)
-                })
-                .collect(),
-        ),
+        classes: class_models,
+        functions: function_models,
         namespace: namespace.clone(),
     };
-    let mut files = FileMap::new();
-    files.insert(
-        PathBuf::from(file_name),
-        render(&header, LANG, &cfg.name, &mut diags),
+    let class_namespaces: Vec<&[String]> = class_places.iter().map(|(ns, _)| &ns[..]).collect();
+    let function_namespaces: Vec<&[String]> = function_places.iter().map(|ns| &ns[..]).collect();
+    let headers = headers::layout(
+        &library,
+        &class_namespaces,
+        &function_namespaces,
+        &qualified_ns,
     );
+    let mut files = FileMap::new();
+    for (path, header) in headers {
+        files.insert(path, render(&header, LANG, &cfg.name, &mut diags));
+    }
     let fatal = diags.fatal(&cfg.allow_unsupported);
     if fatal.is_empty() {
         Ok(files)

@@ -11,30 +11,50 @@ use crate::lang::{comment_line, doc_lines, Scope};
 use askama::Template;
 use std::collections::BTreeMap;
 
-/// The header `<namespace>.hpp`.
-#[derive(Template)]
-#[template(path = "cpp/Library.hpp", escape = "none")]
-pub struct Header {
+/// What every header of a library shares: the models of its items, which each header prints
+/// a part of.
+pub struct Library {
     /// Banner (one `//` comment line).
     pub banner: String,
     /// The support header to include.
     pub support_header: &'static str,
     /// The namespace.
     pub namespace: String,
-    /// The header's file name, as a C++ string literal.
+    /// The main header's file name, as a C++ string literal.
     pub file_name: String,
     /// Metadata checksum, as a C++ string literal.
     pub checksum: String,
     /// Library file names (comma-separated), as a C++ string literal.
     pub libraries: String,
-    /// The command that regenerates the header, as a C++ string literal.
+    /// The command that regenerates the headers, as a C++ string literal.
     pub regenerate: String,
     /// The manifest checked at load time: C++ string literals, one per line.
     pub manifest: Vec<String>,
-    /// Classes, parents first, with their namespaces.
-    pub classes: Vec<InNamespace<Class>>,
-    /// Global functions, with their namespaces.
-    pub functions: Vec<InNamespace<Function>>,
+    /// Classes, parents first.
+    pub classes: Vec<Class>,
+    /// Global functions.
+    pub functions: Vec<Function>,
+}
+
+/// One generated header (`Header.hpp`): the library's description and class definitions when
+/// it declares them, then the out-of-line members of some classes and some functions.
+#[derive(Template)]
+#[template(path = "cpp/Header.hpp", escape = "none")]
+pub struct Header<'a> {
+    /// The library.
+    pub lib: &'a Library,
+    /// A comment line on what the header holds (empty for none).
+    pub about: String,
+    /// The `#include` operands (`<ffihub/ffihub.hpp>`, `"../detail.hpp"`).
+    pub includes: Vec<String>,
+    /// Holds the library description and the definition of every class.
+    pub declares: bool,
+    /// Every class by namespace (indices into `Library::classes`), for `declares`.
+    pub declared: Vec<InNamespace<usize>>,
+    /// The classes whose members this header defines.
+    pub defined: Vec<InNamespace<usize>>,
+    /// The functions this header defines (indices into `Library::functions`).
+    pub functions: Vec<InNamespace<usize>>,
 }
 
 /// An item in a namespace; runs of items in the same namespace share one `namespace {}` block.
@@ -536,8 +556,8 @@ impl Types {
                     ident,
                     setter,
                     ffi_name: literal(&f.name),
-                    ty: self.cpp(&f.ty),
-                    param_ty: self.param(&f.ty),
+                    ty: self.cpp(&f.value_type()),
+                    param_ty: self.param(&f.value_type()),
                     doc: doc(&f.doc),
                 }
             })

@@ -1,6 +1,7 @@
 //! The Julia backend: a package (`Project.toml`, `src/<Module>.jl`, `test/runtests.jl`) on top of the hand-written
 //! support package `TVMFFI` (bindings/julia/TVMFFI). Conventions: templates/julia/README.md.
 
+mod arguments;
 pub mod base_names;
 pub mod model;
 pub mod names;
@@ -84,12 +85,26 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     let types = model::TypeNames(type_names);
     // Method identifiers by namespace (one Julia function per name and module).
     let mut method_names: BTreeMap<Vec<String>, BTreeMap<String, String>> = BTreeMap::new();
+    let by_key: BTreeMap<&str, &ir::ObjectType> =
+        lib.types.iter().map(|t| (t.key.as_str(), t)).collect();
     let objects: Vec<(Vec<String>, model::Object)> = lib
         .types
         .iter()
         .map(|t| {
             let ns = ns_of(&t.path);
-            let o = types.object(t, method_names.entry(ns.clone()).or_default(), &mut diags);
+            // The methods its local ancestors declare (an own one of the same name overrides).
+            let inherited: BTreeSet<&str> = t
+                .ancestors
+                .iter()
+                .filter_map(|a| by_key.get(a.as_str()))
+                .flat_map(|a| a.methods.iter().map(|m| m.name.as_str()))
+                .collect();
+            let o = types.object(
+                t,
+                method_names.entry(ns.clone()).or_default(),
+                &inherited,
+                &mut diags,
+            );
             (ns, o)
         })
         .collect();

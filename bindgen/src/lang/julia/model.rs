@@ -10,9 +10,9 @@
 //! - `returns`: the Julia type of a result, given to `TVMFFI.call_typed` / `TVMFFI.get_field`
 //!   (scalars are then read without allocating).
 
-use super::names;
 pub use super::signature::Overload;
 use super::signature::{join_decls, Protocol};
+use super::{arguments, names};
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, Type};
 use crate::lang::params::Layout;
@@ -146,6 +146,29 @@ impl Param {
     }
 }
 
+/// The constant holding a typed callable's `TVMFFI.CallInfo` (`arguments::call_info`), which it
+/// passes to `TVMFFI.call_typed` so that the library's TypeErrors about its arguments are in the
+/// caller's words.
+pub struct CallInfo {
+    /// The constant's name (`_ffi_info_fn_add_one`).
+    pub name: String,
+    /// Its value.
+    pub value: String,
+}
+
+impl CallInfo {
+    /// The `CallInfo` constant of the callable whose handle constant is `handle`.
+    fn new(handle: &str, value: String) -> CallInfo {
+        let base = handle
+            .strip_prefix(names::RESERVED_PREFIX)
+            .unwrap_or(handle);
+        CallInfo {
+            name: format!("{}info_{base}", names::RESERVED_PREFIX),
+            value,
+        }
+    }
+}
+
 /// A global function (`Function.jl`).
 pub struct Function {
     /// Identifier.
@@ -172,6 +195,11 @@ pub struct Function {
     pub packed: bool,
     /// The Julia type of the result (for `TVMFFI.call_typed`).
     pub ret: String,
+    /// Typed functions: what their last method (`f(args...; kwargs...)`) calls, which throws
+    /// the error of arguments no method takes.
+    pub fallback: Option<String>,
+    /// Typed functions: their `CallInfo`.
+    pub info: Option<CallInfo>,
 }
 
 /// A field (a property).
@@ -210,6 +238,16 @@ pub struct Method {
     pub packed: bool,
     /// The Julia type of the result.
     pub ret: String,
+    /// For the method that gives the object's text (`lang::string_method`): the receiver's
+    /// abstract type, for which `Base.print` (and so `string`) writes that text.
+    pub prints: Option<String>,
+    /// Typed methods that override none and extend no function of `Base`: the receiver's
+    /// declaration, and what their last method (`m(receiver, args...; kwargs...)`) calls, which
+    /// throws the error of arguments no method takes. (Julia would find calls ambiguous between
+    /// an override's and its parent's typed method, or Base's methods and a Base function's.)
+    pub fallback: Option<(String, String)>,
+    /// Typed methods: their `CallInfo`.
+    pub info: Option<CallInfo>,
 }
 
 /// A constructor: one Julia method per number of optional positional arguments given.
@@ -226,6 +264,11 @@ pub struct Constructor {
     pub doc_signature: String,
     /// The docstring's `# Arguments` list.
     pub doc_args: Vec<String>,
+    /// What the last constructor method (`T(args...; kwargs...)`) calls, which throws the error
+    /// of arguments no method takes.
+    pub fallback: String,
+    /// Its `CallInfo` (used when the methods call `__ffi_init__` directly: `fast`).
+    pub info: CallInfo,
 }
 
 /// An object type (`Object.jl`).
@@ -377,6 +420,30 @@ impl TypeNames {
         })
     }
 
+    /// What a parameter of type `ty` takes, as a Julia type (`AbstractVector{<:Integer}`), for
+    /// error messages: `accepts` with the element types of containers.
+    pub fn expected(&self, ty: &Type) -> String {
+        let list = |ts: &[Type]| {
+            ts.iter()
+                .map(|t| self.expected(t))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match ty {
+            Type::Array(t) | Type::List(t) => format!("AbstractVector{{<:{}}}", self.expected(t)),
+            Type::Map(k, v) | Type::Dict(k, v) => format!(
+                "AbstractDict{{<:{}, <:{}}}",
+                self.expected(k),
+                self.expected(v)
+            ),
+            Type::Tuple(ts) => format!("Tuple{{{}}}", list(ts)),
+            Type::Variant(ts) => format!("Union{{{}}}", list(ts)),
+            Type::Optional(t) => format!("Union{{Nothing, {}}}", self.expected(t)),
+            Type::Function(_) => "Function".into(),
+            other => self.accepts(other).unwrap_or_else(|| "Any".into()),
+        }
+    }
+
     /// The `TVMFFI.to_ffi` descriptor of `ty`.
     pub fn descriptor(&self, ty: &Type) -> String {
         let list = |ts: &[Type]| {
@@ -472,29 +539,41 @@ impl TypeNames {
             Type::Shape => "TVMFFI.FFIShape".into(),
             Type::Module => "TVMFFI.FFIModule".into(),
             Type::Error => "TVMFFI.FFIError".into(),
-            Type::Array(_) | Type::Tuple(_) => "TVMFFI.FFIArray".into(),
-            Type::List(_) => "TVMFFI.FFIList".into(),
-            Type::Map(..) => "TVMFFI.FFIMap".into(),
-            Type::Dict(..) => "TVMFFI.FFIDict".into(),
+            // Containers carry the element types they declare: `Array[int]` is an
+            // `FFIArray{Int64}` (its elements read as `Int64`, `collect` gives a `Vector{Int64}`).
+            Type::Array(t) => format!("TVMFFI.FFIArray{{{}}}", self.returns(t)),
+            Type::Tuple(ts) => format!("TVMFFI.FFIArray{{{}}}", self.union(ts)),
+            Type::List(t) => format!("TVMFFI.FFIList{{{}}}", self.returns(t)),
+            Type::Map(k, v) => format!("TVMFFI.FFIMap{{{}, {}}}", self.returns(k), self.returns(v)),
+            Type::Dict(k, v) => {
+                format!("TVMFFI.FFIDict{{{}, {}}}", self.returns(k), self.returns(v))
+            }
             Type::Function(_) => "TVMFFI.FFIFunction".into(),
             Type::Class(key) => self.abstract_of(key),
             Type::Optional(inner) => match self.returns(inner) {
                 any if any == "Any" => any,
                 r => format!("Union{{Nothing, {r}}}"),
             },
-            Type::Variant(ts) => {
-                let mut members: Vec<String> = Vec::new();
-                for t in ts {
-                    let r = self.returns(t);
-                    if r == "Any" {
-                        return r;
-                    }
-                    if !members.contains(&r) {
-                        members.push(r);
-                    }
-                }
-                format!("Union{{{}}}", members.join(", "))
+            Type::Variant(ts) => self.union(ts),
+        }
+    }
+
+    /// The Julia type of a value of one of `ts` (`Any` if one of them is, or for none).
+    fn union(&self, ts: &[Type]) -> String {
+        let mut members: Vec<String> = Vec::new();
+        for t in ts {
+            let r = self.returns(t);
+            if r == "Any" {
+                return r;
             }
+            if !members.contains(&r) {
+                members.push(r);
+            }
+        }
+        match members.as_slice() {
+            [] => "Any".into(),
+            [one] => one.clone(),
+            _ => format!("Union{{{}}}", members.join(", ")),
         }
     }
 
@@ -521,16 +600,31 @@ impl TypeNames {
         module_index: Option<usize>,
     ) -> Function {
         let ident = place.ident.clone();
-        let (rendered, ret, what) = match &f.signature {
-            Some(sig) => (
-                Some(self.signature(&Self::layout(&sig.params, &f.name), Protocol::Positional)),
-                self.returns(&sig.ret),
-                format!("`{}`: `{sig}`.", f.name),
-            ),
+        let handle = format!("{}fn_{}{ident}", names::RESERVED_PREFIX, place.infix);
+        let (rendered, ret, what, info) = match &f.signature {
+            Some(sig) => {
+                let layout = Self::layout(&sig.params, &f.name);
+                let rendered = self.signature(&layout, Protocol::Positional);
+                let info = arguments::call_info(
+                    self,
+                    &arguments::signature(&ident, None, &rendered),
+                    &f.name,
+                    &layout,
+                    0,
+                    Protocol::Positional,
+                );
+                (
+                    Some(rendered),
+                    self.returns(&sig.ret),
+                    format!("`{}`: `{sig}`.", f.name),
+                    Some(CallInfo::new(&handle, info)),
+                )
+            }
             None => (
                 None,
                 "Any".to_string(),
                 format!("`{}` (packed: any arguments, any result).", f.name),
+                None,
             ),
         };
         let decls = rendered
@@ -544,7 +638,6 @@ impl TypeNames {
         } else {
             Vec::new()
         };
-        let handle = format!("{}fn_{}{ident}", names::RESERVED_PREFIX, place.infix);
         let ffi_name = literal(&f.name);
         let (lookup, calls) = match (module_index, &f.module) {
             (Some(i), Some(library)) => (
@@ -565,6 +658,9 @@ impl TypeNames {
             _ if f.module.is_some() => "packed (any arguments, any result).".to_string(),
             _ => what,
         };
+        let fallback = rendered
+            .as_ref()
+            .map(|r| arguments::fallback(&ident, None, r));
         let (overloads, doc_args) =
             rendered.map_or_else(Default::default, |r| (r.overloads, r.doc_args));
         Function {
@@ -591,6 +687,8 @@ impl TypeNames {
             ),
             packed: f.signature.is_none(),
             overloads,
+            fallback,
+            info,
             ret,
             ident,
         }
@@ -602,6 +700,7 @@ impl TypeNames {
         &self,
         t: &ir::ObjectType,
         method_names: &mut BTreeMap<String, String>,
+        inherited_methods: &std::collections::BTreeSet<&str>,
         diags: &mut Diagnostics,
     ) -> Object {
         let place = self.0.get(&t.key).cloned().unwrap_or_default();
@@ -624,8 +723,8 @@ impl TypeNames {
                     ident: prop,
                     ffi_symbol: names::symbol_literal(&f.name),
                     index: i + 1,
-                    ret: self.returns(&f.ty),
-                    setter: f.writable.then(|| self.convert(&f.ty, "value")),
+                    ret: self.returns(&f.value_type()),
+                    setter: f.writable.then(|| self.convert(&f.value_type(), "value")),
                 }
             })
             .collect();
@@ -653,14 +752,15 @@ impl TypeNames {
             method_names
                 .entry(method_ident.clone())
                 .or_insert_with(|| item.clone());
-            methods.push(self.method(t, &place, m, method_ident));
+            let overrides = inherited_methods.contains(m.name.as_str());
+            methods.push(self.method(t, &place, m, method_ident, overrides));
         }
 
         let init_handle = format!("{}init_{}{ident}", names::RESERVED_PREFIX, place.infix);
         let constructor = t
             .constructor
             .as_ref()
-            .and_then(|c| self.constructor(t, &ident, c, diags));
+            .and_then(|c| self.constructor(t, &ident, &init_handle, c, diags));
         let fields_handle = format!("{}fields_{ident}", names::RESERVED_PREFIX);
         let field_docs: Vec<String> = t
             .all_fields()
@@ -725,7 +825,14 @@ impl TypeNames {
         }
     }
 
-    fn method(&self, t: &ir::ObjectType, place: &Place, m: &ir::Method, ident: String) -> Method {
+    fn method(
+        &self,
+        t: &ir::ObjectType,
+        place: &Place,
+        m: &ir::Method,
+        ident: String,
+        overrides: bool,
+    ) -> Method {
         let item = format!("{}.{}", t.key, m.name);
         let type_ident = &place.ident;
         let abstract_ident = format!("{}{}", place.prefix, names::abstract_type_name(type_ident));
@@ -735,9 +842,38 @@ impl TypeNames {
             format!("self::{abstract_ident}")
         };
         let self_arg = if m.is_static { "" } else { ", self" };
+        let handle = format!(
+            "{}method_{}{type_ident}_{ident}",
+            names::RESERVED_PREFIX,
+            place.infix
+        );
+        let spelled_receiver = if m.is_static { type_ident } else { "self" };
+        let (mut fallback, mut info) = (None, None);
         let (overloads, ret, doc_decls, doc_args, what) = match &m.signature {
             Some(sig) => {
-                let r = self.signature(&Self::layout(&sig.params, &item), Protocol::Positional);
+                let layout = Self::layout(&sig.params, &item);
+                let r = self.signature(&layout, Protocol::Positional);
+                // An override leaves it out: with its parent's typed method, Julia would find
+                // calls ambiguous. So does a method of a function of `Base`: Base's own methods
+                // that take any value first (`fill(v, dims...)`) would become ambiguous for these
+                // objects.
+                if !overrides && !names::is_base_export(&ident) {
+                    fallback = Some((
+                        receiver.clone(),
+                        arguments::fallback(&ident, Some(spelled_receiver), &r),
+                    ));
+                }
+                info = Some(CallInfo::new(
+                    &handle,
+                    arguments::call_info(
+                        self,
+                        &arguments::signature(&ident, Some(spelled_receiver), &r),
+                        &item,
+                        &layout,
+                        usize::from(!m.is_static),
+                        Protocol::Positional,
+                    ),
+                ));
                 let overloads = r
                     .overloads
                     .into_iter()
@@ -779,11 +915,7 @@ impl TypeNames {
                 if place.nested { &place.prefix } else { "" },
             ),
             ident: ident.clone(),
-            handle: format!(
-                "{}method_{}{type_ident}_{ident}",
-                names::RESERVED_PREFIX,
-                place.infix
-            ),
+            handle,
             ffi_symbol: names::symbol_literal(&m.name),
             doc: docstring(
                 &[signature],
@@ -799,6 +931,11 @@ impl TypeNames {
             overloads,
             packed: m.signature.is_none(),
             ret,
+            prints: crate::lang::string_method(t)
+                .is_some_and(|s| std::ptr::eq(s, m))
+                .then_some(abstract_ident),
+            fallback,
+            info,
         }
     }
 
@@ -806,6 +943,7 @@ impl TypeNames {
         &self,
         t: &ir::ObjectType,
         ident: &str,
+        init_handle: &str,
         c: &ir::Constructor,
         diags: &mut Diagnostics,
     ) -> Option<Constructor> {
@@ -825,8 +963,19 @@ impl TypeNames {
             ir::ConstructorKind::AutoInit => Protocol::Kwargs,
             ir::ConstructorKind::InitMethod => Protocol::Positional,
         };
-        let r = self.signature(&Self::layout(&c.params, &item), protocol);
+        let layout = Self::layout(&c.params, &item);
+        let r = self.signature(&layout, protocol);
+        let info = arguments::call_info(
+            self,
+            &arguments::signature(ident, None, &r),
+            &format!("{}.", t.key),
+            &layout,
+            0,
+            protocol,
+        );
         Some(Constructor {
+            fallback: arguments::fallback(ident, None, &r),
+            info: CallInfo::new(init_handle, info),
             overloads: r.overloads,
             fast: r.fast,
             init_expr: format!("TVMFFI.init_function({})", literal(&t.key)),
@@ -841,7 +990,7 @@ impl TypeNames {
 }
 
 /// A Julia tuple literal of already spelled items (`(:a, :b)`, `(:a,)`, `()`).
-fn tuple_literal(items: &[&str]) -> String {
+pub fn tuple_literal(items: &[&str]) -> String {
     match items {
         [] => "()".into(),
         [one] => format!("({one},)"),

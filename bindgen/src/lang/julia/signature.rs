@@ -40,6 +40,13 @@ pub struct Rendered {
     pub doc_params: String,
     /// The docstring's `# Arguments` list, one line per parameter (empty without parameters).
     pub doc_args: Vec<String>,
+    /// The positional parameters as declared, required ones first (`arguments.rs` words the
+    /// errors of calls no method takes from them).
+    pub positional: Vec<Param>,
+    /// How many of `positional` a call must give.
+    pub required: usize,
+    /// The keyword parameters' identifiers.
+    pub keywords: Vec<String>,
 }
 
 /// A literal as a Julia expression.
@@ -163,11 +170,15 @@ impl TypeNames {
         doc_params.push_str(&closing);
         doc_params.push_str(&keyword_decls);
         let doc_args = self.argument_docs(layout, &required, &optional, &keyword);
+        let required_count = required.len();
         Rendered {
             overloads,
             fast,
             doc_params,
             doc_args,
+            positional: required.into_iter().chain(optional).collect(),
+            required: required_count,
+            keywords: keyword.into_iter().map(|p| p.ident).collect(),
         }
     }
 

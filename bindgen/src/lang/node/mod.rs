@@ -1,6 +1,7 @@
 //! The Node backend: a package (`package.json`, `index.js`, `index.d.ts`) on top of the
 //! hand-written support package (bindings/node). Conventions: templates/node/README.md.
 
+mod calls;
 pub mod model;
 pub mod names;
 pub mod platform;
@@ -179,7 +180,14 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     };
     let json = |s: &str| serde_json::Value::String(s.to_string()).to_string();
     let banner = json(&banner_text(&lib.libraries, &lib.checksum));
-    let package_name = names::package(&cfg.name);
+    let package_name = names::package(&cfg.name).unwrap_or_else(|| {
+        diags.error(
+            LANG,
+            &cfg.name,
+            "not an npm package name: give `name` or `@scope/name` with letters or digits in each part",
+        );
+        String::new()
+    });
     let version = json(cfg.package.version());
     let platforms: Vec<platform::Platform> = cfg
         .package

@@ -1,7 +1,7 @@
 //! Node view models: names from `names.rs`; TypeScript types, JavaScript expressions, literals
 //! and the metadata manifest computed here.
 
-use super::{names, signature};
+use super::{calls, names, signature};
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, ConstructorKind, Type};
 use crate::lang::params::{Layout, Offered};
@@ -128,32 +128,41 @@ pub struct Call {
     pub js_params: String,
     /// TypeScript parameter declarations, joined.
     pub dts_params: String,
-    /// How many arguments callers may pass.
-    pub arity: usize,
     /// A statement checking the options object, or empty.
     pub prologue: String,
     /// The library call's arguments, joined.
     pub args: String,
     /// JSDoc `@param` lines.
     pub jsdoc: Vec<String>,
+    /// How it words its errors (`calls.rs`; empty for packed ones).
+    pub errors: calls::Errors,
+    /// What comes before and after the library call in the `return` statement
+    /// (`__ffi.intResult(`, `, 'addOne')`; ` ?? null`).
+    pub result: (String, String),
 }
 
 impl Call {
     /// The call of rendered parameters; `receiver` (`this`) is the first argument of an
     /// instance method's call.
-    fn new(r: signature::Rendered, receiver: Option<&str>) -> Call {
+    fn new(
+        r: signature::Rendered,
+        receiver: Option<&str>,
+        errors: calls::Errors,
+        result: (String, String),
+    ) -> Call {
         let args: Vec<String> = receiver
             .map(str::to_string)
             .into_iter()
             .chain(r.args)
             .collect();
         Call {
-            arity: r.js_params.len(),
             js_params: r.js_params.join(", "),
             dts_params: r.dts_params.join(", "),
             prologue: r.prologue,
             args: args.join(", "),
             jsdoc: r.jsdoc,
+            errors,
+            result,
         }
     }
 }
@@ -198,6 +207,12 @@ pub struct Field {
     pub set_arg: String,
     /// Has a setter.
     pub writable: bool,
+    /// `Class.field`, as a JS string literal (errors of the setter).
+    pub name: String,
+    /// What the setter takes, in JavaScript's terms, as a JS string literal.
+    pub expected: String,
+    /// What comes before and after the read in the getter's `return` statement.
+    pub result: (String, String),
 }
 
 /// A method (instance or static).
@@ -236,6 +251,8 @@ pub struct Constructor {
     pub arrange: Option<Call>,
     /// JSDoc `@param` lines.
     pub jsdoc: Vec<String>,
+    /// Its description for its errors, a JS literal (the `CallInfo` of `wrappers.js`).
+    pub call_info: String,
 }
 
 /// A class.
@@ -456,8 +473,10 @@ impl Types {
             Type::Bool => "boolean".into(),
             Type::Int if input => "number | bigint".into(),
             Type::BigInt if input => "bigint | number".into(),
+            // Wrappers return integers as numbers (`calls::result`); elsewhere (container
+            // elements, callback arguments) one beyond ±2^53 comes as a bigint.
             Type::Int | Type::Float => "number".into(),
-            Type::BigInt => "bigint".into(),
+            Type::BigInt => "number | bigint".into(),
             Type::OpaquePtr => "__ffi.OpaquePtr".into(),
             Type::DataType if input => "__ffi.DataTypeLike".into(),
             Type::DataType => "__ffi.DataType".into(),
@@ -537,14 +556,17 @@ impl Types {
         )
     }
 
-    /// The call of a callable (`receiver`: `this` for instance methods); `display` names it
-    /// in errors.
+    /// The call of a callable registered as `item` (which its runtime errors name) and named
+    /// `spelled` as the caller spells it (`addOne`, `Point.translate`), and its TypeScript
+    /// return type; `receiver`: `this` for instance methods; `none_as_undefined`: the library
+    /// call gives `undefined` for None (the wrapper returns `null`).
     fn call(
         &self,
         sig: Option<&ir::Signature>,
         item: &str,
-        display: &str,
+        spelled: &str,
         receiver: Option<&str>,
+        none_as_undefined: bool,
     ) -> (Call, String) {
         let Some(sig) = sig else {
             let mut args: Vec<&str> = receiver.into_iter().collect();
@@ -552,15 +574,30 @@ impl Types {
             let call = Call {
                 js_params: "...args".into(),
                 dts_params: "...args: unknown[]".into(),
-                arity: 0,
                 prologue: String::new(),
                 args: args.join(", "),
                 jsdoc: Vec::new(),
+                errors: calls::Errors::default(),
+                result: Default::default(),
             };
             return (call, "unknown".into());
         };
-        let r = self.signature(&Self::layout(&sig.params, item), display);
-        (Call::new(r, receiver), self.ret(&sig.ret, false))
+        let layout = Self::layout(&sig.params, item);
+        let r = self.signature(&layout, spelled);
+        let errors = calls::errors(
+            self,
+            spelled,
+            item,
+            usize::from(receiver.is_some()),
+            &layout,
+            r.required,
+        );
+        let result = calls::result(&sig.ret, spelled, none_as_undefined);
+        let ret = match &sig.ret {
+            Type::None => "void".into(),
+            ret => calls::declared_result(self, ret),
+        };
+        (Call::new(r, receiver, errors, result), ret)
     }
 
     /// The model of a global function, or of a module export (`module_index`: its library's
@@ -572,8 +609,13 @@ impl Types {
         place: (String, &'static str, usize),
         module_index: Option<usize>,
     ) -> Function {
-        let (call, ret) = self.call(f.signature.as_ref(), &f.name, &ident, None);
         let (path, decl, index) = place;
+        // The caller spells it from the package: `addOne`, `ir.getOp`.
+        let spelled = path
+            .strip_prefix(&format!("{}.", super::JS_ROOT))
+            .unwrap_or(&path)
+            .to_string();
+        let (call, ret) = self.call(f.signature.as_ref(), &f.name, &spelled, None, true);
         let ffi_name = literal(&f.name);
         let (lookup, doc) = match (module_index, &f.module) {
             (Some(i), Some(library)) => {
@@ -640,12 +682,16 @@ impl Types {
                     &format!("{}.{}", t.key, f.name),
                     diags,
                 );
+                let spelled = format!("{class_name}.{ident}");
                 Field {
+                    name: literal(&spelled),
+                    expected: literal(&calls::expected(self, &f.value_type())),
+                    result: calls::result(&f.ty, &spelled, false),
                     ident,
                     ffi_name: literal(&f.name),
                     doc: jsdoc(&f.doc),
-                    ty: self.ts(&f.ty, false),
-                    input_ty: self.ts(&f.ty, true),
+                    ty: calls::declared_result(self, &f.value_type()),
+                    input_ty: self.ts(&f.value_type(), true),
                     set_arg: match coercion(&f.ty) {
                         Some(c) => format!("{c}(value)"),
                         None => "value".into(),
@@ -655,13 +701,19 @@ impl Types {
             })
             .collect();
         let mut seen = std::collections::BTreeSet::new();
+        let string_method = crate::lang::string_method(t).map(|m| m.name.as_str());
         let methods = t
             .methods
             .iter()
             .filter(|m| seen.insert((m.name.clone(), m.is_static)))
             .map(|m| {
                 let item = format!("{}.{}", t.key, m.name);
-                let ident = if m.is_static {
+                let ident = if !m.is_static && string_method == Some(m.name.as_str()) {
+                    // Replaces `Object.prototype.toString` (what `String(x)` and template
+                    // literals call), with the same type.
+                    names::claim(&mut members, names::TO_STRING, &item, diags);
+                    names::TO_STRING.to_string()
+                } else if m.is_static {
                     let ident = names::static_member(&m.name);
                     names::claim(&mut statics, &ident, &item, diags);
                     ident
@@ -671,8 +723,8 @@ impl Types {
                     ident
                 };
                 let receiver = (!m.is_static).then_some("this");
-                let display = format!("{}.{ident}", class_name);
-                let (call, ret) = self.call(m.signature.as_ref(), &item, &display, receiver);
+                let spelled = format!("{class_name}.{ident}");
+                let (call, ret) = self.call(m.signature.as_ref(), &item, &spelled, receiver, false);
                 Method {
                     ident,
                     ffi_name: literal(&m.name),
@@ -740,8 +792,18 @@ impl Types {
             && c.params
                 .iter()
                 .any(|p| p.kw_only || matches!(p.default, Some(ir::ParamDefault::Binding(_))));
-        let arrange =
-            arranged.then(|| Call::new(self.signature(&layout, &format!("new {class}")), None));
+        let spelled = format!("new {class}");
+        let rendered = self.signature(&layout, &spelled);
+        // Without arranging, trailing arguments left out are left out of the library call too:
+        // only the parameters with a default may be.
+        let required = if arranged {
+            rendered.required
+        } else {
+            layout.required.len()
+        };
+        let errors = calls::errors(self, &spelled, &format!("{}.", t.key), 0, &layout, required);
+        let call_info = errors.info.clone();
+        let arrange = arranged.then(|| Call::new(rendered, None, errors, Default::default()));
         let coercions: Vec<String> = positional
             .iter()
             .map(|o| coercion(&o.param.ty).unwrap_or("null").to_string())
@@ -752,6 +814,7 @@ impl Types {
             .map(|k| format!("{}: {}", k.ident, literal(&k.param.name)))
             .collect();
         Constructor {
+            call_info,
             options_optional,
             coercions: format!("[{}]", coercions.join(", ")),
             keywords: if keywords.is_empty() {

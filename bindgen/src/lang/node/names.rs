@@ -130,9 +130,17 @@ fn escape(ident: String, extra: &[&str]) -> String {
     }
 }
 
-/// The npm package name for `--name` (kebab-case).
-pub fn package(name: &str) -> String {
-    case::snake(name).replace('_', "-")
+/// The npm package name for `--name`: kebab-case, keeping an npm scope (`@me/my_lib` ->
+/// `@me/my-lib`). `None` when nothing of a part is left to spell (`@me/`, `_`).
+pub fn package(name: &str) -> Option<String> {
+    let kebab = |part: &str| Some(case::snake(part).replace('_', "-")).filter(|p| !p.is_empty());
+    match name.strip_prefix('@') {
+        Some(scoped) => {
+            let (scope, base) = scoped.split_once('/')?;
+            Some(format!("@{}/{}", kebab(scope)?, kebab(base)?))
+        }
+        None => kebab(name),
+    }
 }
 
 /// A namespace (an object of the package, a `.d.ts` namespace) from a segment of a dotted
@@ -161,6 +169,9 @@ pub fn static_member(name: &str) -> String {
     escape(case::sanitize(&case::camel(name)), RESERVED_STATICS)
 }
 
+/// The member that the method giving an object's text (`lang::string_method`) becomes.
+pub const TO_STRING: &str = "toString";
+
 /// Claims `ident` in `scope`, rejecting the reserved prefix.
 pub fn claim(scope: &mut Scope, ident: &str, item: &str, diags: &mut Diagnostics) {
     if ident.starts_with(RESERVED_PREFIX) {
@@ -179,7 +190,15 @@ mod tests {
 
     #[test]
     fn spelling() {
-        assert_eq!(package("TvmFfiTesting"), "tvm-ffi-testing");
+        assert_eq!(package("TvmFfiTesting").as_deref(), Some("tvm-ffi-testing"));
+        assert_eq!(package("@me/testing").as_deref(), Some("@me/testing"));
+        assert_eq!(
+            package("@My_Org/TvmFfi").as_deref(),
+            Some("@my-org/tvm-ffi")
+        );
+        assert_eq!(package("@me/"), None);
+        assert_eq!(package("@me"), None);
+        assert_eq!(package("__"), None);
         assert_eq!(class("TestIntPair"), "TestIntPair");
         assert_eq!(value("add_one"), "addOne");
         assert_eq!(value("delete"), "delete_");

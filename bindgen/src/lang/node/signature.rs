@@ -21,6 +21,9 @@ pub struct Rendered {
     pub args: Vec<String>,
     /// JSDoc `@param` lines.
     pub jsdoc: Vec<String>,
+    /// How many arguments a call must give (the positional ones before the first that may be
+    /// left out with every one after it).
+    pub required: usize,
 }
 
 /// A literal as a JavaScript expression (of the type the parameter accepts).
@@ -88,6 +91,9 @@ impl Types {
                 .iter()
                 .all(|o| o.param.default.is_some() || matches!(o.param.ty, Type::Optional(_)))
         };
+        let required = (0..=positional.len())
+            .find(|&i| may_omit(i))
+            .unwrap_or(positional.len());
         for (i, o) in positional.iter().enumerate() {
             let opt = if may_omit(i) { "?" } else { "" };
             js_params.push(o.ident.clone());
@@ -148,6 +154,7 @@ impl Types {
             prologue,
             args,
             jsdoc,
+            required,
         }
     }
 

@@ -2,8 +2,9 @@
 # (AbstractDict) and ffi.Shape (AbstractVector{Int64}).
 #
 # Sequences and shapes are read straight from their ABI layout (TVMFFISeqCell / TVMFFIShapeCell
-# after the object header); elements are converted on access (objects get a new reference).
-# Maps and every mutation go through the runtime's `ffi.*` global functions.
+# after the object header); elements are converted on access to the container's element type
+# (objects get a new reference). Maps and every mutation go through the runtime's `ffi.*` global
+# functions.
 
 # --- building from Julia -----------------------------------------------------------------------------
 
@@ -41,39 +42,45 @@ function _mapping_any(ctor::FFIFunction, d)
     end
 end
 
-function _take_as(::Type{T}, a::TVMFFIAny) where {T}
-    x = _take_any(a)
-    x isa T && return x
-    throw(FFIError("TypeError", "expected the runtime to return $T, got $(typeof(x))"))
-end
+_take_as(::Type{T}, a::TVMFFIAny) where {T} = _take_typed(T, a)
 
 """
     FFIArray(xs = ())
+    FFIArray{T}(xs)
 
-A new `ffi.Array` holding the elements of the iterable `xs`, each converted to TVM-FFI.
+A new `ffi.Array` holding the elements of the iterable `xs`, each converted to TVM-FFI; its
+element type is `Any`, or `T` (then every element must read back as a `T`).
 """
-FFIArray(xs = ()) = _take_as(FFIArray, _sequence_any(_global_func("ffi.Array"), xs))
+FFIArray(xs = ()) = _take_as(FFIArray{Any}, _sequence_any(_global_func("ffi.Array"), xs))
+FFIArray{T}(xs) where {T} = _take_as(FFIArray{T}, _sequence_any(_global_func("ffi.Array"), xs))
 
 """
     FFIList(xs = ())
+    FFIList{T}(xs)
 
-A new `ffi.List` holding the elements of the iterable `xs`.
+A new `ffi.List` holding the elements of the iterable `xs` (element type `Any`, or `T`).
 """
-FFIList(xs = ()) = _take_as(FFIList, _sequence_any(_global_func("ffi.List"), xs))
+FFIList(xs = ()) = _take_as(FFIList{Any}, _sequence_any(_global_func("ffi.List"), xs))
+FFIList{T}(xs) where {T} = _take_as(FFIList{T}, _sequence_any(_global_func("ffi.List"), xs))
 
 """
     FFIMap(d = ())
+    FFIMap{K,V}(d)
 
-A new `ffi.Map` with the key => value pairs of `d` (an `AbstractDict` or any iterable of pairs).
+A new `ffi.Map` with the key => value pairs of `d` (an `AbstractDict` or any iterable of pairs);
+keys and values of type `Any`, or `K` and `V`.
 """
-FFIMap(d = ()) = _take_as(FFIMap, _mapping_any(_global_func("ffi.Map"), d))
+FFIMap(d = ()) = _take_as(FFIMap{Any,Any}, _mapping_any(_global_func("ffi.Map"), d))
+FFIMap{K,V}(d) where {K,V} = _take_as(FFIMap{K,V}, _mapping_any(_global_func("ffi.Map"), d))
 
 """
     FFIDict(d = ())
+    FFIDict{K,V}(d)
 
-A new `ffi.Dict` with the key => value pairs of `d`.
+A new `ffi.Dict` with the key => value pairs of `d` (types as for [`FFIMap`](@ref)).
 """
-FFIDict(d = ()) = _take_as(FFIDict, _mapping_any(_global_func("ffi.Dict"), d))
+FFIDict(d = ()) = _take_as(FFIDict{Any,Any}, _mapping_any(_global_func("ffi.Dict"), d))
+FFIDict{K,V}(d) where {K,V} = _take_as(FFIDict{K,V}, _mapping_any(_global_func("ffi.Dict"), d))
 
 """
     FFIShape(dims)
@@ -102,7 +109,7 @@ Base.convert(::Type{FFIShape}, x::FFIShape) = x
 
 # --- sequences (Array, List) -----------------------------------------------------------------------------
 
-const _Seq = Union{FFIArray,FFIList}
+const _Seq{T} = Union{FFIArray{T},FFIList{T}}
 
 @inline _seq_cell(h::Ptr{Cvoid}) = unsafe_load(Ptr{TVMFFISeqCell}(h + _HEADER_SIZE))
 
@@ -115,15 +122,16 @@ Base.size(a::_Seq) = (GC.@preserve(a, Int(_seq_cell(handle(a)).size)),)
 Base.IndexStyle(::Type{<:_Seq}) = IndexLinear()
 
 """
-    getindex(a::Union{FFIArray,FFIList}, i::Int)
+    getindex(a::Union{FFIArray{T},FFIList{T}}, i::Int) -> T
 
-Element `i` (1-based), converted to Julia (objects are new wrappers holding their own reference).
+Element `i` (1-based), converted to Julia as a `T` (objects are new wrappers holding their own
+reference); an element that is not a `T` throws [`TVMFFI.TypeError`](@ref).
 """
-function Base.getindex(a::_Seq, i::Int)
+function Base.getindex(a::_Seq{T}, i::Int) where {T}
     GC.@preserve a begin
         cell = _seq_cell(handle(a))
         1 <= i <= cell.size || throw(BoundsError(a, i))
-        return _copy_any(unsafe_load(cell.data, i))
+        return _copy_typed(T, unsafe_load(cell.data, i))
     end
 end
 
@@ -231,14 +239,14 @@ function _missing_handle()
     return handle(s)
 end
 
-# The value for `key`, or `default` when the map has no such key.
-function _map_get(m::_Mapping, key, default)
+# The value for `key` (a `V`), or `default` when the map has no such key.
+function _map_get(m::AbstractDict{K,V}, key, default) where {K,V}
     a = _call_any(_map_global(m, "GetItemOrMissing"), m, key)
     if _is_object_index(a.type_index) && _v_ptr(a) == _missing_handle()
         _release_any(a)
         return default
     end
-    return _take_any(a)
+    return _take_typed(V, a)
 end
 
 struct _NotFound end
@@ -271,27 +279,31 @@ Whether `key` is present (`ffi.MapCount` / `ffi.DictCount`).
 Base.haskey(m::_Mapping, key) = _map_global(m, "Count")(m, key)::Int > 0
 
 """
-    iterate(m::Union{FFIMap,FFIDict}[, state])
+    iterate(m::Union{FFIMap{K,V},FFIDict{K,V}}[, state])
 
-Iterates `key => value` pairs in the map's insertion order (`ffi.MapForwardIterFunctor`); `keys`,
-`values`, `pairs` and `collect` are built on it.
+Iterates `key => value` pairs (`Pair{K,V}`) in the map's insertion order
+(`ffi.MapForwardIterFunctor`); `keys`, `values`, `pairs` and `collect` are built on it.
 """
 function Base.iterate(m::_Mapping)
     n = length(m)
     n == 0 && return nothing
     it = _map_global(m, "ForwardIterFunctor")(m)::FFIFunction
-    return (it(0) => it(1)), (it, n - 1)
+    return _entry(m, it), (it, n - 1)
 end
 
-function Base.iterate(::_Mapping, state::Tuple{FFIFunction,Int})
+function Base.iterate(m::_Mapping, state::Tuple{FFIFunction,Int})
     it, remaining = state
     if remaining == 0
         close(it)
         return nothing
     end
     it(2)
-    return (it(0) => it(1)), (it, remaining - 1)
+    return _entry(m, it), (it, remaining - 1)
 end
+
+# The entry the iteration functor `it` is at, as the map's `Pair{K,V}`.
+_entry(::AbstractDict{K,V}, it::FFIFunction) where {K,V} =
+    Pair{K,V}(_take_typed(K, _call_any(it, 0)), _take_typed(V, _call_any(it, 1)))
 
 """
     setindex!(d::FFIDict, v, key)

@@ -61,9 +61,27 @@ const RuntimeError = FFIError{:RuntimeError}
 
 function Base.showerror(io::IO, e::FFIError)
     print(io, e.kind, ": ", e.message)
-    if !isempty(e.backtrace)
-        print(io, "\nTVM-FFI backtrace (most recent call first):\n", rstrip(e.backtrace, '\n'))
+    frames = library_frames(e.backtrace)
+    if !isempty(frames)
+        print(io, "\nTVM-FFI backtrace (most recent call first):\n", frames)
     end
+end
+
+# A frame of Julia itself (its runtime, compiled Julia code) in a native backtrace.
+const _JULIA_FRAME = r"^\s*File \".*\", line \d+, in (?:j[a-z]*_|ijl_|julia_|jfptr_|jlcapi_|jlplt_)"
+
+"""
+    TVMFFI.library_frames(backtrace::String) -> String
+
+The frames of a TVM-FFI backtrace that precede the call from Julia (most recent first): the
+library's. A native backtrace goes on through Julia's own runtime and the caller's compiled
+code up to the program's start, which Julia's stack trace shows in Julia's terms; `showerror`
+of an [`FFIError`](@ref) prints these frames only (its `backtrace` field keeps them all).
+"""
+function library_frames(backtrace::AbstractString)
+    lines = split(rstrip(backtrace, '\n'), '\n')
+    host = findfirst(l -> occursin(_JULIA_FRAME, l), lines)
+    return join(host === nothing ? lines : lines[1:(host - 1)], '\n')
 end
 
 Base.show(io::IO, e::FFIError) = print(io, "TVMFFI.FFIError(", repr(e.kind), ", ", repr(e.message), ")")

@@ -12,9 +12,9 @@
 # | `Int64` (any `Integer` type), `Float64`, `Bool` | int, float, bool | `Int64`, `Float64`, `Bool` |
 # | `String`, `Vector{UInt8}`                     | str, bytes         | `String`, `Vector{UInt8}` |
 # | `DLDataType`, `DLDevice`                      | DataType, Device   | the same                  |
-# | `Vector{T}`, `ArrayOf{T}`; `ListOf{T}`        | Array[T]; List[T]  | `FFIArray`; `FFIList`     |
-# | `Dict{K,V}`, `MapOf{K,V}`; `DictOf{K,V}`      | Map[K, V]; Dict[K, V] | `FFIMap`; `FFIDict`    |
-# | `FFIArray`, `FFIList`, `FFIMap`, `FFIDict`    | the same of Any    | the same                  |
+# | `Vector{T}`, `ArrayOf{T}`; `ListOf{T}`        | Array[T]; List[T]  | `FFIArray{T'}`; `FFIList{T'}` (T' what T reads as) |
+# | `Dict{K,V}`, `MapOf{K,V}`; `DictOf{K,V}`      | Map[K, V]; Dict[K, V] | `FFIMap{K',V'}`; `FFIDict{K',V'}` |
+# | `FFIArray`, `FFIList`, `FFIMap`, `FFIDict`    | the same of Any    | `FFIArray{Any}`...        |
 # | `Union{Nothing,T}`                            | Optional[T]        | `Union{Nothing,...}`      |
 # | a registered object type (or its abstract type), `FFIObject` | its type key, ffi.Object | the type |
 # | `FFIFunction`, `FFIShape`, `Any`              | ffi.Function, ffi.Shape, Any | the same        |
@@ -194,8 +194,9 @@ _needs_factory(t::FieldType) = t.kind in (:list, :dict)
 """
     TVMFFI.field_read_type(T::Type) -> Type
 
-The Julia type that reading a field declared as `T` returns (containers are lazy views:
-`Vector{Int}` and `ArrayOf{Int}` read as `FFIArray`).
+The Julia type that reading a field declared as `T` returns (containers are lazy views of the
+element types read: `Vector{Int}` and `ArrayOf{Int}` read as `FFIArray{Int64}`, `FFIArray` as
+`FFIArray{Any}`).
 """
 field_read_type(::Type{T}) where {T} = T
 # An object of a type deriving from `T` reads as its own Julia type, a subtype of `T`'s
@@ -205,10 +206,14 @@ field_read_type(::Type{T}) where {T<:Integer} = Int64
 field_read_type(::Type{Bool}) = Bool
 field_read_type(::Type{T}) where {T<:AbstractFloat} = Float64
 field_read_type(::Type{Vector{UInt8}}) = Vector{UInt8}
-field_read_type(::Type{<:Union{Vector,ArrayOf}}) = FFIArray
-field_read_type(::Type{<:ListOf}) = FFIList
-field_read_type(::Type{<:Union{Dict,MapOf}}) = FFIMap
-field_read_type(::Type{<:DictOf}) = FFIDict
+field_read_type(::Type{<:Union{Vector{T},ArrayOf{T}}}) where {T} = FFIArray{field_read_type(T)}
+field_read_type(::Type{ListOf{T}}) where {T} = FFIList{field_read_type(T)}
+field_read_type(::Type{<:Union{Dict{K,V},MapOf{K,V}}}) where {K,V} = FFIMap{field_read_type(K),field_read_type(V)}
+field_read_type(::Type{DictOf{K,V}}) where {K,V} = FFIDict{field_read_type(K),field_read_type(V)}
+field_read_type(::Type{FFIArray}) = FFIArray{Any}
+field_read_type(::Type{FFIList}) = FFIList{Any}
+field_read_type(::Type{FFIMap}) = FFIMap{Any,Any}
+field_read_type(::Type{FFIDict}) = FFIDict{Any,Any}
 field_read_type(::Type{Union{Nothing,T}}) where {T} = Union{Nothing,field_read_type(T)}
 
 """

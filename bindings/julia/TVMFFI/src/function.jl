@@ -74,7 +74,11 @@ end
 # Like `call_packed`, but returns the raw owned Any. Nothing can throw between the conversion of
 # the arguments and their release (the handle is checked first, the ccall reports errors by its
 # return code), so no `try` is needed.
-@inline function _call_any(f::FFIFunction, args::Vararg{Any,N}) where {N}
+@inline _call_any(f::FFIFunction, args::Vararg{Any,N}) where {N} = _call_described(nothing, f, args...)
+
+# `_call_any` of a generated callable that `info` describes (a `CallInfo`, arguments.jl): a
+# TypeError about one of its arguments is thrown in the caller's words. `nothing` for others.
+@inline function _call_described(info, f::FFIFunction, args::Vararg{Any,N}) where {N}
     h = handle(f)
     conv = _convert_args(args)
     anys = Ref(map(first, conv))
@@ -82,7 +86,11 @@ end
     rc = GC.@preserve f args anys rv ccall(_fp_TVMFFIFunctionCall[], Cint,
         (Ptr{Cvoid}, Ptr{Cvoid}, Int32, Ptr{TVMFFIAny}), h, anys, N, rv)
     _all_never_owned(args) || _release_args(conv)   # decided at compile time
-    _check(rc)
+    if info === nothing   # decided at compile time
+        _check(rc)
+    else
+        rc == 0 || _throw_call_error(info, args)
+    end
     return rv[]
 end
 
@@ -132,13 +140,45 @@ to be an `R`. An integer result for `R = Float64` is converted; any other mismat
 @inline _take_typed(::Type{Union{Nothing,T}}, a::TVMFFIAny) where {T<:Union{Int64,Float64,Bool,DLDataType,DLDevice}} =
     a.type_index == kTVMFFINone ? nothing : _take_typed(T, a)
 @inline _take_typed(::Type{Any}, a::TVMFFIAny) = _take_any(a)
+# Containers with declared element types: the wrapper of that type, straight from the handle.
+_take_typed(::Type{R}, a::TVMFFIAny) where {R<:Union{FFIArray,FFIList,FFIMap,FFIDict}} =
+    a.type_index == _container_index(R) ? _take_object(R, _v_ptr(a)) : _take_checked(R, a)
 _take_typed(::Type{R}, a::TVMFFIAny) where {R} = _take_checked(R, a)
+
+_container_index(::Type{<:FFIArray}) = kTVMFFIArray
+_container_index(::Type{<:FFIList}) = kTVMFFIList
+_container_index(::Type{<:FFIMap}) = kTVMFFIMap
+_container_index(::Type{<:FFIDict}) = kTVMFFIDict
+
+# A borrowed view (a container element) converted to `R` (see `_take_typed`).
+@inline _copy_typed(::Type{Any}, a::TVMFFIAny) = _copy_any(a)
+@inline function _copy_typed(::Type{R}, a::TVMFFIAny) where {R}
+    _is_object_index(a.type_index) && _incref(_v_ptr(a))
+    return _take_typed(R, a)
+end
 
 @noinline function _take_checked(::Type{R}, a::TVMFFIAny) where {R}
     v = _take_any(a)
     v isa R && return v::R
     R === Float64 && v isa Integer && return Float64(v)::R
+    typed = _retyped(R, v)
+    typed === nothing || return typed::R
     _throw_result_type(R, v)
+end
+
+# A container of a union's member type (`Union{Nothing,FFIArray{Int64}}`, a Variant's), for a
+# container wrapper `v` of other element types: the same object, wrapped as that member.
+function _retyped(::Type{R}, v) where {R}
+    v isa Union{FFIArray,FFIList,FFIMap,FFIDict} || return nothing
+    for M in Base.uniontypes(R)
+        if M isa DataType && M.name === typeof(v).name
+            h = handle(v)
+            _incref(h)
+            close(v)
+            return _take_object(M, h)
+        end
+    end
+    return nothing
 end
 
 @noinline _throw_result_type(R, v) =

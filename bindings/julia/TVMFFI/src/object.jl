@@ -41,52 +41,62 @@ mutable struct Object <: FFIObject
 end
 
 # Forward declarations of the container wrappers (defined in containers.jl / tensor.jl) so that
-# `ObjectRef` can name them.
+# `ObjectRef` can name them. Their type parameters are the element types a signature declares
+# (`Array[int]` comes back as an `FFIArray{Int64}`); values of other origins have `Any`.
 """
-    FFIArray <: AbstractVector{Any}
+    FFIArray{T} <: AbstractVector{T}
 
-A lazy, read-only view of an `ffi.Array` (immutable sequence). Elements are converted on access.
-Build one from any Julia iterable with `FFIArray(v)`; Julia vectors (except numeric arrays, which
-become tensors, and `Vector{UInt8}`, which becomes bytes) and tuples convert to `ffi.Array`
-automatically when passed to a function.
+A lazy, read-only view of an `ffi.Array` (immutable sequence). Elements are converted on access
+to `T`, the element type its signature declares (`FFIArray{Int64}` for `Array[int]`, `Any` when
+nothing is declared), so `collect` gives a `Vector{T}`. Build one from any Julia iterable with
+`FFIArray(v)`; Julia vectors (except numeric arrays, which become tensors, and `Vector{UInt8}`,
+which becomes bytes) and tuples convert to `ffi.Array` automatically when passed to a function.
 """
-mutable struct FFIArray <: AbstractVector{Any}
+mutable struct FFIArray{T} <: AbstractVector{T}
     handle::Ptr{Cvoid}
-    FFIArray(h::Ptr{Cvoid}) = new(h)
+    FFIArray{T}(h::Ptr{Cvoid}) where {T} = new{T}(h)
 end
 
 """
-    FFIList <: AbstractVector{Any}
+    FFIList{T} <: AbstractVector{T}
 
-A lazy view of an `ffi.List` (mutable sequence shared with C): `getindex`, `setindex!`, `push!`,
-`pop!`, `insert!`, `deleteat!`, `empty!` act on the C object. `FFIList(v)` builds one.
+A lazy view of an `ffi.List` (mutable sequence shared with C), elements of type `T` (as for
+[`FFIArray`](@ref)): `getindex`, `setindex!`, `push!`, `pop!`, `insert!`, `deleteat!`,
+`empty!` act on the C object. `FFIList(v)` builds one.
 """
-mutable struct FFIList <: AbstractVector{Any}
+mutable struct FFIList{T} <: AbstractVector{T}
     handle::Ptr{Cvoid}
-    FFIList(h::Ptr{Cvoid}) = new(h)
+    FFIList{T}(h::Ptr{Cvoid}) where {T} = new{T}(h)
 end
 
 """
-    FFIMap <: AbstractDict{Any,Any}
+    FFIMap{K,V} <: AbstractDict{K,V}
 
-A lazy, read-only view of an `ffi.Map` (immutable hash map, insertion-ordered iteration).
-`FFIMap(d)` builds one; Julia `AbstractDict`s convert to `ffi.Map` automatically.
+A lazy, read-only view of an `ffi.Map` (immutable hash map, insertion-ordered iteration), with
+keys of type `K` and values of type `V` (as declared by its signature, else `Any`). `FFIMap(d)`
+builds one; Julia `AbstractDict`s convert to `ffi.Map` automatically.
 """
-mutable struct FFIMap <: AbstractDict{Any,Any}
+mutable struct FFIMap{K,V} <: AbstractDict{K,V}
     handle::Ptr{Cvoid}
-    FFIMap(h::Ptr{Cvoid}) = new(h)
+    FFIMap{K,V}(h::Ptr{Cvoid}) where {K,V} = new{K,V}(h)
 end
 
 """
-    FFIDict <: AbstractDict{Any,Any}
+    FFIDict{K,V} <: AbstractDict{K,V}
 
-A lazy view of an `ffi.Dict` (mutable hash map shared with C): `setindex!`, `delete!`, `empty!`
-act on the C object. `FFIDict(d)` builds one.
+A lazy view of an `ffi.Dict` (mutable hash map shared with C), typed like [`FFIMap`](@ref):
+`setindex!`, `delete!`, `empty!` act on the C object. `FFIDict(d)` builds one.
 """
-mutable struct FFIDict <: AbstractDict{Any,Any}
+mutable struct FFIDict{K,V} <: AbstractDict{K,V}
     handle::Ptr{Cvoid}
-    FFIDict(h::Ptr{Cvoid}) = new(h)
+    FFIDict{K,V}(h::Ptr{Cvoid}) where {K,V} = new{K,V}(h)
 end
+
+# Wrappers of values whose element types nothing declares.
+FFIArray(h::Ptr{Cvoid}) = FFIArray{Any}(h)
+FFIList(h::Ptr{Cvoid}) = FFIList{Any}(h)
+FFIMap(h::Ptr{Cvoid}) = FFIMap{Any,Any}(h)
+FFIDict(h::Ptr{Cvoid}) = FFIDict{Any,Any}(h)
 
 """
     FFIShape <: AbstractVector{Int64}
@@ -251,10 +261,10 @@ _ismutabletype(T::DataType) = isdefined(Base, :ismutabletype) ? Base.ismutablety
 # Wrapper types of the runtime's builtin object types (by static type index).
 function _builtin_wrapper(ti::Int32)
     ti == kTVMFFIFunction && return FFIFunction
-    ti == kTVMFFIArray && return FFIArray
-    ti == kTVMFFIList && return FFIList
-    ti == kTVMFFIMap && return FFIMap
-    ti == kTVMFFIDict && return FFIDict
+    ti == kTVMFFIArray && return FFIArray{Any}
+    ti == kTVMFFIList && return FFIList{Any}
+    ti == kTVMFFIMap && return FFIMap{Any,Any}
+    ti == kTVMFFIDict && return FFIDict{Any,Any}
     ti == kTVMFFIShape && return FFIShape
     ti == kTVMFFITensor && return FFITensor
     ti == kTVMFFIModule && return FFIModule

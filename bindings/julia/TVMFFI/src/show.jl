@@ -59,13 +59,14 @@ end
 
 # Containers show like other vectors and dicts, with their Julia type in `summary`; a closed one
 # says so instead of failing.
-for T in (:FFIArray, :FFIList, :FFIShape, :FFIMap, :FFIDict)
+for (T, S) in ((:FFIArray, :AbstractVector), (:FFIList, :AbstractVector), (:FFIShape, :AbstractVector),
+               (:FFIMap, :AbstractDict), (:FFIDict, :AbstractDict))
     @eval function Base.show(io::IO, x::$T)
         isopen(x) || return print(io, $(string(T)), "(<closed>)")
-        return invoke(show, Tuple{IO,supertype($T)}, io, x)
+        return invoke(show, Tuple{IO,$S}, io, x)
     end
     @eval function Base.show(io::IO, mime::MIME"text/plain", x::$T)
         isopen(x) || return print(io, $(string(T)), "(<closed>)")
-        return invoke(show, Tuple{IO,MIME"text/plain",supertype($T)}, io, mime, x)
+        return invoke(show, Tuple{IO,MIME"text/plain",$S}, io, mime, x)
     end
 end
