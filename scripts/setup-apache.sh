@@ -20,22 +20,16 @@ WHEEL_PLATFORM="manylinux_2_28_x86_64"
 WHEEL_FILE="apache_tvm_ffi-${VERSION}-cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64.whl"
 WHEEL_SHA256="8ecebe749834f6ac0f2693d5964acf9ac75d0bc26e6ba64c46eb7ab00ea50fac"
 
-PYTHON="${PYTHON:-python3}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="$ROOT/.deps/apache-tvm-ffi"
-STAMP="$DEST/.installed-version"
-
-die() {
-    echo "setup-apache.sh: error: $*" >&2
-    exit 1
-}
+# shellcheck source=SCRIPTDIR/lib/wheels.sh
+source "$ROOT/scripts/lib/wheels.sh"
 
 is_complete() {
     [[ -f "$DEST/tvm_ffi/include/tvm/ffi/c_api.h" &&
         -f "$DEST/tvm_ffi/include/dlpack/dlpack.h" &&
         -f "$DEST/tvm_ffi/lib/libtvm_ffi.so" &&
-        -f "$DEST/tvm_ffi/lib/libtvm_ffi_testing.so" &&
-        -f "$STAMP" && "$(cat "$STAMP")" == "$VERSION" ]]
+        -f "$DEST/tvm_ffi/lib/libtvm_ffi_testing.so" ]] && stamp_matches "$DEST/.installed-version" "$VERSION"
 }
 
 if is_complete; then
@@ -43,34 +37,14 @@ if is_complete; then
     exit 0
 fi
 
-if [[ "$(uname -s)-$(uname -m)" != "Linux-x86_64" ]]; then
-    die "only Linux x86_64 is supported (the pinned wheel is $WHEEL_PLATFORM)"
-fi
-command -v "$PYTHON" >/dev/null || die "$PYTHON not found"
+require_linux_x86_64 "wheel is $WHEEL_PLATFORM"
+require_python
 
-mkdir -p "$ROOT/.deps"
-WORK="$(mktemp -d "$ROOT/.deps/.apache-tvm-ffi.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
+make_work_dir apache-tvm-ffi
+fetch_pinned_wheel APACHE_TVM_FFI_WHEEL "$WHEEL_FILE" "$WHEEL_SHA256" "apache-tvm-ffi==$VERSION" \
+    --python-version "$WHEEL_PYTHON" --implementation cp --abi "$WHEEL_ABI" --platform "$WHEEL_PLATFORM"
 
-if [[ -n "${APACHE_TVM_FFI_WHEEL:-}" ]]; then
-    [[ -f "$APACHE_TVM_FFI_WHEEL" ]] || die "APACHE_TVM_FFI_WHEEL=$APACHE_TVM_FFI_WHEEL does not exist"
-    cp "$APACHE_TVM_FFI_WHEEL" "$WORK/$WHEEL_FILE"
-else
-    echo "downloading apache-tvm-ffi==$VERSION from PyPI"
-    "$PYTHON" -m pip download --no-deps --only-binary=:all: \
-        --python-version "$WHEEL_PYTHON" --implementation cp --abi "$WHEEL_ABI" \
-        --platform "$WHEEL_PLATFORM" \
-        --dest "$WORK" "apache-tvm-ffi==$VERSION" ||
-        die "pip download of apache-tvm-ffi==$VERSION failed"
-fi
-
-[[ -f "$WORK/$WHEEL_FILE" ]] || die "expected $WHEEL_FILE, got: $(ls "$WORK")"
-actual="$(sha256sum "$WORK/$WHEEL_FILE" | cut -d' ' -f1)"
-[[ "$actual" == "$WHEEL_SHA256" ]] ||
-    die "sha256 mismatch for $WHEEL_FILE: expected $WHEEL_SHA256, got $actual"
-
-mkdir "$WORK/unpacked"
-"$PYTHON" -m zipfile -e "$WORK/$WHEEL_FILE" "$WORK/unpacked" || die "cannot unpack $WHEEL_FILE"
+unpack_wheel "$WORK/$WHEEL_FILE" "$WORK/unpacked"
 for f in include/tvm/ffi/c_api.h include/dlpack/dlpack.h lib/libtvm_ffi.so lib/libtvm_ffi_testing.so; do
     [[ -f "$WORK/unpacked/tvm_ffi/$f" ]] || die "the wheel has no tvm_ffi/$f"
 done

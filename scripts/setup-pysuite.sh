@@ -30,17 +30,13 @@ set -euo pipefail
 BUILD_BACKEND=(cmake==4.4.5 cython==3.3.1 ninja==1.13.2 scikit-build-core==1.1.2 setuptools-scm==10.3.4)
 WHEEL_TAG="cp311-cp311-manylinux_2_24_x86_64.manylinux_2_28_x86_64"
 
-PYTHON="${PYTHON:-python3}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="$ROOT/.deps/pysuites"
 RELEASES="$ROOT/tests/pysuite/releases.txt"
 REQUIREMENTS="$ROOT/tests/pysuite/requirements.txt"
 SITE_STAMP="$(sha256sum "$REQUIREMENTS" | cut -d' ' -f1)"
-
-die() {
-    echo "setup-pysuite.sh: error: $*" >&2
-    exit 1
-}
+# shellcheck source=SCRIPTDIR/lib/wheels.sh
+source "$ROOT/scripts/lib/wheels.sh"
 
 # The releases: "<version> <wheel sha256> <sdist sha256 or -> <minimum test files>" lines.
 mapfile -t RELEASE_LINES < <(grep -v '^[[:space:]]*\(#\|$\)' "$RELEASES" | tr -s ' \t' ' ')
@@ -52,12 +48,12 @@ release_stamp() { # <version> <wheel sha256> <sdist sha256>
 
 release_ready() { # <version> <wheel sha256> <sdist sha256>
     local dir="$DEST/$1"
-    [[ -f "$dir/.installed" && "$(cat "$dir/.installed")" == "$(release_stamp "$@")" ]] || return 1
+    stamp_matches "$dir/.installed" "$(release_stamp "$@")" || return 1
     [[ "$3" == "-" ]] || [[ -x "$dir/venv-apache/bin/python" && -x "$dir/venv-ffihub/bin/python" && -d "$dir/tests/python" ]]
 }
 
 all_ready() {
-    [[ -f "$DEST/site/.installed" && "$(cat "$DEST/site/.installed")" == "$SITE_STAMP" ]] || return 1
+    stamp_matches "$DEST/site/.installed" "$SITE_STAMP" || return 1
     local line
     for line in "${RELEASE_LINES[@]}"; do
         read -r version wheel_sha sdist_sha _ <<<"$line"
@@ -70,18 +66,11 @@ if all_ready; then
     exit 0
 fi
 
-[[ "$(uname -s)-$(uname -m)" == "Linux-x86_64" ]] || die "only Linux x86_64 is supported (the pinned wheels are)"
-command -v "$PYTHON" >/dev/null || die "$PYTHON not found"
-py_version="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
-[[ "$py_version" == "3.11" ]] || die "$PYTHON is Python $py_version; the pinned wheels need CPython 3.11 (set PYTHON)"
+require_linux_x86_64 "wheels are"
+require_python_version 3.11
 
 mkdir -p "$DEST/wheels"
-WORK="$(mktemp -d "$ROOT/.deps/.pysuites.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
-PIP=("$PYTHON" -m pip --disable-pip-version-check)
-# Only the downloaded wheels, checked against their hashes again.
-INSTALL=(install --quiet --root-user-action ignore --no-deps --no-index --find-links "$DEST/wheels"
-    --require-hashes --only-binary :all:)
+make_work_dir pysuites
 
 echo "fetching the pinned wheels into $DEST/wheels (reused when present)"
 RELEASE_REQUIREMENTS="$WORK/releases.txt"
@@ -92,25 +81,20 @@ done >"$RELEASE_REQUIREMENTS"
 # pip refuses two versions of one package in a requirements file: one download per release.
 while read -r requirement; do
     echo "$requirement" >"$WORK/one.txt"
-    "${PIP[@]}" download --quiet --no-deps --only-binary :all: --require-hashes \
-        --dest "$DEST/wheels" -r "$WORK/one.txt" ||
-        die "cannot download $requirement"
+    download_wheels "$DEST/wheels" "$WORK/one.txt" || die "cannot download $requirement"
 done <"$RELEASE_REQUIREMENTS"
-"${PIP[@]}" download --quiet --no-deps --only-binary :all: --require-hashes \
-    --dest "$DEST/wheels" -r "$REQUIREMENTS" ||
-    die "cannot download the wheels of $REQUIREMENTS"
+download_wheels "$DEST/wheels" "$REQUIREMENTS" || die "cannot download the wheels of $REQUIREMENTS"
 
-if [[ ! -f "$DEST/site/.installed" || "$(cat "$DEST/site/.installed")" != "$SITE_STAMP" ]]; then
+if ! stamp_matches "$DEST/site/.installed" "$SITE_STAMP"; then
     echo "installing $REQUIREMENTS into $DEST/site"
     rm -rf "$DEST/site"
-    "${PIP[@]}" "${INSTALL[@]}" --target "$WORK/site" -r "$REQUIREMENTS" ||
-        die "cannot install $REQUIREMENTS"
+    install_wheels "$DEST/wheels" "$REQUIREMENTS" --target "$WORK/site" || die "cannot install $REQUIREMENTS"
     echo "$SITE_STAMP" >"$WORK/site/.installed"
     mv "$WORK/site" "$DEST/site"
 fi
 
 TOOLS_STAMP="${BUILD_BACKEND[*]}"
-if [[ ! -f "$DEST/tools/.installed" || "$(cat "$DEST/tools/.installed")" != "$TOOLS_STAMP" ]]; then
+if ! stamp_matches "$DEST/tools/.installed" "$TOOLS_STAMP"; then
     echo "installing the build backend pip needs to fetch an sdist into $DEST/tools"
     rm -rf "$DEST/tools"
     "$PYTHON" -m venv "$DEST/tools"
@@ -127,7 +111,7 @@ prepare_release() { # <version> <wheel sha256> <sdist sha256> <minimum test file
     rm -rf "$dir"
     mkdir -p "$work"
     [[ -f "$wheel" ]] || die "expected $wheel"
-    "$PYTHON" -m zipfile -e "$wheel" "$work/wheel"
+    unpack_wheel "$wheel" "$work/wheel"
     [[ -f "$work/wheel/tvm_ffi/include/tvm/ffi/c_api.h" && -f "$work/wheel/tvm_ffi/lib/libtvm_ffi.so" ]] ||
         die "the $version wheel has no tvm_ffi/include or tvm_ffi/lib/libtvm_ffi.so"
     if [[ "$sdist_sha" != "-" ]]; then
@@ -136,9 +120,7 @@ prepare_release() { # <version> <wheel sha256> <sdist sha256> <minimum test file
             --no-build-isolation --dest "$work" "apache-tvm-ffi==$version" ||
             die "pip download of the apache-tvm-ffi==$version sdist failed"
         [[ -f "$sdist" ]] || die "expected $sdist, got: $(ls "$work")"
-        local actual
-        actual="$(sha256sum "$sdist" | cut -d' ' -f1)"
-        [[ "$actual" == "$sdist_sha" ]] || die "sha256 mismatch for $sdist: expected $sdist_sha, got $actual"
+        check_sha256 "$sdist" "$sdist_sha"
         # Only tests/python: without the rest of the source tree nothing can import the sdist's
         # own python/tvm_ffi instead of the installed wheel.
         tar -xzf "$sdist" -C "$work" "apache_tvm_ffi-$version/tests/python"
@@ -149,23 +131,15 @@ prepare_release() { # <version> <wheel sha256> <sdist sha256> <minimum test file
         [[ "$found" -ge "$min_tests" ]] ||
             die "the $version sdist's tests/python has $found test files, expected at least $min_tests"
         grep -F "apache-tvm-ffi==$version " "$RELEASE_REQUIREMENTS" >"$work/requirement.txt"
-        "$PYTHON" -m venv --without-pip "$work/venv-apache"
-        "${PIP[@]}" --python "$work/venv-apache/bin/python" "${INSTALL[@]}" -r "$work/requirement.txt" ||
+        make_wheel_venv "$work/venv-apache" "$DEST/wheels" "$work/requirement.txt" "$DEST/site" pysuite-site.pth ||
             die "cannot install apache-tvm-ffi==$version"
-        local site_packages
-        site_packages="$("$work/venv-apache/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
-        echo "$DEST/site" >"$site_packages/pysuite-site.pth"
     fi
     mkdir -p "$dir"
     mv "$work/wheel" "$dir/wheel"
     if [[ "$sdist_sha" != "-" ]]; then
         mv "$work/tests" "$dir/tests"
         mv "$work/venv-apache" "$dir/venv-apache"
-        # A venv finds its packages relative to its own python: a copy is a second venv.
-        cp -a "$dir/venv-apache" "$dir/venv-ffihub"
-        # venv-apache keeps the wheel's library; venv-ffihub's is replaced by a link to the
-        # library under test, which the test (re)points before every run.
-        rm "$dir/venv-ffihub/lib/python3.11/site-packages/tvm_ffi/lib/libtvm_ffi.so"
+        copy_venv_for_ffihub "$dir"
         "$dir/venv-apache/bin/python" -c 'import tvm_ffi, pytest, numpy' ||
             die "apache-tvm-ffi==$version does not import in $dir/venv-apache"
     fi

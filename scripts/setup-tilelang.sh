@@ -18,64 +18,44 @@ set -euo pipefail
 FFI_VERSION="0.1.12"
 FFI_SHA256="011e372fb9b169c3bd57f63e03fa1383cee6f1ef47a4932c4ff552f29db281c3"
 
-PYTHON="${PYTHON:-python3}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="$ROOT/.deps/tilelang"
 REQUIREMENTS="$ROOT/tests/tilelang/requirements.txt"
 # The stamp records what the installation was made from; any change redoes it.
 STAMP_TEXT="$FFI_VERSION $FFI_SHA256 $(sha256sum "$REQUIREMENTS" | cut -d' ' -f1)"
+# shellcheck source=SCRIPTDIR/lib/wheels.sh
+source "$ROOT/scripts/lib/wheels.sh"
 
-die() {
-    echo "setup-tilelang.sh: error: $*" >&2
-    exit 1
-}
-
-if [[ -f "$DEST/.installed" && "$(cat "$DEST/.installed")" == "$STAMP_TEXT" ]]; then
+if stamp_matches "$DEST/.installed" "$STAMP_TEXT"; then
     echo "tilelang already installed in $DEST"
     exit 0
 fi
 
-[[ "$(uname -s)-$(uname -m)" == "Linux-x86_64" ]] || die "only Linux x86_64 is supported (the pinned wheels are)"
-command -v "$PYTHON" >/dev/null || die "$PYTHON not found"
-py_version="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
-[[ "$py_version" == "3.11" ]] || die "$PYTHON is Python $py_version; the pinned wheels need CPython 3.11 (set PYTHON)"
+require_linux_x86_64 "wheels are"
+require_python_version 3.11
 
 rm -rf "$DEST/site" "$DEST/venv-apache" "$DEST/venv-ffihub" "$DEST/.installed"
 mkdir -p "$DEST/wheels"
-WORK="$(mktemp -d "$ROOT/.deps/.tilelang.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
+make_work_dir tilelang
 FFI_REQUIREMENT="$WORK/ffi-requirements.txt"
 echo "apache-tvm-ffi==$FFI_VERSION --hash=sha256:$FFI_SHA256" >"$FFI_REQUIREMENT"
 
-PIP=("$PYTHON" -m pip --disable-pip-version-check)
 echo "fetching the pinned wheels into $DEST/wheels (reused when present)"
 for requirements in "$REQUIREMENTS" "$FFI_REQUIREMENT"; do
-    "${PIP[@]}" download --quiet --no-deps --only-binary :all: --require-hashes \
-        --dest "$DEST/wheels" -r "$requirements" ||
-        die "cannot download the wheels of $requirements"
+    download_wheels "$DEST/wheels" "$requirements" || die "cannot download the wheels of $requirements"
 done
 
-# Only the downloaded wheels, checked against the hashes again.
-INSTALL=(install --quiet --root-user-action ignore --no-deps --no-index --find-links "$DEST/wheels" --require-hashes --only-binary :all:)
 echo "installing tilelang and the packages its TVM needs into $DEST/site"
-"${PIP[@]}" "${INSTALL[@]}" --target "$WORK/site" -r "$REQUIREMENTS" ||
-    die "cannot install $REQUIREMENTS"
+install_wheels "$DEST/wheels" "$REQUIREMENTS" --target "$WORK/site" || die "cannot install $REQUIREMENTS"
 for lib in tilelang/lib/libtvm_runtime.so tilelang/lib/libtvm_compiler.so tilelang/lib/libtilelang.so \
     z3/lib/libz3.so.4.15 tilelang/3rdparty/tvm/python/tvm/__init__.py; do
     [[ -f "$WORK/site/$lib" ]] || die "the installation lacks $lib"
 done
 mv "$WORK/site" "$DEST/site"
 echo "creating venv-apache with apache-tvm-ffi==$FFI_VERSION"
-"$PYTHON" -m venv --without-pip "$DEST/venv-apache"
-"${PIP[@]}" --python "$DEST/venv-apache/bin/python" "${INSTALL[@]}" -r "$FFI_REQUIREMENT" ||
+make_wheel_venv "$DEST/venv-apache" "$DEST/wheels" "$FFI_REQUIREMENT" "$DEST/site" tilelang-site.pth ||
     die "cannot install apache-tvm-ffi into venv-apache"
-site_packages="$("$DEST/venv-apache/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
-echo "$DEST/site" >"$site_packages/tilelang-site.pth"
-# A venv finds its packages relative to its own python: a copy is a second venv. venv-apache keeps
-# the wheel's library; venv-ffihub's is replaced by a link to the library under test, which the
-# test (re)points before every run.
-cp -a "$DEST/venv-apache" "$DEST/venv-ffihub"
-rm "$DEST/venv-ffihub/lib/python3.11/site-packages/tvm_ffi/lib/libtvm_ffi.so"
+copy_venv_for_ffihub "$DEST"
 
 "$DEST/venv-apache/bin/python" -c 'import tvm_ffi, numpy, psutil' ||
     die "the tilelang environment does not import on Apache's runtime"

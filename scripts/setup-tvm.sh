@@ -20,62 +20,41 @@ set -euo pipefail
 FFI_VERSION="0.1.15.post2"
 FFI_SHA256="8ecebe749834f6ac0f2693d5964acf9ac75d0bc26e6ba64c46eb7ab00ea50fac"
 
-PYTHON="${PYTHON:-python3}"
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="$ROOT/.deps/apache-tvm"
 REQUIREMENTS="$ROOT/tests/tvm_runtime/requirements.txt"
 # The stamp records what the installation was made from; any change redoes it.
 STAMP_TEXT="$FFI_VERSION $FFI_SHA256 $(sha256sum "$REQUIREMENTS" | cut -d' ' -f1)"
+# shellcheck source=SCRIPTDIR/lib/wheels.sh
+source "$ROOT/scripts/lib/wheels.sh"
 
-die() {
-    echo "setup-tvm.sh: error: $*" >&2
-    exit 1
-}
-
-if [[ -f "$DEST/.installed" && "$(cat "$DEST/.installed")" == "$STAMP_TEXT" ]]; then
+if stamp_matches "$DEST/.installed" "$STAMP_TEXT"; then
     echo "Apache TVM (Python) already installed in $DEST"
     exit 0
 fi
 
-[[ "$(uname -s)-$(uname -m)" == "Linux-x86_64" ]] || die "only Linux x86_64 is supported (the pinned wheels are)"
-command -v "$PYTHON" >/dev/null || die "$PYTHON not found"
-py_version="$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
-[[ "$py_version" == "3.11" ]] || die "$PYTHON is Python $py_version; the pinned wheels need CPython 3.11 (set PYTHON)"
+require_linux_x86_64 "wheels are"
+require_python_version 3.11
 
 rm -rf "$DEST/site" "$DEST/venv-apache" "$DEST/venv-ffihub" "$DEST/.installed"
 mkdir -p "$DEST/wheels"
-WORK="$(mktemp -d "$ROOT/.deps/.apache-tvm.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
+make_work_dir apache-tvm
 FFI_REQUIREMENT="$WORK/ffi-requirements.txt"
 echo "apache-tvm-ffi==$FFI_VERSION --hash=sha256:$FFI_SHA256" >"$FFI_REQUIREMENT"
 
-PIP=("$PYTHON" -m pip --disable-pip-version-check)
 echo "fetching the pinned wheels into $DEST/wheels (reused when present)"
 for requirements in "$REQUIREMENTS" "$FFI_REQUIREMENT"; do
-    "${PIP[@]}" download --quiet --no-deps --only-binary :all: --require-hashes \
-        --python-version 3.11 --platform manylinux_2_28_x86_64 \
-        --dest "$DEST/wheels" -r "$requirements" ||
+    download_wheels "$DEST/wheels" "$requirements" --python-version 3.11 --platform manylinux_2_28_x86_64 ||
         die "cannot download the wheels of $requirements"
 done
 
-# Only the downloaded wheels, checked against the hashes again.
-INSTALL=(install --quiet --root-user-action ignore --no-deps --no-index --find-links "$DEST/wheels" --require-hashes --only-binary :all:)
 echo "installing apache-tvm and its requirements into $DEST/site"
-"${PIP[@]}" "${INSTALL[@]}" --target "$WORK/site" -r "$REQUIREMENTS" ||
-    die "cannot install $REQUIREMENTS"
+install_wheels "$DEST/wheels" "$REQUIREMENTS" --target "$WORK/site" || die "cannot install $REQUIREMENTS"
 mv "$WORK/site" "$DEST/site"
-for runtime in apache ffihub; do
-    echo "creating venv-$runtime with apache-tvm-ffi==$FFI_VERSION"
-    venv="$DEST/venv-$runtime"
-    "$PYTHON" -m venv --without-pip "$venv"
-    "${PIP[@]}" --python "$venv/bin/python" "${INSTALL[@]}" -r "$FFI_REQUIREMENT" ||
-        die "cannot install apache-tvm-ffi into venv-$runtime"
-    site_packages="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
-    echo "$DEST/site" >"$site_packages/apache-tvm-site.pth"
-done
-# venv-apache keeps the wheel's library; venv-ffihub's is replaced by a link to the library under
-# test, which the test (re)points before every run.
-rm "$DEST/venv-ffihub/lib/python3.11/site-packages/tvm_ffi/lib/libtvm_ffi.so"
+echo "creating venv-apache and venv-ffihub with apache-tvm-ffi==$FFI_VERSION"
+make_wheel_venv "$DEST/venv-apache" "$DEST/wheels" "$FFI_REQUIREMENT" "$DEST/site" apache-tvm-site.pth ||
+    die "cannot install apache-tvm-ffi into venv-apache"
+copy_venv_for_ffihub "$DEST"
 
 "$DEST/venv-apache/bin/python" -c 'import tvm; tvm.target.Target("llvm")' ||
     die "apache-tvm does not import on Apache's runtime"

@@ -351,13 +351,6 @@ fn rename_map_moves_items() {
 /// parameters by keyword).
 const TESTING_ALLOWED: &[&str] = &[];
 
-fn tool(name: &str) -> bool {
-    Command::new(name)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 fn syntax_check(dir: &Path) {
     let run = |mut cmd: Command| {
         let out = cmd.output().unwrap();
@@ -378,23 +371,7 @@ fn syntax_check(dir: &Path) {
             }
             "hpp" if tool("g++") => {
                 let main = entry.with_extension("check.cpp");
-                std::fs::write(&main, format!("#include \"{}\"\n", entry.display())).unwrap();
-                // Against the real support library (bindings/cpp/include) and our C header.
-                let mut c = Command::new("g++");
-                c.args([
-                    "-std=c++17",
-                    "-fsyntax-only",
-                    "-Wall",
-                    "-Wextra",
-                    "-Werror",
-                    "-pedantic",
-                ])
-                .arg("-I")
-                .arg(workspace().join("bindings/cpp/include"))
-                .arg("-I")
-                .arg(workspace().join("runtime/include"))
-                .arg(&main);
-                run(c);
+                run(cpp_syntax_check(&main, std::slice::from_ref(&entry)));
             }
             "jl" if tool("julia") => {
                 let mut c = Command::new("julia");

@@ -389,34 +389,8 @@ fn check_cpp(root: &Path, headers: &[PathBuf], failures: &mut String) {
         return;
     }
     // One translation unit: every case has its own namespace.
-    let main = root.join("all.cpp");
-    let includes: String = headers
-        .iter()
-        .map(|h| format!("#include \"{}\"\n", h.display()))
-        .collect();
-    std::fs::write(&main, includes).unwrap();
-    let mut cmd = Command::new("g++");
-    cmd.args([
-        "-std=c++17",
-        "-fsyntax-only",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-pedantic",
-    ])
-    .arg("-I")
-    .arg(workspace().join("bindings/cpp/include"))
-    .arg("-I")
-    .arg(workspace().join("runtime/include"))
-    .arg(&main);
+    let cmd = cpp_syntax_check(&root.join("all.cpp"), headers);
     run_tool(cmd, "g++ -fsyntax-only -Werror", failures);
-}
-
-fn tool(name: &str) -> bool {
-    Command::new(name)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 fn lines(paths: &[PathBuf]) -> String {

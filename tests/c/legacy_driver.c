@@ -20,28 +20,10 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "any_values.h"
-
-static int g_failures = 0;
-
-static void check_impl(int ok, int line, const char* name, const char* fmt, ...) {
-  va_list ap;
-  printf("%s %s ", ok ? "ok" : "FAIL", name);
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  if (!ok) {
-    printf(" [legacy_driver.c:%d]", line);
-    ++g_failures;
-  }
-  printf("\n");
-  fflush(stdout);
-}
-
-#define CHECK(cond, name, ...) check_impl((cond) ? 1 : 0, __LINE__, name, __VA_ARGS__)
+#include "check.h"
 
 static TVMFFIObjectHandle global(const char* name) {
   TVMFFIByteArray b = bytes_of(name);
@@ -231,6 +213,5 @@ int main(int argc, char** argv) {
   CHECK(live_before == live_after, "leaks", "no objects left behind (%lld before, %lld after)",
         (long long)live_before, (long long)live_after);
   test_columns();
-  printf("PASSED: %d check(s) failed\n", g_failures);
-  return g_failures == 0 ? 0 : 1;
+  return check_summary();
 }

@@ -28,7 +28,6 @@
 #include <dlpack/dlpack.h>
 #include <pthread.h>
 #include <semaphore.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,30 +35,12 @@
 #include <tvm/ffi/c_api.h>
 
 #include "any_values.h"
+#include "check.h"
 #include <tvm/ffi/extra/c_env_api.h>
 
 /* ------------------------------------------------------------------------------------------ */
 /* Reporting                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
-
-static int g_failures = 0;
-
-static void check_impl(int ok, int line, const char* name, const char* fmt, ...) {
-  va_list ap;
-  printf("%s %s ", ok ? "ok" : "FAIL", name);
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  if (!ok) {
-    printf(" [scenario.c:%d]", line);
-    ++g_failures;
-  }
-  printf("\n");
-  fflush(stdout);
-}
-
-/* CHECK(condition, name, printf-format, args...): the format describes the observed values. */
-#define CHECK(cond, name, ...) check_impl((cond) ? 1 : 0, __LINE__, name, __VA_ARGS__)
 
 /* Labels for dynamic type indices (>= 128), which differ between runtimes and runs. */
 static struct {
@@ -2119,6 +2100,5 @@ int main(void) {
     CHECK(1, "live-object check:", "%s", "done");
   }
 
-  printf("%s: %d check(s) failed\n", g_failures ? "FAILED" : "PASSED", g_failures);
-  return g_failures ? 1 : 0;
+  return check_summary();
 }

@@ -18,28 +18,10 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <dlpack/dlpack.h>
-#include <stdarg.h>
 #include <stdbool.h>
 
+#include "check.h"
 #include "structural_types.h"
-
-static int g_failures = 0;
-
-static void check_impl(int ok, int line, const char* name, const char* fmt, ...) {
-  va_list ap;
-  printf("%s %s ", ok ? "ok" : "FAIL", name);
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  if (!ok) {
-    printf(" [structural.c:%d]", line);
-    ++g_failures;
-  }
-  printf("\n");
-  fflush(stdout);
-}
-
-#define CHECK(cond, name, ...) check_impl((cond) ? 1 : 0, __LINE__, name, __VA_ARGS__)
 
 /* ---- values ---------------------------------------------------------------------------- */
 
@@ -943,6 +925,5 @@ int main(int argc, char** argv) {
   test_type_attrs();
   int64_t live_after = live_objects();
   CHECK(live_before == live_after, "leaks", "no runtime objects left behind");
-  printf("PASSED: %d check(s) failed\n", g_failures);
-  return g_failures == 0 ? 0 : 1;
+  return check_summary();
 }

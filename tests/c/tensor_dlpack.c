@@ -24,7 +24,6 @@
  * where it started.
  */
 #include <dlpack/dlpack.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,28 +32,11 @@
 #include <tvm/ffi/c_api.h>
 #include <tvm/ffi/extra/c_env_api.h>
 
+#include "check.h"
+
 /* ------------------------------------------------------------------------------------------ */
 /* Reporting                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
-
-static int g_failures = 0;
-
-static void check_impl(int ok, int line, const char* name, const char* fmt, ...) {
-  va_list ap;
-  printf("%s %s ", ok ? "ok" : "FAIL", name);
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  if (!ok) {
-    printf(" [tensor_dlpack.c:%d]", line);
-    ++g_failures;
-  }
-  printf("\n");
-  fflush(stdout);
-}
-
-/* CHECK(condition, name, printf-format, args...): the format describes the observed values. */
-#define CHECK(cond, name, ...) check_impl((cond) ? 1 : 0, __LINE__, name, __VA_ARGS__)
 
 static const char* same(const void* a, const void* b) {
   if (a == NULL) return b == NULL ? "NULL" : "NULL/other";
@@ -853,6 +835,5 @@ int main(void) {
     CHECK(1, "end.live-objects", "%s", "balanced");
   }
 
-  printf("%s: %d check(s) failed\n", g_failures ? "FAILED" : "PASSED", g_failures);
-  return g_failures ? 1 : 0;
+  return check_summary();
 }

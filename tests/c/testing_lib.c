@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "any_values.h"
+#include "check.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* The testing.* functions: which are called, and why none is left out                         */
@@ -146,25 +147,6 @@ static TestingFn g_testing_fns[] = {
 /* ------------------------------------------------------------------------------------------ */
 /* Reporting                                                                                   */
 /* ------------------------------------------------------------------------------------------ */
-
-static int g_failures = 0;
-
-static void check_impl(int ok, int line, const char* name, const char* fmt, ...) {
-  va_list ap;
-  printf("%s %s ", ok ? "ok" : "FAIL", name);
-  va_start(ap, fmt);
-  vprintf(fmt, ap);
-  va_end(ap);
-  if (!ok) {
-    printf(" [testing_lib.c:%d]", line);
-    ++g_failures;
-  }
-  printf("\n");
-  fflush(stdout);
-}
-
-/* CHECK(condition, name, printf-format, args...): the format describes the observed values. */
-#define CHECK(cond, name, ...) check_impl((cond) ? 1 : 0, __LINE__, name, __VA_ARGS__)
 
 static void die(const char* what) {
   fprintf(stderr, "testing_lib: setup error: %s\n", what);
@@ -1651,7 +1633,6 @@ static void test_maps(void) {
   pool_release(&p);
 }
 
-
 /* ------------------------------------------------------------------------------------------ */
 /* 5b. containers mutated across the boundary                                                  */
 /* ------------------------------------------------------------------------------------------ */
@@ -2774,7 +2755,6 @@ static void test_other_objects(void) {
   pool_release(&p);
 }
 
-
 static void test_more_objects(void) {
   TVMFFIAny obj, rv, base;
   Pool p = {0};
@@ -3277,6 +3257,5 @@ int main(int argc, char** argv) {
   if (leftover) TVMFFIObjectDecRef(leftover);
   for (int i = 0; i < RING_SIZE; ++i) free(g_ring[i]);
   /* the library stays loaded: its registrations live in the runtime's registries */
-  printf("%s: %d check(s) failed\n", g_failures ? "FAILED" : "PASSED", g_failures);
-  return g_failures ? 1 : 0;
+  return check_summary();
 }

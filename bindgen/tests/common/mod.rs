@@ -94,3 +94,36 @@ pub fn schema_errors(doc: &serde_json::Value) -> Vec<String> {
         .map(|e| format!("{e} at {}", e.instance_path()))
         .collect()
 }
+
+/// Whether `name --version` runs: a check whose tool is not installed is left out.
+pub fn tool(name: &str) -> bool {
+    Command::new(name)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// `g++ -fsyntax-only`, warnings as errors, of `main`, written here to include each of
+/// `headers`, against the real C++ support library (bindings/cpp/include) and our C header.
+pub fn cpp_syntax_check(main: &Path, headers: &[PathBuf]) -> Command {
+    let includes: String = headers
+        .iter()
+        .map(|h| format!("#include \"{}\"\n", h.display()))
+        .collect();
+    std::fs::write(main, includes).unwrap();
+    let mut cmd = Command::new("g++");
+    cmd.args([
+        "-std=c++17",
+        "-fsyntax-only",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+    ])
+    .arg("-I")
+    .arg(workspace().join("bindings/cpp/include"))
+    .arg("-I")
+    .arg(workspace().join("runtime/include"))
+    .arg(main);
+    cmd
+}

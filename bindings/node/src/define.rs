@@ -27,7 +27,6 @@ use ffihub_abi::abi::{
 };
 use ffihub_abi::tindex;
 use std::ffi::c_void;
-use std::ptr;
 
 /// The size of the object header (`TVMFFIObject`), where the fields of a root type start.
 const HEADER_SIZE: i64 = 24;
@@ -321,7 +320,7 @@ struct Method {
 unsafe impl Send for Method {}
 unsafe impl Sync for Method {}
 
-impl Method {
+impl function::Callee for Method {
     fn call(&self, args: &[TVMFFIAny]) -> std::result::Result<TVMFFIAny, TVMFFIObjectHandle> {
         if args.len() != self.params.len() {
             let n = self.params.len();
@@ -370,28 +369,11 @@ impl Method {
     }
 }
 
-unsafe extern "C" fn call_method(
-    handle: *mut c_void,
-    args: *const TVMFFIAny,
-    num_args: i32,
-    result: *mut TVMFFIAny,
-) -> i32 {
-    let outcome = std::panic::catch_unwind(|| {
-        // SAFETY: the Method given to TVMFFIFunctionCreate, alive while its function is.
-        let method = unsafe { &*(handle as *const Method) };
-        // SAFETY: the caller passes `num_args` valid arguments.
-        method.call(unsafe { ffi::call_args(args, num_args) })
-    });
-    function::finish_safe_call(outcome, result)
-}
-
-unsafe extern "C" fn delete_method(handle: *mut c_void) {
-    let _ = std::panic::catch_unwind(|| {
-        // SAFETY: the Method boxed by `define_method`, deleted once by the runtime.
-        let method = unsafe { Box::from_raw(handle as *mut Method) };
+impl Drop for Method {
+    fn drop(&mut self) {
         // SAFETY: the method's reference to its callback.
-        unsafe { ffi::TVMFFIObjectDecRef(method.callback) };
-    });
+        unsafe { ffi::TVMFFIObjectDecRef(self.callback) };
+    }
 }
 
 /// `defineMethod(typeIndex, name, fn, params, returns, isStatic, doc)`: registers the
@@ -425,28 +407,13 @@ pub fn define_method(data: &EnvData, args: &[napi_value; 7]) -> Result<()> {
         ))
     );
     let callback = function::js_callback(data, args[2])?;
-    let method = Box::into_raw(Box::new(Method {
+    let func = function::new_function(Method {
         callback,
         params,
         ret,
         label: format!("{key}.{name}"),
         is_static,
-    }));
-    let mut func: TVMFFIObjectHandle = ptr::null_mut();
-    // SAFETY: `method` is handed to the function, which frees it through `delete_method`.
-    let rc = unsafe {
-        ffi::TVMFFIFunctionCreate(
-            method.cast(),
-            Some(call_method),
-            Some(delete_method),
-            &mut func,
-        )
-    };
-    if rc != 0 {
-        // SAFETY: not taken by the runtime.
-        unsafe { delete_method(method.cast()) };
-        return Err(Error::Ffi(ffi::take_raised_error()));
-    }
+    })?;
     let func = OwnedAny(ffi::object_any(func));
     let flags = if is_static {
         Flag::kTVMFFIFieldFlagBitMaskIsStaticMethod as i64

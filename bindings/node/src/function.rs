@@ -412,45 +412,70 @@ pub struct JsCallback {
 /// A new TVM-FFI function (owned) calling the JavaScript function `func`.
 pub fn js_callback(data: &EnvData, func: napi_value) -> Result<TVMFFIObjectHandle> {
     let r = data.env.reference(func, 1)?;
-    let callback = Box::into_raw(Box::new(JsCallback {
+    new_function(JsCallback {
         shared: data.shared.clone(),
         data,
         func: r,
-    }));
+    })
+}
+
+/// What a TVM-FFI function made by [`new_function`] owns and calls: its C entry calls it under
+/// `catch_unwind`, and the runtime drops it (on any thread) with the function.
+pub trait Callee: Sized {
+    /// Calls with the borrowed arguments: an owned result, or an owned error to raise.
+    fn call(&self, args: &[TVMFFIAny]) -> std::result::Result<TVMFFIAny, TVMFFIObjectHandle>;
+}
+
+/// A new TVM-FFI function (owned) that owns `callee`.
+pub fn new_function<T: Callee>(callee: T) -> Result<TVMFFIObjectHandle> {
+    let handle = Box::into_raw(Box::new(callee));
     let mut out: TVMFFIObjectHandle = ptr::null_mut();
-    // SAFETY: `callback` is handed to the function, which frees it through `delete_callback`.
+    // SAFETY: `handle` is handed to the function, which frees it through `delete_callee`.
     let rc = unsafe {
         ffi::TVMFFIFunctionCreate(
-            callback.cast(),
-            Some(safe_call),
-            Some(delete_callback),
+            handle.cast(),
+            Some(call_callee::<T>),
+            Some(delete_callee::<T>),
             &mut out,
         )
     };
     if rc != 0 {
         // SAFETY: not taken by the runtime.
-        let callback = unsafe { Box::from_raw(callback) };
-        data.env.delete_reference(callback.func);
+        unsafe { delete_callee::<T>(handle.cast()) };
         return Err(Error::Ffi(ffi::take_raised_error()));
     }
     Ok(out)
 }
 
-/// The TVM-FFI side of a JavaScript callback.
-unsafe extern "C" fn safe_call(
+/// The C entry of a [`new_function`].
+unsafe extern "C" fn call_callee<T: Callee>(
     handle: *mut c_void,
     args: *const TVMFFIAny,
     num_args: i32,
     result: *mut TVMFFIAny,
 ) -> i32 {
     let outcome = std::panic::catch_unwind(|| {
-        // SAFETY: `handle` is the JsCallback given to TVMFFIFunctionCreate, alive while the
-        // function is (and the caller holds the function during the call).
-        let callback = unsafe { &*(handle as *const JsCallback) };
+        // SAFETY: `handle` is the callee given to TVMFFIFunctionCreate, alive while the function
+        // is (and the caller holds the function during the call).
+        let callee = unsafe { &*(handle as *const T) };
         // SAFETY: the caller passes `num_args` valid arguments.
-        let args = unsafe { ffi::call_args(args, num_args) };
-        if callback.shared.on_thread() {
-            if !callback.shared.alive() {
+        callee.call(unsafe { ffi::call_args(args, num_args) })
+    });
+    finish_safe_call(outcome, result)
+}
+
+unsafe extern "C" fn delete_callee<T>(handle: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        // SAFETY: the callee boxed by `new_function`, deleted once by the runtime.
+        drop(unsafe { Box::from_raw(handle as *mut T) });
+    });
+}
+
+/// The TVM-FFI side of a JavaScript callback.
+impl Callee for JsCallback {
+    fn call(&self, args: &[TVMFFIAny]) -> std::result::Result<TVMFFIAny, TVMFFIObjectHandle> {
+        if self.shared.on_thread() {
+            if !self.shared.alive() {
                 return Err(ffi::make_error(
                     "RuntimeError",
                     "the JavaScript environment of this callback has exited",
@@ -458,17 +483,17 @@ unsafe extern "C" fn safe_call(
                 ));
             }
             // SAFETY: alive, and on its thread.
-            let env = unsafe { &*callback.data }.env;
-            callback.invoke(env, args)
+            let env = unsafe { &*self.data }.env;
+            self.invoke(env, args)
         } else {
             let call = CrossCall {
-                callback,
+                callback: self,
                 args: args.as_ptr(),
                 num_args: args.len(),
                 outcome: Mutex::new(None),
                 done: Condvar::new(),
             };
-            if let Err(message) = callback.shared.call_on_thread(&call) {
+            if let Err(message) = self.shared.call_on_thread(&call) {
                 return Err(ffi::make_error("RuntimeError", &message, ""));
             }
             let outcome = call
@@ -486,8 +511,7 @@ unsafe extern "C" fn safe_call(
                 )),
             }
         }
-    });
-    finish_safe_call(outcome, result)
+    }
 }
 
 /// Ends a safe call (a function's C entry, a field converter): writes its value to `out` and
@@ -521,12 +545,10 @@ pub fn finish_safe_call(
     }
 }
 
-unsafe extern "C" fn delete_callback(handle: *mut c_void) {
-    let _ = std::panic::catch_unwind(|| {
-        // SAFETY: the JsCallback boxed by `js_callback`, deleted once by the runtime.
-        let callback = unsafe { Box::from_raw(handle as *mut JsCallback) };
-        callback.shared.release_ref(callback.func);
-    });
+impl Drop for JsCallback {
+    fn drop(&mut self) {
+        self.shared.release_ref(self.func);
+    }
 }
 
 impl JsCallback {
