@@ -11,6 +11,8 @@
 //   floor:     the TVM-FFI call alone (a Rust loop calling testing.nop), for reference
 //   field:     p.x on a demo.Point              vs the bare Node-API no-op
 //   creation:  new demo.Point(i, 2)             (target: at most 300 ns)
+//   own fields: new demo.Point3D(i, 2, 3) with ffi.setOwnFields(demo.Point3D) vs without (the
+//              price of the opt-in: Object.defineProperty per field)
 //   array:     demo.sumArray(1e6 numbers)       vs the same call with the ffi.Array built in
 //                                               Rust (benchArrayFloor), per element
 //
@@ -60,6 +62,18 @@ const cases = {
     for (let i = 0; i < N; i++) last = new demo.Point(i, 2);
     return last;
   },
+  'object creation (new demo.Point3D)': () => {
+    let last = null;
+    for (let i = 0; i < N; i++) last = new demo.Point3D(i, 2, 3);
+    return last;
+  },
+  'object creation, own fields (new demo.Point3D)': () => {
+    ffi.setOwnFields(demo.Point3D);
+    let last = null;
+    for (let i = 0; i < N; i++) last = new demo.Point3D(i, 2, 3);
+    ffi.setOwnFields(demo.Point3D, false);
+    return last;
+  },
 };
 const point = new demo.Point(3, 4);
 
@@ -97,6 +111,9 @@ if (process.env.BENCH_ROWS === '1') {
   out('node: field read `p.x` vs bare N-API call', best['field read (p.x)'], bare, 2);
   out('node: `new demo.Point(x, y)` vs 300 ns', best['object creation (new demo.Point)'], 300, 1, '300 ns (target)');
   out('node: `demo.sumArray` of 1e6 numbers, per element, vs C floor', arrayOurs, arrayFloor, 5);
+  const plain = best['object creation (new demo.Point3D)'];
+  const own = best['object creation, own fields (new demo.Point3D)'];
+  console.log(`| node: \`new demo.Point3D\` with own fields (\`ffi.setOwnFields\`, 3 fields) vs without | ${ns(own)} | ${ns(plain)} | ${(own / plain).toFixed(2)}x | — |`);
   process.exit(0);
 }
 
@@ -111,6 +128,8 @@ console.log(row('generated typed (demo.addOne)', best['generated typed (demo.add
 console.log(row('TVM-FFI call alone (from Rust)', floor));
 console.log(row('field read (p.x)', best['field read (p.x)'], best['bare N-API no-op']));
 console.log(row('object creation (new demo.Point)', best['object creation (new demo.Point)']));
+console.log(row('object creation (new demo.Point3D)', best['object creation (new demo.Point3D)']));
+console.log(row('  with own fields (ffi.setOwnFields)', best['object creation, own fields (new demo.Point3D)']));
 console.log(`  demo.sumArray(1e6 numbers)           ${arrayOurs.toFixed(1).padStart(7)} ns/element, floor ${arrayFloor.toFixed(1)} ns/element (${(arrayOurs / arrayFloor).toFixed(2)}x)`);
 const ratio = best['generated no-op (testing.nop)'] / best['bare N-API no-op'];
 console.log(`  no-op ratio ${ratio.toFixed(2)}x (target <= 2x): ${ratio <= 2 ? 'met' : 'NOT met'}`);

@@ -85,6 +85,7 @@ module.exports = {
   fieldGetters: object.fieldGetters,
   getField: object.getField,
   setField: object.setField,
+  setOwnFields: object.setOwnFields,
   dispose,
   same,
   refCount,

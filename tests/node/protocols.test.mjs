@@ -1,10 +1,13 @@
 // JavaScript's protocols mapped onto TVM-FFI values: util.inspect (console.log) shows objects
 // with their fields and containers like JavaScript's own, JSON.stringify writes fields and
 // elements, a `to_string` method is `toString()`; library errors carry no folders of the
-// machine that built the libraries in their stacks.
+// machine that built the libraries in their stacks; `Object.keys` lists the fields of the
+// classes `ffi.setOwnFields` names.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { ffi, demo, testing, withoutLeaks } from './helpers.mjs';
 
 test('util.inspect: objects like class instances, with their fields', async () => {
@@ -64,6 +67,109 @@ test('JSON.stringify: objects write their fields, containers their elements', as
     assert.equal(JSON.stringify(demo.wordLengths(['ab', 'c'])), '{"ab":2,"c":1}');
     assert.equal(JSON.stringify({ nested: demo.makeNested(1) }), '{"nested":[{"index":[0],"range":[]}]}');
   });
+});
+
+test('Object.keys: own fields for the classes ffi.setOwnFields names (off by default)', async () => {
+  // Defining a type registers what lives as long as the process: outside the leak count.
+  const Pair = ffi.defineClass('nodetest.OwnFieldsPair', { fields: { first: 'int', second: 'str' } });
+  await withoutLeaks(assert, () => {
+    // Off by default: fields are getters on the class's prototype, as for any JavaScript class.
+    assert.deepEqual(Object.keys(new demo.Point(1, 2)), []);
+    ffi.setOwnFields(demo.Point);
+    try {
+      const p = new demo.Point(1, 2);
+      assert.deepEqual(Object.keys(p), ['x', 'y']);
+      assert.deepEqual(Object.entries(p), [['x', 1], ['y', 2]]);
+      assert.deepEqual({ ...p }, { x: 1, y: 2 });
+      // Nothing else changes: printing, JSON, methods, what passes to native functions.
+      assert.equal(inspect(p), 'Point { x: 1, y: 2 }');
+      assert.equal(JSON.stringify(p), '{"x":1,"y":2}');
+      assert.equal(p.translate(1, 1).x, 2);
+      assert.equal(p.distance(new demo.Point(4, 6)), 5);
+      // Subclasses inherit the setting (their fields after their bases'), and objects that
+      // functions return get their fields too.
+      assert.deepEqual(Object.keys(new demo.Point3D(1, 2, 3)), ['x', 'y', 'z']);
+      const square = demo.Shape2D.square(1);
+      assert.deepEqual({ ...square.vertices[2] }, { x: 1, y: 1 });
+      assert.deepEqual(Object.keys(square), []);
+      // Each own field is the prototype's accessor, so every point keeps one shape.
+      const q = demo.Point.origin();
+      assert.deepEqual(Object.getOwnPropertyDescriptor(q, 'x').get, Object.getOwnPropertyDescriptor(demo.Point.prototype, 'x').get);
+    } finally {
+      ffi.setOwnFields(demo.Point, false);
+    }
+    assert.deepEqual(Object.keys(new demo.Point(1, 2)), []);
+
+    // Writable fields stay writable (and checked); read-only ones stay read-only.
+    ffi.setOwnFields(demo.Counter);
+    try {
+      const c = new demo.Counter('clicks', 2, 1);
+      assert.deepEqual(Object.keys(c), ['label', 'count', 'step']);
+      c.count = 7;
+      assert.equal(c.count, 7);
+      assert.deepEqual({ ...c }, { label: 'clicks', count: 7, step: 1 });
+      assert.throws(() => {
+        c.count = 'seven';
+      }, /count: expected an integer/);
+      assert.throws(() => {
+        c.label = 'other';
+      }, TypeError);
+      assert.equal(c.label, 'clicks');
+    } finally {
+      ffi.setOwnFields(demo.Counter, false);
+    }
+
+    // `ffi.Object`: every type, including types defined in JavaScript, but for classes with a
+    // setting of their own (the nearest class with one decides).
+    ffi.setOwnFields(ffi.Object);
+    try {
+      assert.deepEqual({ ...new testing.TestIntPair(3, 4) }, { a: 3, b: 4 });
+      assert.deepEqual(Object.keys(new demo.Counter('c', 1, 1)), []);
+      assert.deepEqual({ ...new Pair({ first: 1, second: 'b' }) }, { first: 1, second: 'b' });
+    } finally {
+      ffi.setOwnFields(ffi.Object, false);
+    }
+    assert.deepEqual(Object.keys(new testing.TestIntPair(3, 4)), []);
+
+    assert.throws(() => ffi.setOwnFields({}), /setOwnFields\(Class, enabled\): Class must be ffi.Object or a registered class/);
+    assert.throws(() => ffi.setOwnFields(class Plain {}), TypeError);
+  });
+});
+
+test('Object.keys: objects of types without a class list the fields the runtime reflects', () => {
+  // A process with the support package but no generated package: the objects are `ffi.Object`s.
+  const code = `
+    const fs = require('node:fs');
+    const path = require('node:path');
+    const ffi = require('@ffihub/tvm-ffi');
+    const dirs = (process.env.FFIHUB_LIBRARY_PATH ?? '').split(path.delimiter).filter(Boolean);
+    const dir = dirs.find((d) => fs.existsSync(path.join(d, 'libtvm_ffi_testing.so')));
+    ffi.loadLibrary(path.join(dir, 'libtvm_ffi_testing.so'));
+    const make = ffi.requireGlobal('testing.make_unregistered_object');
+    const before = make();
+    ffi.setOwnFields(ffi.Object);
+    const o = make();
+    console.log(JSON.stringify({
+      base: Object.getPrototypeOf(o) === ffi.Object.prototype,
+      before: Object.keys(before),
+      keys: Object.keys(o),
+      spread: { ...o },
+      json: o.toJSON(),
+    }));
+  `;
+  const run = spawnSync(process.execPath, ['-e', code], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: process.env,
+    cwd: fileURLToPath(new URL('.', import.meta.url)),
+  });
+  assert.equal(run.status, 0, run.stderr);
+  const seen = JSON.parse(run.stdout);
+  assert.equal(seen.base, true);
+  assert.deepEqual(seen.before, []);
+  assert.ok(seen.keys.includes('v1'), run.stdout);
+  assert.deepEqual(seen.spread, seen.json);
+  assert.deepEqual(Object.keys(seen.spread), seen.keys);
 });
 
 test("toString(): a type's `to_string` method, else ffi.ReprPrint", async () => {

@@ -396,6 +396,8 @@ pub fn build_demo_and_generator() {
         "ffihub-demo",
         "-p",
         "ffihub-bindgen",
+        // `--bin` alone would leave the demo's library out of the build.
+        "--lib",
         "--bin",
         "ffihub",
     ]);

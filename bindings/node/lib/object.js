@@ -149,6 +149,75 @@ function fieldsOf(object) {
   return reflectedFields(native.typeIndexOf(object));
 }
 
+// Own fields (opt-in, `setOwnFields`): instances of a class whose prototype chain says so get
+// their fields as own enumerable accessors when they are made, so that `Object.keys`, spread
+// and deep-equality assertions see them. Off by default: an own accessor costs an
+// `Object.defineProperty` per field per object, several times what making the whole wrapper
+// costs (ADR 0014).
+const kOwnFields = Symbol('ffihub.ownFields');
+
+// Per prototype (generated classes) or type index (others): the `[name, descriptor]` pairs to
+// define. The descriptors share the prototype's accessor functions, so every instance of a
+// class keeps one hidden class.
+const ownFieldsByPrototype = new WeakMap();
+const ownFieldsByType = new Map();
+
+function ownFieldDescriptors(object) {
+  const proto = Object.getPrototypeOf(object);
+  if (proto !== FFIObject.prototype) {
+    let own = ownFieldsByPrototype.get(proto);
+    if (own === undefined) {
+      own = generatedFields(proto).map(([name]) => {
+        let p = proto;
+        while (!Object.hasOwn(p, name)) p = Object.getPrototypeOf(p);
+        const { get, set } = Object.getOwnPropertyDescriptor(p, name);
+        // No `set` key for read-only fields: an explicit `set: undefined` makes each
+        // definition about twice as slow.
+        return [name, set ? { get, set, enumerable: true, configurable: true } : { get, enumerable: true, configurable: true }];
+      });
+      ownFieldsByPrototype.set(proto, own);
+    }
+    return own;
+  }
+  const index = native.typeIndexOf(object);
+  let own = ownFieldsByType.get(index);
+  if (own === undefined) {
+    own = reflectedFields(index).map(([name]) => [
+      name,
+      {
+        get() {
+          return getField(this, name);
+        },
+        set(value) {
+          setField(this, name, value);
+        },
+        enumerable: true,
+        configurable: true,
+      },
+    ]);
+    ownFieldsByType.set(index, own);
+  }
+  return own;
+}
+
+function defineOwnFields(object) {
+  for (const [name, descriptor] of ownFieldDescriptors(object)) Object.defineProperty(object, name, descriptor);
+}
+
+/**
+ * Whether objects of `Class` and its subclasses made from now on carry their fields as own
+ * enumerable properties (`Object.keys`, `{...object}`, `Object.entries` list them);
+ * `setOwnFields(ffi.Object)` sets it for every object type. The nearest class with a setting
+ * decides (`setOwnFields(Point, false)` keeps points out of `setOwnFields(ffi.Object)`). Off by
+ * default (ADR 0014).
+ */
+function setOwnFields(Class, enabled = true) {
+  if (classKey(Class) === undefined) {
+    throw new TypeError('setOwnFields(Class, enabled): Class must be ffi.Object or a registered class');
+  }
+  Object.defineProperty(Class.prototype, kOwnFields, { value: Boolean(enabled), configurable: true });
+}
+
 /** The base class of every TVM-FFI object. */
 class FFIObject {
   /** @param {Token} token what `construct` returned (generated constructors pass it on). */
@@ -157,6 +226,7 @@ class FFIObject {
       throw new TypeError(`${new.target.name} has no constructor; TVM-FFI objects come from functions`);
     }
     new CellSlot(this, native.adopt(this, token.number));
+    if (this[kOwnFields]) defineOwnFields(this);
   }
 
   /** The registered type key of the object's type (`demo.Point`). */
@@ -241,6 +311,7 @@ class Unreadable {
   }
 }
 Object.defineProperty(FFIObject, 'name', { value: 'Object' });
+Object.defineProperty(FFIObject.prototype, kOwnFields, { value: false, configurable: true });
 
 /**
  * A shell: instances get `Class.prototype` without running `Class`'s constructor (the addon
@@ -249,6 +320,7 @@ Object.defineProperty(FFIObject, 'name', { value: 'Object' });
 function shellOf(Class) {
   const shell = function (cell) {
     new CellSlot(this, cell);
+    if (this[kOwnFields]) defineOwnFields(this);
   };
   shell.prototype = Class.prototype;
   return shell;
@@ -495,6 +567,7 @@ module.exports = {
   fieldGetters,
   getField,
   setField,
+  setOwnFields,
   disposeValue,
   cellOf,
   getGlobal,
