@@ -300,7 +300,7 @@ fn run_generate(args: &GenerateArgs, check: bool) -> Result<ExitCode, String> {
 /// One line per language: `julia: 2 files, 1830 functions, 472 types, 192 untyped items`.
 fn summary(lib: &ir::Library, backend: &Backend, files: &filemap::FileMap, nested: bool) -> String {
     let mut ignored = crate::diagnostics::Diagnostics::default();
-    let out = (backend.capabilities)().filter(lib, backend.name, &mut ignored);
+    let out = backend.capabilities.filter(lib, backend.name, &mut ignored);
     let n_files = files
         .keys()
         .filter(|p| !nested || p.starts_with(backend.name))

@@ -1,25 +1,28 @@
 //! The backends: one folder per target language, each with the same files and roles.
 //!
 //! - `mod.rs`: `generate(&ir::Library, &Config) -> Result<FileMap, Diagnostics>` and
-//!   `capabilities()`;
-//! - `names.rs`: the only place that spells identifiers (case, keywords, reserved prefix,
-//!   collisions);
+//!   `CAPABILITIES`; `generate` places types and functions with [`naming::Naming`], then writes
+//!   where they live the language's way and builds the models;
+//! - `names.rs`: the only place that spells identifiers (case, keywords, reserved prefix), with
+//!   the language's [`naming::Spelling`];
 //! - `model.rs`: the askama view models (precomputed strings and flags);
 //! - the templates live in `templates/<lang>/` at the workspace root.
 //!
 //! Shared here: the [`Capabilities`] check that removes what a backend cannot express (with a
-//! diagnostic naming the item), the collision-checking [`Scope`], and the backend table.
+//! diagnostic naming the item) and the backend table; in [`naming`], where each item lives and
+//! what it is called (namespaces, collision-checking scopes, the fallback spelling of
+//! functions), which each backend's `names.rs` only spells.
 
 pub mod case;
 pub mod cpp;
 pub mod julia;
+pub mod naming;
 pub mod node;
 pub mod params;
 
 use crate::diagnostics::Diagnostics;
 use crate::filemap::FileMap;
 use crate::ir::{self, Type};
-use std::collections::BTreeMap;
 
 /// Options of one generation run.
 #[derive(Clone, Debug, Default)]
@@ -115,6 +118,22 @@ pub struct Capabilities {
 }
 
 impl Capabilities {
+    /// Everything: what every backend expresses today.
+    pub const ALL: Capabilities = Capabilities {
+        packed_functions: true,
+        objects: true,
+        methods: true,
+        constructors: true,
+        kw_only_params: true,
+        callbacks: true,
+        containers: true,
+        optional: true,
+        variant: true,
+        tensors: true,
+        bigint: true,
+        opaque_ptr: true,
+    };
+
     /// Why `ty` cannot be expressed, if it cannot.
     pub fn check_type(&self, ty: &Type) -> Result<(), String> {
         let need = |ok: bool, what: &str| {
@@ -238,167 +257,12 @@ impl Capabilities {
     }
 }
 
-/// One naming scope (a package's top level, a class's members): detects two items that end up
-/// with the same identifier.
-#[derive(Debug, Default)]
-pub struct Scope {
-    taken: BTreeMap<String, String>,
-}
-
-impl Scope {
-    /// A scope where `reserved` identifiers are already used by generated code.
-    pub fn with_reserved(reserved: &[&str]) -> Self {
-        Scope {
-            taken: reserved
-                .iter()
-                .map(|r| (r.to_string(), "generated code".to_string()))
-                .collect(),
-        }
-    }
-
-    /// `ident`, or `ident_` (repeated) if that is taken: for local names such as parameters,
-    /// which can be respelled without the user noticing.
-    pub fn claim_free(&mut self, ident: &str, item: &str) -> String {
-        let mut ident = ident.to_string();
-        while self.taken.contains_key(&ident) {
-            ident.push('_');
-        }
-        self.taken.insert(ident.clone(), format!("`{item}`"));
-        ident
-    }
-
-    /// Claims `ident` for `item`; reports an error naming both items if it is taken.
-    pub fn claim(&mut self, ident: &str, item: &str, lang: &'static str, diags: &mut Diagnostics) {
-        match self.taken.get(ident) {
-            Some(other) => diags.error(
-                lang,
-                item,
-                format!(
-                    "its name `{ident}` collides with {other}; rename one of them (functions \
-                     and types: `--config FILE` with `rename: {{<registered name>: \
-                     <dotted name>}}`)"
-                ),
-            ),
-            None => {
-                self.taken.insert(ident.to_string(), format!("`{item}`"));
-            }
-        }
-    }
-}
-
-/// The namespace of an item path (every segment but the last).
-pub fn namespace_of(path: &[String]) -> &[String] {
-    &path[..path.len().saturating_sub(1)]
-}
-
-/// Naming scopes by namespace: the package root is `[]`. A namespace's name is claimed in its
-/// parent's scope (as `namespace a.b`) when first used, so a namespace and an item of the same
-/// name in one scope are reported like any other collision.
-#[derive(Debug)]
-pub struct Namespaces {
-    reserved: Vec<String>,
-    self_named: bool,
-    scopes: BTreeMap<Vec<String>, Scope>,
-}
-
-impl Namespaces {
-    /// Scopes where `reserved` identifiers are taken in every namespace, and with `self_named`
-    /// each namespace's own name in it (a Julia module binds its own name).
-    pub fn new(reserved: &[&str], self_named: bool) -> Self {
-        Namespaces {
-            reserved: reserved.iter().map(|r| r.to_string()).collect(),
-            self_named,
-            scopes: BTreeMap::new(),
-        }
-    }
-
-    /// The scope of namespace `ns` (identifiers), creating it and its parents.
-    pub fn scope(
-        &mut self,
-        ns: &[String],
-        lang: &'static str,
-        diags: &mut Diagnostics,
-    ) -> &mut Scope {
-        if !self.scopes.contains_key(ns) {
-            if let Some((last, parent)) = ns.split_last() {
-                let item = format!("namespace {}", ns.join("."));
-                self.scope(parent, lang, diags)
-                    .claim(last, &item, lang, diags);
-            }
-            let mut reserved: Vec<&str> = self.reserved.iter().map(String::as_str).collect();
-            if let Some(own) = ns.last().filter(|_| self.self_named) {
-                reserved.push(own);
-            }
-            self.scopes
-                .insert(ns.to_vec(), Scope::with_reserved(&reserved));
-        }
-        self.scopes.get_mut(ns).expect("inserted above")
-    }
-}
-
-/// The identifiers of `lib`'s functions (in order), free of collisions by construction. In each
-/// namespace, the names of child namespaces and of types (`type_idents` of a type's last
-/// segment) are taken first; then each function gets `convert(last segment)` (the language's
-/// case) if that is free, else its registered spelling `verbatim(last segment)`, else that with
-/// `_` appended until free (with `self_named`, a namespace's own name is taken in it too).
-/// Functions whose registered spelling already is their converted one
-/// choose first: `prim.bitwise_and` keeps `bitwise_and`, `prim.BitwiseAnd` gets `BitwiseAnd`.
-pub fn function_idents(
-    lib: &ir::Library,
-    convert: impl Fn(&str) -> String,
-    verbatim: impl Fn(&str) -> String,
-    namespace_ident: impl Fn(&str) -> String,
-    type_idents: impl Fn(&str) -> Vec<String>,
-    self_named: bool,
-) -> Vec<String> {
-    let mut taken: std::collections::BTreeSet<(Vec<String>, String)> = Default::default();
-    let last = |path: &[String]| path.last().map_or("", String::as_str).to_string();
-    for path in lib
-        .functions
-        .iter()
-        .map(|f| &f.path)
-        .chain(lib.types.iter().map(|t| &t.path))
-    {
-        let ns = namespace_of(path);
-        for i in 0..ns.len() {
-            taken.insert((ns[..i].to_vec(), namespace_ident(&ns[i])));
-            if self_named {
-                taken.insert((ns[..=i].to_vec(), namespace_ident(&ns[i])));
-            }
-        }
-    }
-    for t in &lib.types {
-        for ident in type_idents(&last(&t.path)) {
-            taken.insert((namespace_of(&t.path).to_vec(), ident));
-        }
-    }
-    let mut idents = vec![String::new(); lib.functions.len()];
-    let natural = |f: &ir::Function| convert(&last(&f.path)) == verbatim(&last(&f.path));
-    let order = (0..lib.functions.len())
-        .filter(|&i| natural(&lib.functions[i]))
-        .chain((0..lib.functions.len()).filter(|&i| !natural(&lib.functions[i])));
-    for i in order {
-        let f = &lib.functions[i];
-        let ns = namespace_of(&f.path).to_vec();
-        let mut ident = convert(&last(&f.path));
-        if taken.contains(&(ns.clone(), ident.clone())) {
-            ident = verbatim(&last(&f.path));
-            while taken.contains(&(ns.clone(), ident.clone())) {
-                ident.push('_');
-            }
-        }
-        taken.insert((ns, ident.clone()));
-        idents[i] = ident;
-    }
-    idents
-}
-
 /// A backend in the table.
 pub struct Backend {
     /// Its name on the command line and the subfolder for `--lang all`.
     pub name: &'static str,
     /// What it can express.
-    pub capabilities: fn() -> Capabilities,
+    pub capabilities: Capabilities,
     /// Renders a library.
     pub generate: fn(&ir::Library, &Config) -> Result<FileMap, Diagnostics>,
 }
@@ -407,17 +271,17 @@ pub struct Backend {
 pub const BACKENDS: &[Backend] = &[
     Backend {
         name: julia::LANG,
-        capabilities: julia::capabilities,
+        capabilities: julia::CAPABILITIES,
         generate: julia::generate,
     },
     Backend {
         name: node::LANG,
-        capabilities: node::capabilities,
+        capabilities: node::CAPABILITIES,
         generate: node::generate,
     },
     Backend {
         name: cpp::LANG,
-        capabilities: cpp::capabilities,
+        capabilities: cpp::CAPABILITIES,
         generate: cpp::generate,
     },
 ];

@@ -5,7 +5,7 @@
 //! (Julia keywords, a Node options object, a C++ options struct) and calls the library with
 //! the arguments in the library's order.
 
-use super::Scope;
+use super::naming::Scope;
 use crate::ir::{self, Literal, ParamDefault};
 
 /// A parameter of a binding.

@@ -11,7 +11,8 @@
 //!
 //! `detail` is reserved in every namespace, so no namespace header is called `detail.hpp`.
 
-use super::model::{grouped, Header, Library};
+use super::model::{Header, Library};
+use crate::lang::naming::grouped;
 use std::path::PathBuf;
 
 /// The headers of `library`: their paths and contents. `class_namespaces[i]` and

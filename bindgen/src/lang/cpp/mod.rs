@@ -10,8 +10,8 @@ pub mod signature;
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};
 use crate::ir;
-use crate::lang::{self, render, Capabilities, Config, Namespaces};
-use std::collections::BTreeMap;
+use crate::lang::naming::Naming;
+use crate::lang::{render, Capabilities, Config};
 
 /// The backend's name.
 pub const LANG: &str = "cpp";
@@ -21,57 +21,32 @@ pub const SUPPORT_HEADER: &str = "ffihub/ffihub.hpp";
 
 /// What the C++ backend expresses: everything. Keyword-only and defaulted constructor
 /// parameters become C++ parameters (defaulted ones `std::optional`, last) passed by keyword.
-pub fn capabilities() -> Capabilities {
-    Capabilities {
-        packed_functions: true,
-        objects: true,
-        methods: true,
-        constructors: true,
-        kw_only_params: true,
-        callbacks: true,
-        containers: true,
-        optional: true,
-        variant: true,
-        tensors: true,
-        bigint: true,
-        opaque_ptr: true,
-    }
-}
+pub const CAPABILITIES: Capabilities = Capabilities::ALL;
 
 /// Renders the C++ header of `lib`.
 pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics> {
     let mut diags = Diagnostics::default();
-    let lib = capabilities().filter(lib, LANG, &mut diags);
+    let lib = CAPABILITIES.filter(lib, LANG, &mut diags);
     let namespace = names::namespace(&cfg.name);
     // Every namespace reserves `detail` (the header's internals) and the support library's
     // namespaces, so that unqualified `detail::` and `ffihub::` always mean those.
-    let mut scopes = Namespaces::new(&["detail", "ffihub", "std"], false);
-    let ns_idents = |path: &[String]| -> Vec<String> {
-        lang::namespace_of(path)
-            .iter()
-            .map(|s| names::namespace_segment(s))
-            .collect()
-    };
+    let mut naming = Naming::<names::Cpp>::new(&["detail", "ffihub", "std"]);
     let qualified_ns = |ns: &[String]| -> String {
         std::iter::once(namespace.as_str())
             .chain(ns.iter().map(String::as_str))
             .collect::<Vec<_>>()
             .join("::")
     };
-    let mut classes = BTreeMap::new();
-    let mut class_places = Vec::new();
-    for t in &lib.types {
-        let ident = names::class(t.path.last().map_or("", String::as_str));
-        let ns = ns_idents(&t.path);
-        names::claim(
-            scopes.scope(&ns, LANG, &mut diags),
-            &ident,
-            &t.key,
-            &mut diags,
-        );
-        classes.insert(t.key.clone(), format!("::{}::{ident}", qualified_ns(&ns)));
-        class_places.push((ns, ident));
-    }
+    let class_places = naming.place_types(&lib, &mut diags);
+    let classes = lib
+        .types
+        .iter()
+        .zip(&class_places)
+        .map(|(t, p)| {
+            let qualified = format!("::{}::{}", qualified_ns(&p.ns), p.ident);
+            (t.key.clone(), qualified)
+        })
+        .collect();
     let types = model::Types(classes);
     let file_name = format!("{namespace}.hpp");
     let libraries = lib.libraries.join(", ");
@@ -95,33 +70,16 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         .types
         .iter()
         .zip(&class_places)
-        .map(|(t, (_, ident))| types.class(t, ident.clone(), &mut diags))
+        .map(|(t, place)| types.class(t, place.ident.clone(), &mut diags))
         .collect();
-    let function_idents = lang::function_idents(
-        &lib,
-        names::value,
-        names::namespace_segment,
-        names::namespace_segment,
-        |segment| vec![names::class(segment)],
-        false,
-    );
-    let mut function_places = Vec::new();
-    let function_models = lib
-        .functions
-        .iter()
-        .zip(function_idents)
-        .map(|(f, ident)| {
-            let ns = ns_idents(&f.path);
-            let scope = scopes.scope(&ns, LANG, &mut diags);
-            names::claim(scope, &ident, &f.name, &mut diags);
-            let function = types.function(f, ident);
-            if let Some(o) = &function.options {
-                names::claim(scope, &o.ident, &f.name, &mut diags);
-            }
-            function_places.push(ns);
-            function
-        })
-        .collect();
+    // A function's options struct is named next to it, in its namespace.
+    let mut function_models = Vec::new();
+    let function_places = naming.place_functions_with(&lib, &mut diags, |i, place| {
+        let function = types.function(&lib.functions[i], place.ident.clone());
+        let options = function.options.as_ref().map(|o| o.ident.clone());
+        function_models.push(function);
+        options
+    });
     let library = model::Library {
         banner: format!("// {}", banner_text(&lib.libraries, &lib.checksum)),
         support_header: SUPPORT_HEADER,
@@ -134,8 +92,8 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         functions: function_models,
         namespace: namespace.clone(),
     };
-    let class_namespaces: Vec<&[String]> = class_places.iter().map(|(ns, _)| &ns[..]).collect();
-    let function_namespaces: Vec<&[String]> = function_places.iter().map(|ns| &ns[..]).collect();
+    let class_namespaces: Vec<&[String]> = class_places.iter().map(|p| &p.ns[..]).collect();
+    let function_namespaces: Vec<&[String]> = function_places.iter().map(|p| &p.ns[..]).collect();
     let headers = headers::layout(
         &library,
         &class_namespaces,

@@ -6,8 +6,9 @@ pub use super::signature::Options;
 use super::signature::Passing;
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, Type};
+use crate::lang::naming::{InNamespace, Scope, Spelling};
 use crate::lang::params::Layout;
-use crate::lang::{comment_line, doc_lines, Scope};
+use crate::lang::{comment_line, doc_lines};
 use askama::Template;
 use std::collections::BTreeMap;
 
@@ -55,33 +56,6 @@ pub struct Header<'a> {
     pub defined: Vec<InNamespace<usize>>,
     /// The functions this header defines (indices into `Library::functions`).
     pub functions: Vec<InNamespace<usize>>,
-}
-
-/// An item in a namespace; runs of items in the same namespace share one `namespace {}` block.
-pub struct InNamespace<T> {
-    /// The qualified namespace (`tvm::ir`).
-    pub ns: String,
-    /// The first of its run: open the namespace before it.
-    pub open: bool,
-    /// The last of its run: close the namespace after it.
-    pub close: bool,
-    /// The item.
-    pub item: T,
-}
-
-/// Marks the runs of items in the same namespace.
-pub fn grouped<T>(items: Vec<(String, T)>) -> Vec<InNamespace<T>> {
-    let namespaces: Vec<String> = items.iter().map(|(ns, _)| ns.clone()).collect();
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, (ns, item))| InNamespace {
-            open: i == 0 || namespaces[i - 1] != ns,
-            close: namespaces.get(i + 1) != Some(&ns),
-            ns,
-            item,
-        })
-        .collect()
 }
 
 /// A parameter.
@@ -390,7 +364,7 @@ impl Types {
         Layout::new(
             params,
             &["args", "Args", names::OPTIONS_PARAM],
-            names::value,
+            names::Cpp::value,
             item,
         )
     }
@@ -525,7 +499,7 @@ impl Types {
             "swap",
         ]);
         for f in &t.inherited_fields {
-            let getter = names::value(&f.name);
+            let getter = names::Cpp::value(&f.name);
             members.claim(
                 &getter,
                 &format!("{}.{}", f.owner, f.name),
@@ -546,11 +520,11 @@ impl Types {
             .iter()
             .map(|f| {
                 let item = format!("{}.{}", t.key, f.name);
-                let ident = names::value(&f.name);
-                names::claim(&mut members, &ident, &item, diags);
+                let ident = names::Cpp::value(&f.name);
+                names::Cpp::claim(&mut members, &ident, &item, diags);
                 let setter = f.writable.then(|| names::setter(&ident));
                 if let Some(s) = &setter {
-                    names::claim(&mut members, s, &item, diags);
+                    names::Cpp::claim(&mut members, s, &item, diags);
                 }
                 Field {
                     ident,
@@ -569,8 +543,8 @@ impl Types {
             .filter(|m| seen.insert(m.name.clone()))
             .map(|m| {
                 let item = format!("{}.{}", t.key, m.name);
-                let ident = names::value(&m.name);
-                names::claim(&mut members, &ident, &item, diags);
+                let ident = names::Cpp::value(&m.name);
+                names::Cpp::claim(&mut members, &ident, &item, diags);
                 let options_ident = names::options_struct(&ident);
                 let (rendered, ret) = match &m.signature {
                     Some(sig) => (
@@ -584,7 +558,7 @@ impl Types {
                     None => (None, "ffihub::Any".into()),
                 };
                 if rendered.as_ref().is_some_and(|r| r.options.is_some()) {
-                    names::claim(&mut members, &options_ident, &item, diags);
+                    names::Cpp::claim(&mut members, &options_ident, &item, diags);
                 }
                 let kind = if m.is_static {
                     "static method"
@@ -614,7 +588,7 @@ impl Types {
             .collect();
         let mut constructor = t.constructor.as_ref().map(|c| self.constructor(t, c));
         if constructor.as_ref().is_some_and(|c| c.options.is_some()) {
-            names::claim(
+            names::Cpp::claim(
                 &mut members,
                 names::CONSTRUCTOR_OPTIONS,
                 &format!("{}.__ffi_init__", t.key),

@@ -6,10 +6,8 @@
 //! generated internals live in the nested namespace `detail` or start with `ffi_` (a user name
 //! with that prefix is an error); collisions in one scope are errors.
 
-use crate::diagnostics::Diagnostics;
-use crate::lang::{case, Scope};
-
-use super::LANG;
+use crate::lang::case;
+use crate::lang::naming::Spelling;
 
 /// C++20 keywords and alternative tokens, macros from the standard headers that would break a
 /// declaration, and the namespaces generated code names (`detail`, `ffihub`, `std`).
@@ -134,21 +132,6 @@ pub fn namespace(name: &str) -> String {
     escape(case::sanitize(&case::snake(name)))
 }
 
-/// A nested namespace from a segment of a dotted name (spelled as registered, escaped).
-pub fn namespace_segment(segment: &str) -> String {
-    escape(case::sanitize(segment))
-}
-
-/// A class name.
-pub fn class(segment: &str) -> String {
-    escape(case::sanitize(&case::pascal(segment)))
-}
-
-/// A function, method, accessor or parameter name.
-pub fn value(name: &str) -> String {
-    escape(case::sanitize(&case::snake(name)))
-}
-
 /// The parameter holding keyword-only arguments (an options struct), last.
 pub const OPTIONS_PARAM: &str = "options";
 
@@ -167,16 +150,27 @@ pub fn setter(field_ident: &str) -> String {
     format!("set_{field_ident}")
 }
 
-/// Claims `ident` in `scope`, rejecting the reserved prefix.
-pub fn claim(scope: &mut Scope, ident: &str, item: &str, diags: &mut Diagnostics) {
-    if ident.starts_with(RESERVED_PREFIX) {
-        diags.error(
-            LANG,
-            item,
-            format!("`{ident}` uses the reserved prefix {RESERVED_PREFIX}"),
-        );
+/// C++ for the naming every backend shares (`lang::naming`).
+pub struct Cpp;
+
+impl Spelling for Cpp {
+    const LANG: &'static str = super::LANG;
+    const RESERVED_PREFIX: &'static str = RESERVED_PREFIX;
+
+    /// A nested namespace: the segment as registered, escaped.
+    fn namespace_segment(segment: &str) -> String {
+        escape(case::sanitize(segment))
     }
-    scope.claim(ident, item, LANG, diags);
+
+    /// A class: `PascalCase`.
+    fn type_ident(segment: &str) -> String {
+        escape(case::sanitize(&case::pascal(segment)))
+    }
+
+    /// A function, method, accessor or parameter: `snake_case`.
+    fn value(name: &str) -> String {
+        escape(case::sanitize(&case::snake(name)))
+    }
 }
 
 #[cfg(test)]
@@ -186,9 +180,11 @@ mod tests {
     #[test]
     fn spelling() {
         assert_eq!(namespace("TvmFfiTesting"), "tvm_ffi_testing");
-        assert_eq!(class("test_int_pair"), "TestIntPair");
-        assert_eq!(value("TestIntPairSum"), "test_int_pair_sum");
-        assert_eq!(value("delete"), "delete_");
+        assert_eq!(Cpp::type_ident("test_int_pair"), "TestIntPair");
+        assert_eq!(Cpp::namespace_segment("relax"), "relax");
+        assert_eq!(Cpp::namespace_segment("new"), "new_");
+        assert_eq!(Cpp::value("TestIntPairSum"), "test_int_pair_sum");
+        assert_eq!(Cpp::value("delete"), "delete_");
         assert_eq!(setter("v_i64"), "set_v_i64");
         assert_eq!(options_struct("from_json_schema"), "FromJsonSchemaOptions");
     }

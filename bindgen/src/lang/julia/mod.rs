@@ -10,7 +10,8 @@ pub mod signature;
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};
 use crate::ir;
-use crate::lang::{self, render, stable_uuid, Capabilities, Config, Namespaces};
+use crate::lang::naming::{Naming, Place};
+use crate::lang::{render, stable_uuid, Capabilities, Config};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
@@ -21,35 +22,14 @@ pub const LANG: &str = "julia";
 pub const TVMFFI_UUID: &str = "4dc22cd8-4ca7-4bc0-868b-9a36b89f7c61";
 
 /// What the Julia backend expresses.
-pub fn capabilities() -> Capabilities {
-    Capabilities {
-        packed_functions: true,
-        objects: true,
-        methods: true,
-        constructors: true,
-        kw_only_params: true,
-        callbacks: true,
-        containers: true,
-        optional: true,
-        variant: true,
-        tensors: true,
-        bigint: true,
-        opaque_ptr: true,
-    }
-}
+pub const CAPABILITIES: Capabilities = Capabilities::ALL;
 
 /// Renders the Julia package of `lib`.
 pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics> {
     let mut diags = Diagnostics::default();
-    let lib = capabilities().filter(lib, LANG, &mut diags);
+    let lib = CAPABILITIES.filter(lib, LANG, &mut diags);
     let module = names::module(&cfg.name);
-    let mut scopes = Namespaces::new(&[module.as_str(), "TVMFFI"], true);
-    let ns_of = |path: &[String]| -> Vec<String> {
-        lang::namespace_of(path)
-            .iter()
-            .map(|s| names::namespace_segment(s))
-            .collect()
-    };
+    let mut naming = Naming::<names::Julia>::new(&[module.as_str(), "TVMFFI"]);
     // Without namespaces, names are plain (the package is one module); with them, every
     // reference to a type is qualified from the package root, valid in every submodule.
     let nested_package = lib
@@ -72,16 +52,13 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         ident,
     };
 
-    let mut type_names = BTreeMap::new();
-    for t in &lib.types {
-        let ident = names::type_name(t.path.last().map_or("", String::as_str));
-        let ns = ns_of(&t.path);
-        let scope = scopes.scope(&ns, LANG, &mut diags);
-        names::claim(scope, &ident, &t.key, &mut diags);
-        let abstract_ident = names::abstract_type_name(&ident);
-        names::claim(scope, &abstract_ident, &t.key, &mut diags);
-        type_names.insert(t.key.clone(), place(&ns, ident));
-    }
+    let type_places = naming.place_types(&lib, &mut diags);
+    let type_names = lib
+        .types
+        .iter()
+        .zip(&type_places)
+        .map(|(t, p)| (t.key.clone(), place(&p.ns, p.ident.clone())))
+        .collect();
     let types = model::TypeNames(type_names);
     // Method identifiers by namespace (one Julia function per name and module).
     let mut method_names: BTreeMap<Vec<String>, BTreeMap<String, String>> = BTreeMap::new();
@@ -90,8 +67,8 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     let objects: Vec<(Vec<String>, model::Object)> = lib
         .types
         .iter()
-        .map(|t| {
-            let ns = ns_of(&t.path);
+        .zip(type_places)
+        .map(|(t, Place { ns, .. })| {
             // The methods its local ancestors declare (an own one of the same name overrides).
             let inherited: BTreeSet<&str> = t
                 .ancestors
@@ -108,29 +85,12 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
             (ns, o)
         })
         .collect();
-    let idents = lang::function_idents(
-        &lib,
-        names::value_name,
-        names::verbatim_value_name,
-        names::namespace_segment,
-        |segment| {
-            let t = names::type_name(segment);
-            vec![names::abstract_type_name(&t), t]
-        },
-        true,
-    );
+    let function_places = naming.place_functions(&lib, &mut diags);
     let functions: Vec<(Vec<String>, model::Function)> = lib
         .functions
         .iter()
-        .zip(idents)
-        .map(|(f, ident)| {
-            let ns = ns_of(&f.path);
-            names::claim(
-                scopes.scope(&ns, LANG, &mut diags),
-                &ident,
-                &f.name,
-                &mut diags,
-            );
+        .zip(function_places)
+        .map(|(f, Place { ns, ident })| {
             if let Some(method) = method_names.get(&ns).and_then(|m| m.get(&ident)) {
                 diags.error(
                     LANG,
@@ -344,12 +304,6 @@ fn namespace_blocks(
     module: &str,
     diags: &mut Diagnostics,
 ) -> Vec<model::Block> {
-    let ns_of = |path: &[String]| -> Vec<String> {
-        lang::namespace_of(path)
-            .iter()
-            .map(|s| names::namespace_segment(s))
-            .collect()
-    };
     let mut all: BTreeSet<Vec<String>> = BTreeSet::new();
     for ns in objects
         .iter()
@@ -361,13 +315,14 @@ fn namespace_blocks(
         }
     }
     let mut needs = Needs::new();
-    let ns_by_key: BTreeMap<&str, Vec<String>> = lib
+    let ns_by_key: BTreeMap<&str, &[String]> = lib
         .types
         .iter()
-        .map(|t| (t.key.as_str(), ns_of(&t.path)))
+        .zip(objects)
+        .map(|(t, (ns, _))| (t.key.as_str(), &ns[..]))
         .collect();
     for t in &lib.types {
-        let (Some(child), Some(parent)) = (
+        let (Some(&child), Some(&parent)) = (
             ns_by_key.get(t.key.as_str()),
             ns_by_key.get(t.parent.as_str()),
         ) else {

@@ -15,8 +15,9 @@ use super::signature::{join_decls, Protocol};
 use super::{arguments, names};
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, Type};
+use crate::lang::naming::{Scope, Spelling};
 use crate::lang::params::Layout;
-use crate::lang::{comment_line, doc_lines, Scope};
+use crate::lang::{comment_line, doc_lines};
 use askama::Template;
 use std::collections::BTreeMap;
 
@@ -712,7 +713,7 @@ impl TypeNames {
             .enumerate()
             .map(|(i, f)| {
                 let prop = names::value_name(&f.name);
-                names::claim(
+                names::Julia::claim(
                     &mut members,
                     &prop,
                     &format!("{}.{}", f.owner, f.name),
@@ -748,7 +749,7 @@ impl TypeNames {
                 );
                 continue;
             }
-            names::claim(&mut seen, &method_ident, &item, diags);
+            names::Julia::claim(&mut seen, &method_ident, &item, diags);
             method_names
                 .entry(method_ident.clone())
                 .or_insert_with(|| item.clone());

@@ -6,12 +6,10 @@
 //! user name with that prefix is an error); two items with the same identifier in one scope are
 //! an error naming both.
 
-use crate::diagnostics::Diagnostics;
 use crate::lang::case;
-use crate::lang::Scope;
+use crate::lang::naming::Spelling;
 
 use super::base_names::BASE_EXPORTS;
-use super::LANG;
 
 /// Julia's reserved words (including the contextual ones that cannot name a function), and
 /// names that generated code relies on.
@@ -82,22 +80,6 @@ pub fn module(name: &str) -> String {
     escape(case::sanitize(&case::pascal(name)))
 }
 
-/// A submodule from a segment of a dotted name (spelled as registered, escaped).
-pub fn namespace_segment(segment: &str) -> String {
-    escape(case::sanitize(segment))
-}
-
-/// A type name from the last segment of a type key. Names that `Base` exports (`Pair`,
-/// `String`, ...) get a trailing `_` too: the generated code and its users need Base's.
-pub fn type_name(segment: &str) -> String {
-    let ident = escape(case::sanitize(&case::pascal(segment)));
-    if is_base_export(&ident) {
-        format!("{ident}_")
-    } else {
-        ident
-    }
-}
-
 /// The abstract supertype that stands for a type and its subtypes.
 pub fn abstract_type_name(type_name: &str) -> String {
     format!("Abstract{type_name}")
@@ -106,12 +88,6 @@ pub fn abstract_type_name(type_name: &str) -> String {
 /// A function, method, field or parameter name.
 pub fn value_name(name: &str) -> String {
     escape(case::sanitize(&case::snake(name)))
-}
-
-/// A function's name as registered, for when its [`value_name`] is taken: the registered case
-/// kept (`BitwiseAnd` next to `bitwise_and`), made an identifier like every other name.
-pub fn verbatim_value_name(name: &str) -> String {
-    escape(case::sanitize(name))
 }
 
 /// A parameter name: like [`value_name`], and `self` (the receiver of methods) gets a `_`.
@@ -151,16 +127,38 @@ pub fn symbol_literal(name: &str) -> String {
     }
 }
 
-/// Claims `ident` in `scope`, rejecting the reserved prefix.
-pub fn claim(scope: &mut Scope, ident: &str, item: &str, diags: &mut Diagnostics) {
-    if ident.starts_with(RESERVED_PREFIX) {
-        diags.error(
-            LANG,
-            item,
-            format!("`{ident}` uses the reserved prefix {RESERVED_PREFIX}"),
-        );
+/// Julia for the naming every backend shares (`lang::naming`): a type also takes its abstract
+/// supertype's name, and a module binds its own name.
+pub struct Julia;
+
+impl Spelling for Julia {
+    const LANG: &'static str = super::LANG;
+    const RESERVED_PREFIX: &'static str = RESERVED_PREFIX;
+    const SELF_NAMED: bool = true;
+
+    /// A submodule: the segment as registered, escaped.
+    fn namespace_segment(segment: &str) -> String {
+        escape(case::sanitize(segment))
     }
-    scope.claim(ident, item, LANG, diags);
+
+    /// A type: `CamelCase`. Names that `Base` exports (`Pair`, `String`, ...) get a trailing
+    /// `_` too: the generated code and its users need Base's.
+    fn type_ident(segment: &str) -> String {
+        let ident = escape(case::sanitize(&case::pascal(segment)));
+        if is_base_export(&ident) {
+            format!("{ident}_")
+        } else {
+            ident
+        }
+    }
+
+    fn type_companions(ident: &str) -> Vec<String> {
+        vec![abstract_type_name(ident)]
+    }
+
+    fn value(name: &str) -> String {
+        value_name(name)
+    }
 }
 
 #[cfg(test)]
@@ -170,16 +168,16 @@ mod tests {
     #[test]
     fn spelling() {
         assert_eq!(module("tvm_ffi_testing"), "TvmFfiTesting");
-        assert_eq!(type_name("TestIntPair"), "TestIntPair");
-        assert_eq!(type_name("Pair"), "Pair_");
-        assert_eq!(type_name("Base"), "Base_");
+        assert_eq!(Julia::type_ident("TestIntPair"), "TestIntPair");
+        assert_eq!(Julia::type_ident("Pair"), "Pair_");
+        assert_eq!(Julia::type_ident("Base"), "Base_");
         assert_eq!(value_name("TestIntPairSum"), "test_int_pair_sum");
         assert_eq!(value_name("end"), "end_");
         assert_eq!(value_name("v_i64"), "v_i64");
-        assert_eq!(verbatim_value_name("BitwiseAnd"), "BitwiseAnd");
-        assert_eq!(verbatim_value_name("a\"b"), "a_b");
-        assert_eq!(verbatim_value_name("a-b"), "a_b");
-        assert_eq!(verbatim_value_name("end"), "end_");
+        assert_eq!(Julia::verbatim_value("BitwiseAnd"), "BitwiseAnd");
+        assert_eq!(Julia::verbatim_value("a\"b"), "a_b");
+        assert_eq!(Julia::verbatim_value("a-b"), "a_b");
+        assert_eq!(Julia::verbatim_value("end"), "end_");
         assert_eq!(param_name("self"), "self_");
         assert_eq!(method_definition("sum", ""), "Base.sum");
         assert_eq!(method_definition("norm", ""), "norm");

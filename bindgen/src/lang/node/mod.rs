@@ -10,8 +10,8 @@ pub mod signature;
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};
 use crate::ir;
-use crate::lang::{self, render, Capabilities, Config, Namespaces};
-use std::collections::BTreeMap;
+use crate::lang::naming::{grouped, Naming, Place};
+use crate::lang::{render, Capabilities, Config};
 use std::path::PathBuf;
 
 /// The backend's name.
@@ -41,22 +41,7 @@ pub fn js_path(path: &str) -> String {
 }
 
 /// What the Node backend expresses.
-pub fn capabilities() -> Capabilities {
-    Capabilities {
-        packed_functions: true,
-        objects: true,
-        methods: true,
-        constructors: true,
-        kw_only_params: true,
-        callbacks: true,
-        containers: true,
-        optional: true,
-        variant: true,
-        tensors: true,
-        bigint: true,
-        opaque_ptr: true,
-    }
-}
+pub const CAPABILITIES: Capabilities = Capabilities::ALL;
 
 /// Renders the Node package of `lib`.
 pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics> {
@@ -69,14 +54,8 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         .into_iter()
         .map(String::from)
         .collect();
-    let lib = capabilities().filter(lib, LANG, &mut diags);
-    let mut scopes = Namespaces::new(&[], false);
-    let ns_idents = |path: &[String]| -> Vec<String> {
-        lang::namespace_of(path)
-            .iter()
-            .map(|s| names::namespace_segment(s))
-            .collect()
-    };
+    let lib = CAPABILITIES.filter(lib, LANG, &mut diags);
+    let mut naming = Naming::<names::Node>::new(&[]);
     let object_path = |ns: &[String], ident: &str| -> String {
         std::iter::once(ROOT)
             .chain(ns.iter().map(String::as_str))
@@ -91,74 +70,51 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
             "export "
         }
     };
-    let mut namespaces: Vec<Vec<String>> = Vec::new();
-    let mut note_namespace = |ns: &[String]| {
-        for i in 1..=ns.len() {
-            if !namespaces.iter().any(|n| n[..] == ns[..i]) {
-                namespaces.push(ns[..i].to_vec());
-            }
-        }
-    };
-    let mut classes = BTreeMap::new();
-    let mut class_places = Vec::new();
-    for t in &lib.types {
-        let ident = names::class(t.path.last().map_or("", String::as_str));
-        let ns = ns_idents(&t.path);
-        names::claim(
-            scopes.scope(&ns, LANG, &mut diags),
-            &ident,
-            &t.key,
-            &mut diags,
-        );
-        note_namespace(&ns);
-        classes.insert(t.key.clone(), object_path(&ns, &ident));
-        class_places.push((ns, ident));
-    }
+    let class_places = naming.place_types(&lib, &mut diags);
+    let classes = lib
+        .types
+        .iter()
+        .zip(&class_places)
+        .map(|(t, p)| (t.key.clone(), object_path(&p.ns, &p.ident)))
+        .collect();
     let types = model::Types(classes);
-    let mut function_places = Vec::new();
+    let function_places = naming.place_functions(&lib, &mut diags);
     let functions: Vec<model::Function> = lib
         .functions
         .iter()
-        .zip(lang::function_idents(
-            &lib,
-            names::value,
-            names::namespace_segment,
-            names::namespace_segment,
-            |segment| vec![names::class(segment)],
-            false,
-        ))
+        .zip(&function_places)
         .enumerate()
-        .map(|(i, (f, ident))| {
-            let ns = ns_idents(&f.path);
-            names::claim(
-                scopes.scope(&ns, LANG, &mut diags),
-                &ident,
-                &f.name,
-                &mut diags,
-            );
-            note_namespace(&ns);
-            let place = (js_path(&object_path(&ns, &ident)), decl(&ns), i);
-            function_places.push(ns.join("."));
+        .map(|(i, (f, p))| {
+            let place = (js_path(&object_path(&p.ns, &p.ident)), decl(&p.ns), i);
             let module = f
                 .module
                 .as_ref()
                 .and_then(|l| module_libraries.iter().position(|m| m == l));
-            types.function(f, ident, place, module)
+            types.function(f, p.ident.clone(), place, module)
         })
         .collect();
+    // Every namespace with an item, and its parents, in the order they are first needed.
+    let mut namespaces: Vec<&[String]> = Vec::new();
+    for ns in class_places.iter().chain(&function_places).map(|p| &p.ns) {
+        for i in 1..=ns.len() {
+            if !namespaces.contains(&&ns[..i]) {
+                namespaces.push(&ns[..i]);
+            }
+        }
+    }
     let classes: Vec<model::Class> = lib
         .types
         .iter()
         .zip(&class_places)
         .enumerate()
-        .map(|(i, (t, (ns, ident)))| types.class(t, ident.clone(), (decl(ns), i), &mut diags))
+        .map(|(i, (t, p))| types.class(t, p.ident.clone(), (decl(&p.ns), i), &mut diags))
         .collect();
-    let by_namespace = |places: Vec<String>| {
-        crate::lang::cpp::model::grouped(
+    let by_namespace = |places: &[Place]| {
+        grouped(
             places
-                .into_iter()
+                .iter()
                 .enumerate()
-                .map(|(i, ns)| (ns, i))
+                .map(|(i, p)| (p.ns.join("."), i))
                 .collect(),
         )
     };
@@ -173,8 +129,8 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
             .iter()
             .map(|ns| js_path(&object_path(&ns[..ns.len() - 1], &ns[ns.len() - 1])))
             .collect(),
-        dts_classes: by_namespace(class_places.iter().map(|(ns, _)| ns.join(".")).collect()),
-        dts_functions: by_namespace(function_places),
+        dts_classes: by_namespace(&class_places),
+        dts_functions: by_namespace(&function_places),
         classes,
         functions,
     };

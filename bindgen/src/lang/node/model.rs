@@ -4,8 +4,9 @@
 use super::{calls, names, signature};
 use crate::diagnostics::Diagnostics;
 use crate::ir::{self, ConstructorKind, Type};
+use crate::lang::doc_lines;
+use crate::lang::naming::{InNamespace, Scope, Spelling};
 use crate::lang::params::{Layout, Offered};
-use crate::lang::{doc_lines, Scope};
 use askama::Template;
 use std::collections::BTreeMap;
 
@@ -92,9 +93,9 @@ pub struct Module {
     /// Global functions.
     pub functions: Vec<Function>,
     /// Classes by `.d.ts` namespace (`relax.op`, `` for the top).
-    pub dts_classes: Vec<crate::lang::cpp::model::InNamespace<usize>>,
+    pub dts_classes: Vec<InNamespace<usize>>,
     /// Functions by `.d.ts` namespace.
-    pub dts_functions: Vec<crate::lang::cpp::model::InNamespace<usize>>,
+    pub dts_functions: Vec<InNamespace<usize>>,
 }
 
 /// One item of the load-time metadata check.
@@ -519,7 +520,13 @@ impl Types {
                 let params: Vec<String> = sig
                     .params
                     .iter()
-                    .map(|p| format!("{}: {}", names::value(&p.name), self.ts(&p.ty, !input)))
+                    .map(|p| {
+                        format!(
+                            "{}: {}",
+                            names::Node::value(&p.name),
+                            self.ts(&p.ty, !input)
+                        )
+                    })
                     .collect();
                 let arrow = format!("({}) => {}", params.join(", "), self.ret(&sig.ret, input));
                 if input {
@@ -551,7 +558,7 @@ impl Types {
         Layout::new(
             params,
             &["args", "ffi", names::OPTIONS_PARAM],
-            names::value,
+            names::Node::value,
             item,
         )
     }
@@ -676,7 +683,7 @@ impl Types {
             .iter()
             .map(|f| {
                 let ident = names::member(&f.name);
-                names::claim(
+                names::Node::claim(
                     &mut members,
                     &ident,
                     &format!("{}.{}", t.key, f.name),
@@ -711,15 +718,15 @@ impl Types {
                 let ident = if !m.is_static && string_method == Some(m.name.as_str()) {
                     // Replaces `Object.prototype.toString` (what `String(x)` and template
                     // literals call), with the same type.
-                    names::claim(&mut members, names::TO_STRING, &item, diags);
+                    names::Node::claim(&mut members, names::TO_STRING, &item, diags);
                     names::TO_STRING.to_string()
                 } else if m.is_static {
                     let ident = names::static_member(&m.name);
-                    names::claim(&mut statics, &ident, &item, diags);
+                    names::Node::claim(&mut statics, &ident, &item, diags);
                     ident
                 } else {
                     let ident = names::member(&m.name);
-                    names::claim(&mut members, &ident, &item, diags);
+                    names::Node::claim(&mut members, &ident, &item, diags);
                     ident
                 };
                 let receiver = (!m.is_static).then_some("this");
@@ -764,7 +771,7 @@ impl Types {
         let layout = Layout::new(
             &c.params,
             &[names::OPTIONS_PARAM, "args"],
-            names::value,
+            names::Node::value,
             &item,
         );
         let options_optional = !layout.has_required_keyword();

@@ -5,10 +5,8 @@
 //! `length`, `prototype`, `caller`, `arguments`) get a trailing `_`; generated internals start
 //! with `__ffi` (a user name with that prefix is an error); collisions in one scope are errors.
 
-use crate::diagnostics::Diagnostics;
-use crate::lang::{case, Scope};
-
-use super::LANG;
+use crate::lang::case;
+use crate::lang::naming::Spelling;
 
 /// ECMAScript reserved words, strict-mode reserved words, and TypeScript's type keywords that
 /// cannot name a declaration.
@@ -143,22 +141,6 @@ pub fn package(name: &str) -> Option<String> {
     }
 }
 
-/// A namespace (an object of the package, a `.d.ts` namespace) from a segment of a dotted
-/// name, spelled as registered.
-pub fn namespace_segment(segment: &str) -> String {
-    escape(case::sanitize(segment), &[])
-}
-
-/// A class name.
-pub fn class(segment: &str) -> String {
-    escape(case::sanitize(&case::pascal(segment)), &[])
-}
-
-/// A function or parameter name.
-pub fn value(name: &str) -> String {
-    escape(case::sanitize(&case::camel(name)), &[])
-}
-
 /// An instance member (field accessor or method).
 pub fn member(name: &str) -> String {
     escape(case::sanitize(&case::camel(name)), RESERVED_MEMBERS)
@@ -172,16 +154,28 @@ pub fn static_member(name: &str) -> String {
 /// The member that the method giving an object's text (`lang::string_method`) becomes.
 pub const TO_STRING: &str = "toString";
 
-/// Claims `ident` in `scope`, rejecting the reserved prefix.
-pub fn claim(scope: &mut Scope, ident: &str, item: &str, diags: &mut Diagnostics) {
-    if ident.starts_with(RESERVED_PREFIX) {
-        diags.error(
-            LANG,
-            item,
-            format!("`{ident}` uses the reserved prefix {RESERVED_PREFIX}"),
-        );
+/// JavaScript for the naming every backend shares (`lang::naming`).
+pub struct Node;
+
+impl Spelling for Node {
+    const LANG: &'static str = super::LANG;
+    const RESERVED_PREFIX: &'static str = RESERVED_PREFIX;
+
+    /// A namespace (an object of the package, a `.d.ts` namespace): the segment as registered,
+    /// escaped.
+    fn namespace_segment(segment: &str) -> String {
+        escape(case::sanitize(segment), &[])
     }
-    scope.claim(ident, item, LANG, diags);
+
+    /// A class: `PascalCase`.
+    fn type_ident(segment: &str) -> String {
+        escape(case::sanitize(&case::pascal(segment)), &[])
+    }
+
+    /// A function or parameter: `camelCase`.
+    fn value(name: &str) -> String {
+        escape(case::sanitize(&case::camel(name)), &[])
+    }
 }
 
 #[cfg(test)]
@@ -199,9 +193,10 @@ mod tests {
         assert_eq!(package("@me/"), None);
         assert_eq!(package("@me"), None);
         assert_eq!(package("__"), None);
-        assert_eq!(class("TestIntPair"), "TestIntPair");
-        assert_eq!(value("add_one"), "addOne");
-        assert_eq!(value("delete"), "delete_");
+        assert_eq!(Node::type_ident("TestIntPair"), "TestIntPair");
+        assert_eq!(Node::namespace_segment("default"), "default_");
+        assert_eq!(Node::value("add_one"), "addOne");
+        assert_eq!(Node::value("delete"), "delete_");
         assert_eq!(member("constructor"), "constructor_");
         assert_eq!(static_member("name"), "name_");
         assert_eq!(static_member("constructor"), "constructor_");

@@ -1,0 +1,325 @@
+//! Where each generated item lives and what it is called, for every backend.
+//!
+//! Name assignment is the same in every language: an item's namespace comes from its path,
+//! each type and function claims its identifier in its namespace's scope (a collision is an
+//! error naming both items), functions fall back to their registered spelling when their
+//! converted one is taken, and generated internals own a reserved prefix. A backend says only
+//! what differs, by implementing [`Spelling`] in its `names.rs`: how it spells namespaces,
+//! types and functions, which identifiers a type takes next to its own, its reserved prefix
+//! and whether a namespace's own name is taken in it. How a place is written (`::ns::Class`,
+//! `exports.ns.Class`, `Module.ns.`) stays with the backend.
+
+use crate::diagnostics::Diagnostics;
+use crate::ir;
+use std::collections::{BTreeMap, BTreeSet};
+use std::marker::PhantomData;
+
+/// A language's naming rules, as far as the shared naming needs them (the rest of its
+/// spelling stays in its `names.rs`).
+pub trait Spelling {
+    /// The backend's name, for diagnostics.
+    const LANG: &'static str;
+    /// The prefix of generated internals; a user name that starts with it is an error.
+    const RESERVED_PREFIX: &'static str;
+    /// A namespace's own name is taken inside it (a Julia module binds its own name).
+    const SELF_NAMED: bool = false;
+
+    /// A namespace from a segment of a dotted name.
+    fn namespace_segment(segment: &str) -> String;
+
+    /// A type from the last segment of its key.
+    fn type_ident(segment: &str) -> String;
+
+    /// Identifiers a type of identifier `ident` takes next to its own in its namespace.
+    fn type_companions(_ident: &str) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// A function from the last segment of its name, in the case of the language's values
+    /// (functions, methods, fields, parameters).
+    fn value(name: &str) -> String;
+
+    /// A function's registered spelling made an identifier, for when its
+    /// [`value`](Spelling::value) is taken (`BitwiseAnd` next to `bitwise_and`): spelled like
+    /// a namespace segment.
+    fn verbatim_value(segment: &str) -> String {
+        Self::namespace_segment(segment)
+    }
+
+    /// Claims `ident` for `item` in `scope`; a name with the reserved prefix is an error too.
+    fn claim(scope: &mut Scope, ident: &str, item: &str, diags: &mut Diagnostics) {
+        if ident.starts_with(Self::RESERVED_PREFIX) {
+            diags.error(
+                Self::LANG,
+                item,
+                format!(
+                    "`{ident}` uses the reserved prefix {}",
+                    Self::RESERVED_PREFIX
+                ),
+            );
+        }
+        scope.claim(ident, item, Self::LANG, diags);
+    }
+}
+
+/// One naming scope (a package's top level, a class's members): detects two items that end up
+/// with the same identifier.
+#[derive(Debug, Default)]
+pub struct Scope {
+    taken: BTreeMap<String, String>,
+}
+
+impl Scope {
+    /// A scope where `reserved` identifiers are already used by generated code.
+    pub fn with_reserved(reserved: &[&str]) -> Self {
+        Scope {
+            taken: reserved
+                .iter()
+                .map(|r| (r.to_string(), "generated code".to_string()))
+                .collect(),
+        }
+    }
+
+    /// `ident`, or `ident_` (repeated) if that is taken: for local names such as parameters,
+    /// which can be respelled without the user noticing.
+    pub fn claim_free(&mut self, ident: &str, item: &str) -> String {
+        let mut ident = ident.to_string();
+        while self.taken.contains_key(&ident) {
+            ident.push('_');
+        }
+        self.taken.insert(ident.clone(), format!("`{item}`"));
+        ident
+    }
+
+    /// Claims `ident` for `item`; reports an error naming both items if it is taken.
+    pub fn claim(&mut self, ident: &str, item: &str, lang: &'static str, diags: &mut Diagnostics) {
+        match self.taken.get(ident) {
+            Some(other) => diags.error(
+                lang,
+                item,
+                format!(
+                    "its name `{ident}` collides with {other}; rename one of them (functions \
+                     and types: `--config FILE` with `rename: {{<registered name>: \
+                     <dotted name>}}`)"
+                ),
+            ),
+            None => {
+                self.taken.insert(ident.to_string(), format!("`{item}`"));
+            }
+        }
+    }
+}
+
+/// The namespace of an item path (every segment but the last).
+pub fn namespace_of(path: &[String]) -> &[String] {
+    &path[..path.len().saturating_sub(1)]
+}
+
+/// Naming scopes by namespace: the package root is `[]`. A namespace's name is claimed in its
+/// parent's scope (as `namespace a.b`) when first used, so a namespace and an item of the same
+/// name in one scope are reported like any other collision.
+#[derive(Debug)]
+struct Namespaces {
+    reserved: Vec<String>,
+    self_named: bool,
+    scopes: BTreeMap<Vec<String>, Scope>,
+}
+
+impl Namespaces {
+    /// The scope of namespace `ns` (identifiers), creating it and its parents.
+    fn scope(&mut self, ns: &[String], lang: &'static str, diags: &mut Diagnostics) -> &mut Scope {
+        if !self.scopes.contains_key(ns) {
+            if let Some((last, parent)) = ns.split_last() {
+                let item = format!("namespace {}", ns.join("."));
+                self.scope(parent, lang, diags)
+                    .claim(last, &item, lang, diags);
+            }
+            let mut reserved: Vec<&str> = self.reserved.iter().map(String::as_str).collect();
+            if let Some(own) = ns.last().filter(|_| self.self_named) {
+                reserved.push(own);
+            }
+            self.scopes
+                .insert(ns.to_vec(), Scope::with_reserved(&reserved));
+        }
+        self.scopes.get_mut(ns).expect("inserted above")
+    }
+}
+
+/// Where an item lives: its namespace (segments as the language spells them; the package root
+/// is empty) and its identifier there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// The namespace's segments.
+    pub ns: Vec<String>,
+    /// The item's identifier in it.
+    pub ident: String,
+}
+
+/// The namespace scopes of one generated package, spelled by `S`.
+#[derive(Debug)]
+pub struct Naming<S> {
+    scopes: Namespaces,
+    spelling: PhantomData<S>,
+}
+
+impl<S: Spelling> Naming<S> {
+    /// Scopes where `reserved` identifiers are taken in every namespace (by generated code).
+    pub fn new(reserved: &[&str]) -> Self {
+        Naming {
+            scopes: Namespaces {
+                reserved: reserved.iter().map(|r| r.to_string()).collect(),
+                self_named: S::SELF_NAMED,
+                scopes: BTreeMap::new(),
+            },
+            spelling: PhantomData,
+        }
+    }
+
+    /// The namespace of an item path, spelled.
+    pub fn namespace(path: &[String]) -> Vec<String> {
+        namespace_of(path)
+            .iter()
+            .map(|s| S::namespace_segment(s))
+            .collect()
+    }
+
+    /// Claims `ident` for `item` in namespace `ns` (see [`Spelling::claim`]).
+    pub fn claim(&mut self, ns: &[String], ident: &str, item: &str, diags: &mut Diagnostics) {
+        S::claim(self.scopes.scope(ns, S::LANG, diags), ident, item, diags);
+    }
+
+    /// The place of each type of `lib`, in order, each claiming its identifier and then its
+    /// [companions](Spelling::type_companions).
+    pub fn place_types(&mut self, lib: &ir::Library, diags: &mut Diagnostics) -> Vec<Place> {
+        lib.types
+            .iter()
+            .map(|t| {
+                let place = Place {
+                    ns: Self::namespace(&t.path),
+                    ident: S::type_ident(last(&t.path)),
+                };
+                for ident in
+                    std::iter::once(place.ident.clone()).chain(S::type_companions(&place.ident))
+                {
+                    self.claim(&place.ns, &ident, &t.key, diags);
+                }
+                place
+            })
+            .collect()
+    }
+
+    /// The place of each function of `lib`, in order (identifiers from [`function_idents`]),
+    /// each claiming its identifier. Call after [`place_types`](Self::place_types).
+    pub fn place_functions(&mut self, lib: &ir::Library, diags: &mut Diagnostics) -> Vec<Place> {
+        self.place_functions_with(lib, diags, |_, _| None)
+    }
+
+    /// [`place_functions`](Self::place_functions), where `also(i, place)` gives an identifier
+    /// that function `i` takes next to its own (C++: its options struct), claimed right after.
+    pub fn place_functions_with(
+        &mut self,
+        lib: &ir::Library,
+        diags: &mut Diagnostics,
+        mut also: impl FnMut(usize, &Place) -> Option<String>,
+    ) -> Vec<Place> {
+        function_idents::<S>(lib)
+            .into_iter()
+            .zip(&lib.functions)
+            .enumerate()
+            .map(|(i, (ident, f))| {
+                let place = Place {
+                    ns: Self::namespace(&f.path),
+                    ident,
+                };
+                self.claim(&place.ns, &place.ident, &f.name, diags);
+                if let Some(ident) = also(i, &place) {
+                    self.claim(&place.ns, &ident, &f.name, diags);
+                }
+                place
+            })
+            .collect()
+    }
+}
+
+/// The last segment of an item path.
+fn last(path: &[String]) -> &str {
+    path.last().map_or("", String::as_str)
+}
+
+/// The identifiers of `lib`'s functions (in order), free of collisions by construction. In each
+/// namespace, the names of child namespaces and of types (with their companions) are taken
+/// first; then each function gets its [`value`](Spelling::value) if that is
+/// free, else its [`verbatim_value`](Spelling::verbatim_value), else that with
+/// `_` appended until free (with [`SELF_NAMED`](Spelling::SELF_NAMED), a namespace's own name
+/// is taken in it too). Functions whose registered spelling already is their converted one
+/// choose first: `prim.bitwise_and` keeps `bitwise_and`, `prim.BitwiseAnd` gets `BitwiseAnd`.
+pub fn function_idents<S: Spelling>(lib: &ir::Library) -> Vec<String> {
+    let mut taken: BTreeSet<(Vec<String>, String)> = Default::default();
+    for path in lib
+        .functions
+        .iter()
+        .map(|f| &f.path)
+        .chain(lib.types.iter().map(|t| &t.path))
+    {
+        let ns = namespace_of(path);
+        for i in 0..ns.len() {
+            taken.insert((ns[..i].to_vec(), S::namespace_segment(&ns[i])));
+            if S::SELF_NAMED {
+                taken.insert((ns[..=i].to_vec(), S::namespace_segment(&ns[i])));
+            }
+        }
+    }
+    for t in &lib.types {
+        let ident = S::type_ident(last(&t.path));
+        for ident in S::type_companions(&ident).into_iter().chain([ident]) {
+            taken.insert((namespace_of(&t.path).to_vec(), ident));
+        }
+    }
+    let mut idents = vec![String::new(); lib.functions.len()];
+    let natural = |f: &ir::Function| S::value(last(&f.path)) == S::verbatim_value(last(&f.path));
+    let order = (0..lib.functions.len())
+        .filter(|&i| natural(&lib.functions[i]))
+        .chain((0..lib.functions.len()).filter(|&i| !natural(&lib.functions[i])));
+    for i in order {
+        let f = &lib.functions[i];
+        let ns = namespace_of(&f.path).to_vec();
+        let mut ident = S::value(last(&f.path));
+        if taken.contains(&(ns.clone(), ident.clone())) {
+            ident = S::verbatim_value(last(&f.path));
+            while taken.contains(&(ns.clone(), ident.clone())) {
+                ident.push('_');
+            }
+        }
+        taken.insert((ns, ident.clone()));
+        idents[i] = ident;
+    }
+    idents
+}
+
+/// An item in a namespace; runs of items in the same namespace share one block (a C++
+/// `namespace {}`, a `.d.ts` `namespace`).
+pub struct InNamespace<T> {
+    /// The namespace as the file spells it (`tvm::ir`, `ir.relax`).
+    pub ns: String,
+    /// The first of its run: open the namespace before it.
+    pub open: bool,
+    /// The last of its run: close the namespace after it.
+    pub close: bool,
+    /// The item.
+    pub item: T,
+}
+
+/// Marks the runs of items in the same namespace.
+pub fn grouped<T>(items: Vec<(String, T)>) -> Vec<InNamespace<T>> {
+    let namespaces: Vec<String> = items.iter().map(|(ns, _)| ns.clone()).collect();
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, (ns, item))| InNamespace {
+            open: i == 0 || namespaces[i - 1] != ns,
+            close: namespaces.get(i + 1) != Some(&ns),
+            ns,
+            item,
+        })
+        .collect()
+}
