@@ -96,6 +96,17 @@ impl Diagnostics {
                 .collect(),
         }
     }
+
+    /// `out` when nothing is [fatal](Self::fatal), else the fatal diagnostics: how a backend
+    /// ends.
+    pub fn result<T>(&self, out: T, allowed: &[String]) -> Result<T, Diagnostics> {
+        let fatal = self.fatal(allowed);
+        if fatal.is_empty() {
+            Ok(out)
+        } else {
+            Err(fatal)
+        }
+    }
 }
 
 impl fmt::Display for Diagnostics {

@@ -323,3 +323,117 @@ pub fn grouped<T>(items: Vec<(String, T)>) -> Vec<InNamespace<T>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ffihub_schema::Reflection;
+
+    /// A language whose functions are lower case, whose types take a companion `AbstractT`,
+    /// whose internals start with `zz_`, and whose modules bind their own names.
+    struct Test;
+
+    impl Spelling for Test {
+        const LANG: &'static str = "test";
+        const RESERVED_PREFIX: &'static str = "zz_";
+        const SELF_NAMED: bool = true;
+
+        fn namespace_segment(segment: &str) -> String {
+            segment.to_string()
+        }
+
+        fn type_ident(segment: &str) -> String {
+            let mut chars = segment.chars();
+            chars.next().map_or(String::new(), |c| {
+                c.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        }
+
+        fn type_companions(ident: &str) -> Vec<String> {
+            vec![format!("Abstract{ident}")]
+        }
+
+        fn value(name: &str) -> String {
+            name.to_ascii_lowercase()
+        }
+    }
+
+    fn library() -> ir::Library {
+        let fn_item = |name: &str| {
+            format!("- name: kinds.{name}\n  signature: {{params: [], return: {{type: None}}}}\n")
+        };
+        let type_item = |key: &str| format!("- key: kinds.{key}\n  ancestors: [ffi.Object]\n");
+        let yaml = format!(
+            "format_version: 1\nlibraries: [libkinds.so]\nfunctions:\n{}types:\n{}",
+            [
+                "ir",
+                "ir.AbstractSpan",
+                "ir.FOO_BAR",
+                "ir.abstractspan",
+                "ir.foo_bar",
+                "ir.ir",
+                "ir.zz_x",
+            ]
+            .map(fn_item)
+            .concat(),
+            ["Root", "ir.Span", "ir.span"].map(type_item).concat(),
+        );
+        crate::ir::build(&Reflection::from_yaml_str(&yaml).unwrap()).unwrap()
+    }
+
+    fn place(ns: &[&str], ident: &str) -> Place {
+        Place {
+            ns: ns.iter().map(|s| s.to_string()).collect(),
+            ident: ident.into(),
+        }
+    }
+
+    #[test]
+    fn places_claim_in_order_and_functions_fall_back_to_their_registered_spelling() {
+        let lib = library();
+        let mut naming = Naming::<Test>::new(&[]);
+        let mut diags = Diagnostics::default();
+        let types = naming.place_types(&lib, &mut diags);
+        assert_eq!(
+            types,
+            [
+                place(&[], "Root"),
+                place(&["ir"], "Span"),
+                place(&["ir"], "Span")
+            ]
+        );
+        let functions = naming.place_functions(&lib, &mut diags);
+        assert_eq!(
+            functions,
+            [
+                // The namespace `ir` is taken at the root.
+                place(&[], "ir_"),
+                // `abstractspan` is taken, and so is `AbstractSpan` (by `Span`'s companion).
+                place(&["ir"], "AbstractSpan_"),
+                // Natural spellings choose first; the other one keeps its registered case.
+                place(&["ir"], "FOO_BAR"),
+                place(&["ir"], "abstractspan"),
+                place(&["ir"], "foo_bar"),
+                // A module binds its own name.
+                place(&["ir"], "ir_"),
+                place(&["ir"], "zz_x"),
+            ]
+        );
+        let collision = |ident: &str| {
+            format!(
+                "test: error: kinds.ir.span: its name `{ident}` collides with `kinds.ir.Span`; \
+                 rename one of them (functions and types: `--config FILE` with `rename: \
+                 {{<registered name>: <dotted name>}}`)"
+            )
+        };
+        let messages: Vec<String> = diags.sorted().iter().map(|d| d.to_string()).collect();
+        assert_eq!(
+            messages,
+            [
+                collision("AbstractSpan"),
+                collision("Span"),
+                "test: error: kinds.ir.zz_x: `zz_x` uses the reserved prefix zz_".to_string(),
+            ]
+        );
+    }
+}

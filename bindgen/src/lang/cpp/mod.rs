@@ -104,10 +104,5 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     for (path, header) in headers {
         files.insert(path, render(&header, LANG, &cfg.name, &mut diags));
     }
-    let fatal = diags.fatal(&cfg.allow_unsupported);
-    if fatal.is_empty() {
-        Ok(files)
-    } else {
-        Err(fatal)
-    }
+    diags.result(files, &cfg.allow_unsupported)
 }

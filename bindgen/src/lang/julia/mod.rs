@@ -276,12 +276,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         PathBuf::from("test/runtests.jl"),
         render(&smoke, LANG, &cfg.name, &mut diags),
     );
-    let fatal = diags.fatal(&cfg.allow_unsupported);
-    if fatal.is_empty() {
-        Ok(files)
-    } else {
-        Err(fatal)
-    }
+    diags.result(files, &cfg.allow_unsupported)
 }
 
 /// A part of a module: `None` for its own types, `Some(segment)` for a child module.

@@ -222,10 +222,5 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         PathBuf::from("index.d.ts"),
         render(&model::IndexDts { m: &module }, LANG, &cfg.name, &mut diags),
     );
-    let fatal = diags.fatal(&cfg.allow_unsupported);
-    if fatal.is_empty() {
-        Ok(files)
-    } else {
-        Err(fatal)
-    }
+    diags.result(files, &cfg.allow_unsupported)
 }
