@@ -20,7 +20,7 @@ struct ExternCPayload {
     self_: *mut c_void,
     call: SafeCallFn,
     deleter: Option<unsafe extern "C" fn(*mut c_void)>,
-    stack_hint: crate::structural::CallbackStackHint,
+    stack_hint: crate::stack::CallbackStackHint,
 }
 
 impl Drop for ExternCPayload {
@@ -68,8 +68,8 @@ unsafe extern "C" fn call_extern_c_checked(
     n: i32,
     rv: *mut TVMFFIAny,
 ) -> i32 {
-    if crate::structural::callback_stack_exhausted() {
-        return raise(crate::structural::callback_stack_error());
+    if crate::stack::callback_stack_exhausted() {
+        return raise(crate::stack::callback_stack_error());
     }
     let p = payload::<ExternCPayload>(handle.cast());
     (p.call)(p.self_, args, n, rv)
@@ -113,7 +113,7 @@ fn callback_from_extern_c(
         self_,
         call,
         deleter,
-        stack_hint: crate::structural::CallbackStackHint::here(),
+        stack_hint: crate::stack::CallbackStackHint::here(),
     };
     match deleter {
         Some(_) => alloc_object(tindex::FUNCTION, payload, 0),
@@ -306,7 +306,7 @@ mod tests {
 
     #[test]
     fn a_stack_hint_passes_calls_only_on_its_thread() {
-        let hint = crate::structural::CallbackStackHint::here();
+        let hint = crate::stack::CallbackStackHint::here();
         assert!(hint.passes());
         assert!(!std::thread::spawn(move || hint.passes()).join().unwrap());
     }

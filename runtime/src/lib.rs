@@ -31,6 +31,7 @@ pub mod reflection;
 pub mod registry;
 pub mod repr;
 pub mod serialization;
+mod stack;
 pub mod string;
 pub mod structural;
 pub mod tensor;

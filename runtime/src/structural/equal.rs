@@ -2,7 +2,7 @@
 
 use super::{
     enter_region, field_region, for_each_field, is_ignored, kind, region, AddressMap, Column,
-    HookCallback, HookCallbackSpec, StackGuard,
+    HookCallback, HookCallbackSpec,
 };
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
 use crate::access_path::kind as step;
@@ -11,6 +11,7 @@ use crate::containers::map::MapView;
 use crate::dlpack::DLTensor;
 use crate::error::Error;
 use crate::object::ObjectRef;
+use crate::stack::StackGuard;
 use crate::tindex;
 use std::cell::{Cell, RefCell};
 

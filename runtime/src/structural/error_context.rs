@@ -103,7 +103,7 @@ struct Finder {
     matched: usize,
     steps: Vec<PendingStep>,
     results: Vec<Any>,
-    guard: super::StackGuard,
+    guard: crate::stack::StackGuard,
 }
 
 /// `ffi.VisitErrorContext.FindAccessPaths`: every path from `root` along which the context's
@@ -138,7 +138,7 @@ pub fn find_access_paths(
         matched: 0,
         steps: Vec::new(),
         results: Vec::new(),
-        guard: super::StackGuard::new(),
+        guard: crate::stack::StackGuard::new(),
     };
     finder.visit_object(root)?;
     Ok(crate::containers::seq::Array::from_vec(finder.results).into_any())

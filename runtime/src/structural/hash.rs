@@ -4,7 +4,7 @@
 use super::equal::{dims, dl_tensor, object_bytes, tensor_bytes, type_info_of};
 use super::{
     enter_region, field_region, for_each_field, is_ignored, kind, region, AddressMap, Column,
-    HookCallback, HookCallbackSpec, SpareMap, StackGuard,
+    HookCallback, HookCallbackSpec, SpareMap,
 };
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
 use crate::any::Any;
@@ -12,6 +12,7 @@ use crate::containers::map::MapView;
 use crate::error::Error;
 use crate::hash::{stable_hash_bytes, stable_hash_combine as combine};
 use crate::object::ObjectRef;
+use crate::stack::StackGuard;
 use crate::tindex;
 use std::cell::{Cell, RefCell};
 

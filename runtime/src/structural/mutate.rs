@@ -12,7 +12,7 @@
 
 use super::error_context::attach;
 use super::visit::{read_entries, region_of, type_index_match, with_region};
-use super::{for_each_field, is_ignored, kind, region, same_as, AddressMap, Column, StackGuard};
+use super::{for_each_field, is_ignored, kind, region, same_as, AddressMap, Column};
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
 use crate::any::{raw_pod, view_to_owned, Any};
 use crate::builtins::{def_typed, Globals};
@@ -20,6 +20,7 @@ use crate::containers::map::{Cursor, MapView};
 use crate::containers::seq::{seq_elements, Array, List};
 use crate::error::Error;
 use crate::object::{alloc_object, is_object_index, strong_count, ObjectRef};
+use crate::stack::StackGuard;
 use crate::tindex;
 use crate::type_schema::{Ty, ANY, INT, NONE, PACKED_FUNCTION};
 use std::cell::{Cell, RefCell};

@@ -8,7 +8,7 @@
 //! or an Error (which records the nodes it crosses in a `ffi.VisitErrorContext`).
 
 use super::error_context::attach;
-use super::{for_each_field, is_ignored, kind, region, Column, StackGuard};
+use super::{for_each_field, is_ignored, kind, region, Column};
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFITypeInfo};
 use crate::any::{view_to_owned, Any, RAW_NONE};
 use crate::builtins::{def_typed, Globals};
@@ -16,6 +16,7 @@ use crate::containers::map::MapView;
 use crate::error::Error;
 use crate::object::{alloc_object, is_object_index, ObjectRef};
 use crate::reflection::{new_reflected, Accessor};
+use crate::stack::StackGuard;
 use crate::tindex;
 use crate::type_schema::{Ty, ANY, INT, PACKED_FUNCTION};
 use std::cell::Cell;
