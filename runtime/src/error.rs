@@ -258,8 +258,21 @@ pub fn take_raised() -> Option<ObjectRef> {
     RAISED.with(|slot| slot.borrow_mut().take())
 }
 
+/// Takes this thread's raised error for a reader of its cell (the C API hands it out): an error
+/// of ours gets its backtrace text now.
+pub fn take_raised_resolved() -> Option<ObjectRef> {
+    let error = take_raised();
+    if let Some(obj) = &error {
+        if obj.type_index() == tindex::ERROR {
+            Error::from_object(obj.clone()).resolve();
+        }
+    }
+    error
+}
+
 /// Raises `error` the safe-call way and returns -1. Its backtrace stays pending: whoever fetches
-/// it (`TVMFFIErrorMoveFromRaised`, or Rust code through [`take_raised_or_unknown`]) resolves it.
+/// it ([`take_raised_resolved`] for `TVMFFIErrorMoveFromRaised`, or Rust code through
+/// [`take_raised_or_unknown`]) resolves it.
 pub fn raise(error: Error) -> i32 {
     set_raised(error.0);
     -1
@@ -358,9 +371,7 @@ mod tests {
         let pending = Error::from_object(take_raised().unwrap());
         assert_eq!(pending.cell().backtrace.size, 0);
         set_raised(pending.0);
-        let mut handle = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; the handle is released below.
-        unsafe { crate::c_api::error::TVMFFIErrorMoveFromRaised(&mut handle) };
+        let handle = take_raised_resolved().unwrap().into_raw();
         // Read the cell the way C code does, without going through `Error`.
         let cell = unsafe {
             &*handle

@@ -2,7 +2,7 @@
 
 use crate::abi::{TVMFFIByteArray, TVMFFIObjectHandle};
 use crate::any::byte_array_slice;
-use crate::error::{set_raised, take_raised, Error};
+use crate::error::{set_raised, take_raised_resolved, Error};
 use crate::object::ObjectRef;
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr};
@@ -22,13 +22,7 @@ unsafe fn array<'a>(a: *const TVMFFIByteArray) -> &'a [u8] {
 /// Moves this thread's raised error into `*result` (NULL when there is none).
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIErrorMoveFromRaised(result: *mut TVMFFIObjectHandle) {
-    let error = take_raised();
-    if let Some(obj) = &error {
-        // The caller reads the cell: an error of ours gets its backtrace text now.
-        if obj.type_index() == crate::tindex::ERROR {
-            Error::from_object(obj.clone()).resolve();
-        }
-    }
+    let error = take_raised_resolved();
     match result.as_mut() {
         Some(out) => *out = error.map_or(std::ptr::null_mut(), |e| e.into_raw().cast()),
         None => drop(error),
