@@ -7,7 +7,10 @@
 
 use std::borrow::Cow;
 
+use crate::any::Any;
 use crate::dlpack::{DLDataType, DLDataTypeCode};
+use crate::error::Error;
+use crate::tindex;
 
 /// The first type code of user-registered ("custom") data types; codes from here up are spelled
 /// `custom[<name>]`.
@@ -349,6 +352,42 @@ fn type_code_name(code: u8) -> Option<&'static str> {
         .iter()
         .find(|&&(c, _)| c as u8 == code)
         .map(|&(_, name)| name)
+}
+
+/// [`parse_dtype_with`] as `TVMFFIDataTypeFromString` does it: `custom[name]` is resolved by the
+/// registered global function `dtype.get_custom_type_code`.
+pub fn parse_dtype_registered(s: &[u8]) -> Result<DLDataType, Error> {
+    parse_dtype_with(s, |name| {
+        let code = call_global(GET_CUSTOM_TYPE_CODE_FUNC, &Any::string(name))?;
+        match code.type_index() {
+            // SAFETY: the tag says the payload is an integer.
+            tindex::INT => Ok(unsafe { code.as_raw().value.v_int64 }),
+            _ => Err(Error::new(
+                "TypeError",
+                "dtype.get_custom_type_code must return an int",
+            )),
+        }
+    })
+}
+
+/// [`try_format_dtype_with`] as `TVMFFIDataTypeToString` does it: custom codes are named by the
+/// registered global function `dtype.get_custom_type_name`.
+pub fn format_dtype_registered(t: DLDataType) -> Result<String, Error> {
+    try_format_dtype_with(t, |code| {
+        let name = call_global(GET_CUSTOM_TYPE_NAME_FUNC, &Any::int(code as i64))?;
+        // SAFETY: `name` is a valid value while we read it.
+        unsafe { crate::string::str_bytes(name.as_raw()) }
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .ok_or_else(|| Error::new("TypeError", "dtype.get_custom_type_name must return a str"))
+    })
+}
+
+/// Calls the global `name` with one argument and returns its result.
+fn call_global(name: &str, arg: &Any) -> Result<Any, Error> {
+    let entry = crate::registry::get(name.as_bytes())
+        .ok_or_else(|| Error::new("ValueError", format!("Function {name} not found")))?;
+    // SAFETY: registered functions are live Function objects.
+    unsafe { crate::function::call(entry.function.as_ptr(), std::slice::from_ref(arg.as_raw())) }
 }
 
 #[cfg(test)]

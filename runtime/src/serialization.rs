@@ -231,7 +231,9 @@ impl GraphWriter {
                 tindex::BOOL | tindex::INT | tindex::FLOAT | tindex::SMALL_STR | tindex::STR => {
                     Data::Value(value.clone())
                 }
-                tindex::DATA_TYPE => Data::Value(Any::string(format_dtype(raw.value.v_dtype)?)),
+                tindex::DATA_TYPE => Data::Value(Any::string(
+                    crate::dtype::format_dtype_registered(raw.value.v_dtype)?,
+                )),
                 tindex::DEVICE => Data::Ints(vec![
                     raw.value.v_device.device_type as i64,
                     raw.value.v_device.device_id as i64,
@@ -363,7 +365,7 @@ impl GraphWriter {
             if field.field_static_type_index == tindex::DATA_TYPE {
                 // SAFETY: a DataType field reads as a DataType value.
                 let dtype = unsafe { field_value.as_raw().value.v_dtype };
-                field_value = Any::string(format_dtype(dtype)?);
+                field_value = Any::string(crate::dtype::format_dtype_registered(dtype)?);
             } else if field.field_static_type_index == tindex::NONE {
                 field_value = Any::none();
             }
@@ -693,7 +695,10 @@ impl<'g> GraphReader<'g> {
             tindex::BOOL => Any::bool(expect_scalar(data()?, tindex::BOOL)? != 0.0),
             tindex::INT => Any::int(expect_int(data()?, "Int data")?),
             tindex::FLOAT => Any::float(expect_scalar(data()?, tindex::FLOAT)?),
-            tindex::DATA_TYPE => Any::dtype(parse_dtype(expect_string(data()?, "DataType data")?)?),
+            tindex::DATA_TYPE => Any::dtype(crate::dtype::parse_dtype_registered(expect_string(
+                data()?,
+                "DataType data",
+            )?)?),
             tindex::DEVICE => {
                 let fields = expect_ints(data()?, "Device data")?;
                 let [device_type, device_id] = fields[..] else {
@@ -804,7 +809,10 @@ impl<'g> GraphReader<'g> {
             match data.get(name) {
                 Some(value) if inline_field(field) => {
                     let value = if field.field_static_type_index == tindex::DATA_TYPE {
-                        Any::dtype(parse_dtype(expect_string(value, "a DataType field")?)?)
+                        Any::dtype(crate::dtype::parse_dtype_registered(expect_string(
+                            value,
+                            "a DataType field",
+                        )?)?)
                     } else {
                         value.to_any()?
                     };
@@ -939,36 +947,6 @@ pub fn from_json_graph_string(text: &[u8]) -> Result<Any, Error> {
 // ------------------------------------------------------------------------------------------
 // Payload encodings
 // ------------------------------------------------------------------------------------------
-
-fn format_dtype(dtype: crate::dlpack::DLDataType) -> Result<Vec<u8>, Error> {
-    let mut out = crate::any::RAW_NONE;
-    // SAFETY: both pointers are valid; on success `out` holds an owned String.
-    unsafe {
-        match crate::c_api::string::TVMFFIDataTypeToString(&dtype, &mut out) {
-            0 => {
-                let text = Any::from_raw(out);
-                Ok(crate::string::str_bytes(text.as_raw())
-                    .unwrap_or_default()
-                    .to_vec())
-            }
-            code => Err(crate::error::take_raised_or_unknown(code)),
-        }
-    }
-}
-
-fn parse_dtype(text: &[u8]) -> Result<crate::dlpack::DLDataType, Error> {
-    let mut out = crate::dlpack::DLDataType {
-        code: 0,
-        bits: 0,
-        lanes: 0,
-    };
-    let array = crate::any::byte_array(text);
-    // SAFETY: both pointers are valid.
-    match unsafe { crate::c_api::string::TVMFFIDataTypeFromString(&array, &mut out) } {
-        0 => Ok(out),
-        code => Err(crate::error::take_raised_or_unknown(code)),
-    }
-}
 
 const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 

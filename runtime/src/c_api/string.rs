@@ -92,14 +92,6 @@ pub unsafe extern "C" fn TVMFFIBigIntGetContentByteArray(
     }
 }
 
-/// Calls the global `name` with one argument and returns its result.
-fn call_global(name: &str, arg: &Any) -> Result<Any, Error> {
-    let entry = crate::registry::get(name.as_bytes())
-        .ok_or_else(|| Error::new("ValueError", format!("Function {name} not found")))?;
-    // SAFETY: registered functions are live Function objects.
-    unsafe { crate::function::call(entry.function.as_ptr(), std::slice::from_ref(arg.as_raw())) }
-}
-
 /// Parses a data type such as `float32` or `int8x4`.
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIDataTypeFromString(
@@ -109,17 +101,7 @@ pub unsafe extern "C" fn TVMFFIDataTypeFromString(
     safe_call(|| {
         let text = byte_array_arg(str, "str")?;
         let out = out_ptr(out, "out")?;
-        *out = crate::dtype::parse_dtype_with(text, |name| {
-            let code = call_global(crate::dtype::GET_CUSTOM_TYPE_CODE_FUNC, &Any::string(name))?;
-            match code.type_index() {
-                // SAFETY: the tag says the payload is an integer.
-                tindex::INT => Ok(unsafe { code.as_raw().value.v_int64 }),
-                _ => Err(Error::new(
-                    "TypeError",
-                    "dtype.get_custom_type_code must return an int",
-                )),
-            }
-        })?;
+        *out = crate::dtype::parse_dtype_registered(text)?;
         Ok(())
     })
 }
@@ -133,18 +115,7 @@ pub unsafe extern "C" fn TVMFFIDataTypeToString(
     safe_call(|| {
         let dtype = *non_null(dtype, "dtype")?;
         let out = out_ptr(out, "out")?;
-        let text = crate::dtype::try_format_dtype_with(dtype, |code| {
-            let name = call_global(
-                crate::dtype::GET_CUSTOM_TYPE_NAME_FUNC,
-                &Any::int(code as i64),
-            )?;
-            // SAFETY: `name` is a valid value while we read it.
-            unsafe { crate::string::str_bytes(name.as_raw()) }
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .ok_or_else(|| {
-                    Error::new("TypeError", "dtype.get_custom_type_name must return a str")
-                })
-        })?;
+        let text = crate::dtype::format_dtype_registered(dtype)?;
         *out = Any::string(text).into_raw();
         Ok(())
     })
