@@ -37,3 +37,19 @@ pub mod structural;
 pub mod tensor;
 pub mod type_schema;
 pub mod types;
+
+// The registries are created on first use, by whichever library calls in first (static
+// initializers of other libraries included), so nothing can fill them beforehand: they take their
+// initial contents from the crate root, which wires in the built-ins. This keeps `registry` and
+// `types` below the built-in functions and types they hold (no extra work on lookups: the
+// contents are asked for once, inside the registries' one-time initialisation).
+
+/// The global functions the runtime starts with.
+fn builtin_globals() -> registry::Globals {
+    builtins::global_functions()
+}
+
+/// Registers the types the runtime starts with; called once, while the type registry is made.
+fn register_builtin_types(registrar: &mut types::TypeRegistrar<'_>) {
+    builtins::register_types(registrar)
+}

@@ -17,11 +17,14 @@ pub struct GlobalEntry {
     pub flags: i64,
 }
 
-type Table = RwLock<HashMap<Box<[u8]>, Arc<GlobalEntry>>>;
+/// The global-function table's contents (as the runtime starts: the built-ins).
+pub(crate) type Globals = HashMap<Box<[u8]>, Arc<GlobalEntry>>;
+
+type Table = RwLock<Globals>;
 
 fn table() -> &'static Table {
     static TABLE: OnceLock<Table> = OnceLock::new();
-    TABLE.get_or_init(|| RwLock::new(crate::builtins::global_functions()))
+    TABLE.get_or_init(|| RwLock::new(crate::builtin_globals()))
 }
 
 /// Flags of functions registered without method info, as in Apache's runtime.

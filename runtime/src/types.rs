@@ -91,7 +91,7 @@ fn registry_cell() -> &'static Mutex<Registry> {
             strings: Vec::new(),
             retired: Vec::new(),
         };
-        crate::builtins::register_types(&mut TypeRegistrar(&mut registry));
+        crate::register_builtin_types(&mut TypeRegistrar(&mut registry));
         Mutex::new(registry)
     })
 }

@@ -24,13 +24,10 @@ pub(crate) use static_types::register_types;
 use crate::abi::TVMFFIAny;
 use crate::any::Any;
 use crate::error::Error;
+pub(crate) use crate::registry::Globals;
 use crate::registry::{GlobalEntry, DEFAULT_FLAGS};
 use crate::type_schema::{function_metadata, Ty, PACKED_FUNCTION};
-use std::collections::HashMap;
 use std::sync::Arc;
-
-/// The global-function table as the runtime starts.
-pub(crate) type Globals = HashMap<Box<[u8]>, Arc<GlobalEntry>>;
 
 fn insert(globals: &mut Globals, name: &str, ty: &Ty, function: crate::object::ObjectRef) {
     let entry = GlobalEntry {
