@@ -400,13 +400,9 @@ fn every_test_program_is_listed() {
     );
 }
 
-/// `g++ -fsyntax-only` of a file that includes only `header`.
-fn compiles_alone(header: &Path, include_dirs: &[PathBuf], scratch: &Path) -> Result<(), String> {
-    let main = scratch.join(format!(
-        "{}.check.cpp",
-        header.file_name().unwrap().to_string_lossy()
-    ));
-    std::fs::write(&main, format!("#include \"{}\"\n", header.display())).unwrap();
+/// `g++ -fsyntax-only` with the checks generated headers must pass (`-Wall -Wextra -Werror
+/// -pedantic`), searching `include_dirs`; the source file is the caller's.
+fn syntax_check<'a>(include_dirs: impl IntoIterator<Item = &'a PathBuf>) -> Command {
     let mut cmd = Command::new("g++");
     cmd.args([
         "-std=c++17",
@@ -419,7 +415,20 @@ fn compiles_alone(header: &Path, include_dirs: &[PathBuf], scratch: &Path) -> Re
     for d in include_dirs {
         cmd.arg("-I").arg(d);
     }
-    let out = cmd.arg(&main).output().expect("run g++");
+    cmd
+}
+
+/// `g++ -fsyntax-only` of a file that includes only `header`.
+fn compiles_alone(header: &Path, include_dirs: &[PathBuf], scratch: &Path) -> Result<(), String> {
+    let main = scratch.join(format!(
+        "{}.check.cpp",
+        header.file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::write(&main, format!("#include \"{}\"\n", header.display())).unwrap();
+    let out = syntax_check(include_dirs)
+        .arg(&main)
+        .output()
+        .expect("run g++");
     if out.status.success() {
         Ok(())
     } else {
@@ -497,22 +506,13 @@ fn wrong_arguments_are_compile_errors_naming_the_parameter() {
             format!("#include <demo.hpp>\n#include <string>\nint main() {{ (void){call}; }}\n"),
         )
         .unwrap();
-        let mut cmd = Command::new("g++");
-        cmd.args([
-            "-std=c++17",
-            "-fsyntax-only",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-        ]);
-        for d in s.includes.iter().chain([
+        let out = syntax_check(s.includes.iter().chain([
             &workspace_root().join("bindings/cpp/include"),
             &workspace_root().join("runtime/include"),
-        ]) {
-            cmd.arg("-I").arg(d);
-        }
-        let out = cmd.arg(&source).output().expect("run g++");
+        ]))
+        .arg(&source)
+        .output()
+        .expect("run g++");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{call} compiled");
         for text in *expected {
