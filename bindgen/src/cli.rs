@@ -1,9 +1,9 @@
-//! The command line: `ffihub dump | generate | check | ir`.
+//! The command line: `ffihub dump | generate | check | harvest | ir`.
 
 use crate::dump::{dump, DumpOptions};
 use crate::filemap;
 use crate::lang::{self, Backend, Config};
-use crate::{generate, ir};
+use crate::{generate, harvest, ir};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ffihub_schema::Reflection;
 use std::path::PathBuf;
@@ -27,6 +27,9 @@ enum Command {
     Check(GenerateArgs),
     /// Print the normalized IR that the backends render (YAML), for generator authors.
     Ir(SourceArgs),
+    /// Read the library's Python package and write the signature overlay it implies (a
+    /// `--config` file: parameter names, defaults, keyword-only parameters, docs, types).
+    Harvest(HarvestArgs),
 }
 
 /// Where the reflection comes from: libraries (loaded into a runtime) or a dump.
@@ -64,6 +67,32 @@ struct GenerateArgs {
     /// and parameter docs; schema/signatures.schema.json).
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+    /// Harvest signatures from the library's Python package first (as `ffihub harvest` does);
+    /// the entries of --config win, entry by entry.
+    #[arg(long)]
+    harvest: bool,
+    #[command(flatten)]
+    python: PythonArgs,
+}
+
+/// The Python package folders of a harvest.
+#[derive(Args, Debug)]
+struct PythonArgs {
+    /// A Python package folder to read (repeatable; default: the package folder around each
+    /// --lib, walking up while `__init__.py` exists).
+    #[arg(long = "python", value_name = "DIR")]
+    dirs: Vec<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct HarvestArgs {
+    #[command(flatten)]
+    source: SourceArgs,
+    #[command(flatten)]
+    python: PythonArgs,
+    /// Write to this file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 /// The `--config` file.
@@ -193,6 +222,26 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             write_output(None, &text)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Harvest(args) => {
+            let doc = load(&args.source)?;
+            let lib = ir::build(&doc)?;
+            let roots = harvest::roots(&args.source.load.libs, &args.python.dirs)?;
+            let h = harvest::harvest(&lib, &roots)?;
+            for w in &h.warnings {
+                eprintln!("ffihub: warning: {w}");
+            }
+            for line in &h.report {
+                eprintln!("ffihub: {line}");
+            }
+            for (name, e) in &h.entries {
+                for n in &e.notes {
+                    eprintln!("ffihub: harvest: {name}: {n}");
+                }
+            }
+            let command = "ffihub harvest";
+            write_output(args.output.as_deref(), &harvest::to_yaml(&h, command))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Generate(args) => run_generate(&args, false),
         Command::Check(args) => run_generate(&args, true),
     }
@@ -223,9 +272,25 @@ fn run_generate(args: &GenerateArgs, check: bool) -> Result<ExitCode, String> {
     let file = read_config(args.config.as_deref())?;
     let doc = load(&args.source)?;
     let report = doc.typing_report();
+    let harvested = if args.harvest {
+        let roots = harvest::roots(&args.source.load.libs, &args.python.dirs)?;
+        let h = harvest::harvest(&ir::build(&doc)?, &roots)?;
+        if !check {
+            for w in &h.warnings {
+                eprintln!("ffihub: warning: {w}");
+            }
+            for line in &h.report {
+                eprintln!("ffihub: {line}");
+            }
+        }
+        Some(harvest::without(h.signatures(), file.signatures.as_ref()))
+    } else {
+        None
+    };
     let opts = ir::Options {
         rename: file.rename,
         signatures: file.signatures,
+        harvested,
     };
     let package = file.package;
     let lib = match ir::build_with(&doc, &opts) {
@@ -257,6 +322,9 @@ fn run_generate(args: &GenerateArgs, check: bool) -> Result<ExitCode, String> {
     if !check {
         eprintln!("ffihub: {report}");
         eprintln!("ffihub: {}", lib.naming_report());
+        for note in &lib.harvest_notes {
+            eprintln!("ffihub: harvest: left out: {note}");
+        }
         for note in &lib.shadowed_exports {
             eprintln!("ffihub: note: {note}");
         }

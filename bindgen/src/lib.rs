@@ -8,6 +8,7 @@ pub mod cli;
 pub mod diagnostics;
 pub mod dump;
 pub mod filemap;
+pub mod harvest;
 pub mod ir;
 pub mod lang;
 

@@ -58,6 +58,10 @@ pub struct Library {
     /// name, one note each (`generate` prints them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub shadowed_exports: Vec<String>,
+    /// Harvested overlay entries left out because they do not match the library, one note
+    /// each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub harvest_notes: Vec<String>,
 }
 
 /// A parameter of a function, method or constructor.
@@ -113,6 +117,8 @@ pub enum NameSource {
     Overlay,
     /// The metadata key `arg_names` (the Rust macros, C++ `refl::Metadata`).
     Metadata,
+    /// The library's Python package (`ffihub harvest`, `generate --harvest`).
+    Harvest,
     /// The parameter list of the docstring.
     Docstring,
     /// The field a constructor parameter initializes.
@@ -131,6 +137,7 @@ impl NameSource {
         match self {
             NameSource::Overlay => "the overlay",
             NameSource::Metadata => "arg_names",
+            NameSource::Harvest => "the harvest",
             NameSource::Docstring => "docstrings",
             NameSource::Field => "fields",
             NameSource::Positional => "none (positional)",
@@ -500,6 +507,9 @@ pub struct Options {
     pub rename: BTreeMap<String, String>,
     /// The signature overlay (the `signatures:` section of the `--config` file).
     pub signatures: Option<schema::Signatures>,
+    /// The harvested overlay (`--harvest`), applied before [`Options::signatures`]; its
+    /// entries that do not match are left out ([`Library::harvest_notes`]).
+    pub harvested: Option<schema::Signatures>,
 }
 
 /// Why the IR of a document could not be built.
@@ -615,7 +625,11 @@ pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, BuildErro
         functions,
         types,
         shadowed_exports,
+        harvest_notes: Vec::new(),
     };
+    if let Some(harvested) = &opts.harvested {
+        lib.harvest_notes = overlay::apply_harvested(&mut lib, harvested);
+    }
     if let Some(overlay) = &opts.signatures {
         overlay::apply(&mut lib, overlay).map_err(BuildError::Overlay)?;
     }

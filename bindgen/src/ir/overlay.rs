@@ -22,16 +22,49 @@ enum Target<'a> {
 /// Checks every entry of `overlay` against `lib` and applies them; on any problem nothing is
 /// applied and every problem is returned, one line each.
 pub fn apply(lib: &mut Library, overlay: &Signatures) -> Result<(), Vec<String>> {
-    let mut problems = Vec::new();
     if let Err(e) = overlay.validate() {
         return Err(vec![e]);
     }
+    let (planned, problems) = plan_all(lib, overlay);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    for (name, p) in planned {
+        if let Ok(target) = resolve(lib, &name) {
+            p.apply(target, NameSource::Overlay);
+        }
+    }
+    Ok(())
+}
+
+/// Applies a harvested overlay (`ffihub_harvest`, already fitted with [`fit`]): entries that
+/// still do not match are left out, each problem returned; names from `arg_names` stay (they
+/// come first).
+pub fn apply_harvested(lib: &mut Library, overlay: &Signatures) -> Vec<String> {
+    let (planned, problems) = plan_all(lib, overlay);
+    for (name, p) in planned {
+        if let Ok(target) = resolve(lib, &name) {
+            p.apply(target, NameSource::Harvest);
+        }
+    }
+    problems
+}
+
+fn known_types(lib: &Library) -> (BTreeSet<String>, Vec<(String, Vec<String>)>) {
     let keys: BTreeSet<String> = lib.types.iter().map(|t| t.key.clone()).collect();
     let ancestry: Vec<(String, Vec<String>)> = lib
         .types
         .iter()
         .map(|t| (t.key.clone(), t.ancestors.clone()))
         .collect();
+    (keys, ancestry)
+}
+
+/// Plans every entry: the plans of the entries that match, and the problems of those that do
+/// not.
+fn plan_all(lib: &mut Library, overlay: &Signatures) -> (Vec<(String, Plan)>, Vec<String>) {
+    let mut problems = Vec::new();
+    let (keys, ancestry) = known_types(lib);
     let types = KnownTypes {
         keys: &keys,
         ancestry: &ancestry,
@@ -46,15 +79,134 @@ pub fn apply(lib: &mut Library, overlay: &Signatures) -> Result<(), Vec<String>>
             },
         }
     }
-    if !problems.is_empty() {
-        return Err(problems);
+    (planned, problems)
+}
+
+/// Makes a harvested entry acceptable to the checks: drops a type that is not strictly
+/// narrower than the library's, a default that is no value of its parameter's type (after
+/// the widening [`param_changes`] allows), and defaults of positional parameters followed by
+/// a required one (ADR 0012); renames a repeated name `arg<i>`. Returns one note per change;
+/// `Err` when the entry names nothing the overlay can describe.
+pub fn fit(
+    lib: &mut Library,
+    name: &str,
+    entry: &mut SignatureEntry,
+) -> Result<Vec<String>, String> {
+    let (keys, ancestry) = known_types(lib);
+    let types = KnownTypes {
+        keys: &keys,
+        ancestry: &ancestry,
+    };
+    let (library, ret): (Vec<Type>, Option<Type>) = match resolve(lib, name)? {
+        Target::Callable(sig) => (
+            sig.params.iter().map(|p| p.ty.clone()).collect(),
+            Some(sig.ret.clone()),
+        ),
+        Target::Constructor(params) => (params.iter().map(|p| p.ty.clone()).collect(), None),
+    };
+    let mut notes = Vec::new();
+    if let (Some(text), Some(old)) = (&entry.returns, &ret) {
+        match types.narrowed(text, old) {
+            Ok(t) if t == *old => entry.returns = None,
+            Ok(_) => {}
+            Err(why) => {
+                notes.push(format!("returns: dropped {why}"));
+                entry.returns = None;
+            }
+        }
+    } else {
+        entry.returns = None;
     }
-    for (name, p) in planned {
-        if let Ok(target) = resolve(lib, &name) {
-            p.apply(target);
+    let Some(params) = entry.params.as_mut() else {
+        return Ok(notes);
+    };
+    if params.len() != library.len() {
+        return Err(format!(
+            "the library's signature has {} parameter(s), the harvest {}",
+            library.len(),
+            params.len()
+        ));
+    }
+    for i in 0..params.len() {
+        if params[..i].iter().any(|q| q.name == params[i].name) {
+            notes.push(format!("`{}` repeated: arg{i}", params[i].name));
+            params[i].name = format!("arg{i}");
         }
     }
-    Ok(())
+    for (p, old) in params.iter_mut().zip(&library) {
+        // A `null` default widens a nullable type to its optional (see `accepted`).
+        let widened = match &p.default {
+            Some(serde_json::Value::Null) if nullable(old) => Type::Optional(Box::new(old.clone())),
+            _ => old.clone(),
+        };
+        let old = &widened;
+        let mut effective = old.clone();
+        if let Some(text) = p.ty.clone() {
+            match types.narrowed(&text, old) {
+                Ok(t) if t == *old => p.ty = None,
+                Ok(t) => effective = t,
+                Err(why) => {
+                    notes.push(format!("`{}`: dropped {why}", p.name));
+                    p.ty = None;
+                }
+            }
+        }
+        if let Some(value) = &p.default {
+            let ok = Literal::from_json(value).is_some_and(|l| accepted(&l, &effective).is_some());
+            if !ok {
+                notes.push(format!(
+                    "`{}`: dropped the default `{value}` (no value of `{effective}`)",
+                    p.name
+                ));
+                p.default = None;
+            }
+        }
+    }
+    let last_required = params
+        .iter()
+        .zip(&library)
+        .rposition(|(p, _)| !p.keyword_only && p.default.is_none());
+    if let Some(last) = last_required {
+        for p in params[..last].iter_mut().filter(|p| !p.keyword_only) {
+            if let Some(v) = p.default.take() {
+                notes.push(format!(
+                    "`{}`: dropped the default `{v}` (a required positional parameter follows)",
+                    p.name
+                ));
+            }
+        }
+    }
+    Ok(notes)
+}
+
+/// Whether a parameter may be nullable in TVM-FFI (an object reference, a function, a
+/// container): a `null` default is then accepted and makes the declared type optional.
+fn nullable(ty: &Type) -> bool {
+    matches!(
+        ty,
+        Type::Class(_)
+            | Type::Object
+            | Type::Module
+            | Type::Function(_)
+            | Type::Array(_)
+            | Type::List(_)
+            | Type::Map(..)
+            | Type::Dict(..)
+    )
+}
+
+/// The default and the type a binding declares for a literal default of a parameter of type
+/// `ty`: the literal as is when it fits; `null` of a nullable type with the type made
+/// optional; a string of a data type as that data type. `None` when it is no value of `ty`.
+fn accepted(lit: &Literal, ty: &Type) -> Option<(Literal, Option<Type>)> {
+    match lit {
+        l if l.fits(ty) => Some((l.clone(), None)),
+        Literal::None if nullable(ty) => {
+            Some((Literal::None, Some(Type::Optional(Box::new(ty.clone())))))
+        }
+        Literal::String(s) if *ty == Type::DataType => Some((Literal::DataType(s.clone()), None)),
+        _ => None,
+    }
 }
 
 /// The library's type keys and each type's ancestors (for narrowing to a subclass).
@@ -195,15 +347,17 @@ struct ParamChange {
 }
 
 impl Plan {
-    fn apply(self, target: Target<'_>) {
+    fn apply(self, target: Target<'_>, source: NameSource) {
         let (params, ret) = match target {
             Target::Callable(sig) => (&mut sig.params, Some((&mut sig.ret, &mut sig.library_ret))),
             Target::Constructor(params) => (params, None),
         };
         if let Some(changes) = self.params {
             for (p, c) in params.iter_mut().zip(changes) {
-                p.name = c.name;
-                p.name_from = NameSource::Overlay;
+                if p.name_from > source {
+                    p.name = c.name;
+                    p.name_from = source;
+                }
                 if let Some(ty) = c.ty {
                     p.library_ty = Some(std::mem::replace(&mut p.ty, ty));
                 }
@@ -294,8 +448,15 @@ fn param_changes(
         if list[..i].iter().any(|o| o.name == e.name) {
             problems.push(format!("{what} is listed twice"));
         }
+        // With a `null` default, a nullable type may be narrowed as its optional.
+        let library = match &e.default {
+            Some(serde_json::Value::Null) if nullable(&p.ty) => {
+                Type::Optional(Box::new(p.ty.clone()))
+            }
+            _ => p.ty.clone(),
+        };
         let ty = match &e.ty {
-            Some(text) => match types.narrowed(text, &p.ty) {
+            Some(text) => match types.narrowed(text, &library) {
                 Ok(ty) => Some(ty),
                 Err(why) => {
                     problems.push(format!("{what}: {why}"));
@@ -304,7 +465,8 @@ fn param_changes(
             },
             None => None,
         };
-        let effective = ty.as_ref().unwrap_or(&p.ty);
+        let mut ty = ty;
+        let effective = ty.clone().unwrap_or_else(|| p.ty.clone());
         let default = match &e.default {
             None => None,
             Some(value) => match Literal::from_json(value) {
@@ -315,13 +477,21 @@ fn param_changes(
                     ));
                     None
                 }
-                Some(lit) if !lit.fits(effective) => {
-                    problems.push(format!(
-                        "{what}: the default `{value}` is not a value of its type `{effective}`"
-                    ));
-                    None
-                }
-                Some(lit) => Some(lit),
+                Some(lit) => match accepted(&lit, &effective) {
+                    None => {
+                        problems.push(format!(
+                            "{what}: the default `{value}` is not a value of its type \
+                             `{effective}`"
+                        ));
+                        None
+                    }
+                    Some((lit, widened)) => {
+                        if widened.is_some() {
+                            ty = widened;
+                        }
+                        Some(lit)
+                    }
+                },
             },
         };
         let has_default = e.default.is_some() || p.default.is_some();

@@ -93,6 +93,7 @@ fn cpp_literal(types: &Types, value: &Literal, ty: &Type) -> Option<String> {
         (Literal::Int(i), Type::Float) => format!("{:?}", *i as f64),
         (Literal::Float(f), Type::Float) => format!("{f:?}"),
         (Literal::String(s), Type::String) => literal(s),
+        (Literal::DataType(s), Type::DataType) => format!("ffihub::dtype({})", literal(s)),
         (
             Literal::EmptyArray | Literal::EmptyMap,
             t @ (Type::Array(_) | Type::List(_) | Type::Map(..) | Type::Dict(..)),

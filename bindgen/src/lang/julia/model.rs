@@ -1092,6 +1092,7 @@ mod tests {
             functions: Vec::new(),
             types: vec![bag],
             shadowed_exports: Vec::new(),
+            harvest_notes: Vec::new(),
         };
         let cfg = Config {
             name: "t".into(),
