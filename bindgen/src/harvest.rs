@@ -61,7 +61,9 @@ pub fn roots(libs: &[PathBuf], python: &[PathBuf]) -> Result<Vec<PackageRoot>, S
             }
         }
         if found.is_empty() {
-            return Err("--harvest needs the Python package: give --python DIR (or --lib)".into());
+            return Err(
+                "the harvest needs the Python package: give --python DIR (or --lib)".into(),
+            );
         }
         found
     } else {

@@ -12,7 +12,8 @@
 //! - it cannot share a process with Apache TVM 0.27's libraries, on any TVM-FFI runtime: both TVM
 //!   builds register the same global functions (1,501 of the 1,829 of tilelang's) and type keys
 //!   in the process's one registry, and the second build's registration fails
-//!   ("... is already registered"), in either order.
+//!   ("... is already registered"), in either order;
+//! - `generate --harvest` names its functions from its Python packages (docs/harvest.md).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -142,4 +143,58 @@ fn tilelang_tvm_and_apache_tvm_cannot_share_one_registry() {
              the first registered:\n{stdout}{stderr}"
         );
     }
+}
+
+/// tilelang's libraries get their parameter names from its Python packages (`tilelang` and the
+/// bundled `tvm`), with no hand overlay: `generate --harvest` on a dump made on ffihub's runtime
+/// names at least 1,100 functions, methods and constructors from them.
+#[test]
+fn tilelang_signatures_are_harvested_from_its_python_packages() {
+    let site = deps().join("site/tilelang");
+    let lib = site.join("lib");
+    let out = ffihub_tests::scratch_dir("tilelang-harvest");
+    let ffihub = workspace_root().join("target/debug/ffihub");
+    let runtime = ffihub_lib();
+    let dump = out.join("tilelang.yaml");
+    let mut cmd = Command::new(&ffihub);
+    cmd.arg("dump").arg("--runtime").arg(&runtime);
+    for l in ["libtvm_runtime.so", "libtvm_compiler.so", "libtilelang.so"] {
+        cmd.arg("--lib").arg(lib.join(l));
+    }
+    let lib_path = format!("{}:{}", runtime.parent().unwrap().display(), lib.display());
+    cmd.arg("-o").arg(&dump).env("LD_LIBRARY_PATH", lib_path);
+    let o = run_with_timeout(cmd, RUN_TIMEOUT);
+    assert!(o.status.success(), "dump: {}", text(&o.stderr));
+    let mut cmd = Command::new(&ffihub);
+    cmd.args([
+        "generate",
+        "--lang",
+        "node",
+        "--name",
+        "tilelang",
+        "--harvest",
+    ])
+    .arg("--metadata")
+    .arg(&dump)
+    .arg("--python")
+    .arg(&site)
+    .arg("--python")
+    .arg(site.join("3rdparty/tvm/python/tvm"))
+    .arg("--out")
+    .arg(out.join("node"));
+    let o = run_with_timeout(cmd, RUN_TIMEOUT);
+    let report = text(&o.stderr);
+    assert!(o.status.success(), "generate: {report}");
+    print!("{report}");
+    let harvested: usize = report
+        .split(" from the harvest")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no harvest count in:\n{report}"));
+    assert!(harvested >= 1100, "{report}");
+    assert!(
+        report.contains("harvest: 1135 Python files (0 not parsed)"),
+        "{report}"
+    );
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # xgrammar 0.2.8 end to end (examples/xgrammar, README "A real library"): its
 # libxgrammar_bindings.so from the pinned wheel (scripts/setup-xgrammar.sh) is dumped on both
-# runtimes (identical dumps), generated for Julia, Node and C++ with the checked-in overlay
-# examples/xgrammar/bindings.yaml, and the three examples run on both runtimes: each prints the
+# runtimes (identical dumps), generated for Julia, Node and C++ with `--harvest` (the wheel's
+# Python package) and the entries of examples/xgrammar/bindings.yaml it cannot derive, and the
+# three examples run on both runtimes: each prints the
 # allowed-token set at every step, which must equal the one Python computes through Apache's
 # tvm_ffi on the same library (examples/xgrammar/reference.py), and a few hand-written ones;
 # checks.mjs and checks.jl check the results' declared types and the errors about arguments.
@@ -26,7 +27,9 @@ for rt in apache ours; do
         --lib "$LIB/libxgrammar_bindings.so" -o "$OUT/xgrammar.$rt.yaml"
 done
 cmp "$OUT/xgrammar.apache.yaml" "$OUT/xgrammar.ours.yaml"
+# The harvest of the wheel's Python package, with the entries it cannot derive by hand.
 GENERATE=(--lang all --name xgrammar --metadata "$OUT/xgrammar.ours.yaml"
+    --harvest --python "$ROOT/.deps/xgrammar/xgrammar"
     --config "$EXAMPLES/bindings.yaml" --out "$OUT/xgrammar")
 "$FFIHUB" generate "${GENERATE[@]}"
 "$FFIHUB" check "${GENERATE[@]}"

@@ -156,6 +156,28 @@ fn entry(ix: &Index<'_>, rows: &[Row<'_>], best: usize, packed: bool) -> Entry {
             }
         }
     }
+    // In an `isinstance(p, T)` branch, the `@overload` whose parameter there is a `T` names it.
+    for (i, a) in row.args.iter().enumerate() {
+        let Some(p) = a.param() else { continue };
+        let Some((_, t)) = row.site.narrowed.iter().find(|(n, _)| n == p) else {
+            continue;
+        };
+        let Some((name, ann)) = narrowing_overload(ix, sc, p, t, text) else {
+            continue;
+        };
+        params[i].python_param = Some(name.clone());
+        params[i].name = Some(name);
+        params[i].how = NameHow::Overload;
+        let direct = matches!(a, Arg::Param { .. });
+        let handle =
+            matches!(&row.site.args[i], Expr::Attribute(x) if x.attr.as_str() == "_handle");
+        if params[i].ty.is_none() && (direct || handle) {
+            if let Ok(t) = compact(ann, ix, sc.module, text) {
+                params[i].ty = Some(t);
+                params[i].ty_dropped = None;
+            }
+        }
+    }
     // One parameter fanned out to several locals (`names, values = f(p)`): the locals' names.
     for (i, a) in row.args.iter().enumerate() {
         if let Arg::Flow { param, local } = a {
@@ -490,6 +512,45 @@ fn overload_names(ix: &Index<'_>, sc: &FuncScope<'_>, n: usize) -> Option<Vec<St
             names.remove(0);
         }
         (names.len() == n).then_some(names)
+    })
+}
+
+/// The `@overload` sibling of the caller whose parameter at `p`'s position is annotated like
+/// `t` (the class of an `isinstance(p, t)` branch): that parameter's name and annotation.
+fn narrowing_overload<'a>(
+    ix: &Index<'a>,
+    sc: &FuncScope<'a>,
+    p: &str,
+    t: &Expr,
+    text: &str,
+) -> Option<(String, &'a Expr)> {
+    let index = sc
+        .def
+        .parameters
+        .posonlyargs
+        .iter()
+        .chain(&sc.def.parameters.args)
+        .position(|q| q.name().as_str() == p)?;
+    let wanted = source(t, text);
+    let body: &[Stmt] = match sc.class {
+        Some(c) => &ix.classes[c].node.body,
+        None => &ix.modules[sc.module].src.ast.body,
+    };
+    body.iter().find_map(|st| {
+        let Stmt::FunctionDef(f) = st else {
+            return None;
+        };
+        if f.name.as_str() != sc.def.name.as_str() || !decorated(f, "overload") {
+            return None;
+        }
+        let q = f
+            .parameters
+            .posonlyargs
+            .iter()
+            .chain(&f.parameters.args)
+            .nth(index)?;
+        let ann = q.annotation()?;
+        (source(ann, text) == wanted).then(|| (q.name().to_string(), ann))
     })
 }
 

@@ -266,6 +266,20 @@ struct Body<'a> {
     calls: Vec<&'a ast::ExprCall>,
     returned: BTreeSet<u32>,
     nested: Vec<&'a ast::StmtFunctionDef>,
+    /// The `isinstance(p, T)` tests of the branches being visited.
+    narrowing: Vec<(String, &'a Expr)>,
+    /// Call start -> the narrowings of the branches around it.
+    narrowed: HashMap<u32, Vec<(String, &'a Expr)>>,
+}
+
+/// `isinstance(p, T)`: (p, T).
+fn isinstance_test(test: &Expr) -> Option<(String, &Expr)> {
+    let Expr::Call(c) = test else { return None };
+    let Expr::Name(f) = &*c.func else { return None };
+    match (f.id.as_str(), &*c.arguments.args) {
+        ("isinstance", [Expr::Name(p), t]) => Some((p.id.to_string(), t)),
+        _ => None,
+    }
 }
 
 /// The names an assignment target binds.
@@ -317,12 +331,30 @@ impl<'a> Visitor<'a> for Body<'a> {
                 }
             }
             Stmt::If(i) => {
+                // Each branch is visited with its `isinstance` narrowing.
                 self.if_tests.push(&i.test);
+                self.visit_expr(&i.test);
+                let pushed = isinstance_test(&i.test).map(|n| self.narrowing.push(n));
+                self.visit_body(&i.body);
+                if pushed.is_some() {
+                    self.narrowing.pop();
+                }
                 for c in &i.elif_else_clauses {
                     if let Some(t) = &c.test {
                         self.if_tests.push(t);
+                        self.visit_expr(t);
+                    }
+                    let pushed = c
+                        .test
+                        .as_ref()
+                        .and_then(isinstance_test)
+                        .map(|n| self.narrowing.push(n));
+                    self.visit_body(&c.body);
+                    if pushed.is_some() {
+                        self.narrowing.pop();
                     }
                 }
+                return;
             }
             Stmt::Return(r) => {
                 if let Some(Expr::Call(c)) = r.value.as_deref() {
@@ -345,7 +377,12 @@ impl<'a> Visitor<'a> for Body<'a> {
     fn visit_expr(&mut self, e: &'a Expr) {
         match e {
             Expr::Lambda(_) => return,
-            Expr::Call(c) => self.calls.push(c),
+            Expr::Call(c) => {
+                self.calls.push(c);
+                if !self.narrowing.is_empty() {
+                    self.narrowed.insert(call_start(c), self.narrowing.clone());
+                }
+            }
             Expr::Named(n) => self.assign(&n.target, &n.value),
             _ => {}
         }
@@ -386,6 +423,8 @@ pub struct Site<'a> {
     pub returned: bool,
     /// The receiver of a method call through an instance is the caller's `self`.
     pub on_self: bool,
+    /// The `isinstance(p, T)` tests of the branches around the call.
+    pub narrowed: Vec<(String, &'a Expr)>,
 }
 
 /// Every call site of the package, in module and source order.
@@ -453,6 +492,11 @@ fn visit_function<'a>(
         let line = src.line(call_start(call) as usize);
         let args: &'a [Expr] = &call.arguments.args;
         let keywords = !call.arguments.keywords.is_empty();
+        let narrowed = body
+            .narrowed
+            .get(&call_start(call))
+            .cloned()
+            .unwrap_or_default();
         let site = |entry: String, via: Via, args: &'a [Expr], on_self: bool| Site {
             entry,
             via,
@@ -462,6 +506,7 @@ fn visit_function<'a>(
             line,
             returned,
             on_self,
+            narrowed: narrowed.clone(),
         };
         if let Expr::Attribute(a) = &*call.func {
             match a.attr.as_str() {
