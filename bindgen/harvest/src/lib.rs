@@ -4,9 +4,9 @@
 //! The package calls its registered functions from Python functions that have parameter names,
 //! defaults, keyword-only markers, annotations and docstrings. [`harvest`] parses every module
 //! ([`source`]), builds a table of the modules' bindings, FFI namespaces and registered classes
-//! ([`index`]), finds every call of a registered function, method or constructor and follows
-//! each argument back to the caller's parameters ([`sites`]), and picks per registered entry
-//! the call site that names most ([`select`]). The result is Python-level knowledge: names,
+//! (`index`), finds every call of a registered function, method or constructor and follows
+//! each argument back to the caller's parameters (`sites`), and picks per registered entry
+//! the call site that names most (`select`). The result is Python-level knowledge: names,
 //! literal defaults, keyword-only flags, annotation types in the compact TVM-FFI spelling,
 //! docstrings, and the role the Python API gives the entry (constructor, method, property).
 //! Whether a type is narrower than the library's or a default fits is the generator's to

@@ -8,6 +8,11 @@
 //! literal or no value of the parameter's type, a positional parameter without default after
 //! one with a default. `ffihub check` reports the same problems as entries that no longer match
 //! the library.
+//!
+//! A `null` default of a nullable parameter (an object, a function, a container) is accepted and
+//! makes the declared type optional; a string default of a data type is that data type
+//! (docs/adr/0015-harvest.md). Harvested entries ([`apply_harvested`]) are first fitted to these
+//! checks ([`fit`]) and those that still fail are left out instead of failing the build.
 
 use super::{ConstructorKind, Library, Literal, NameSource, ParamDefault, Signature, Type};
 use ffihub_schema::{ParamEntry, SignatureEntry, Signatures, TypeSchema};
@@ -84,7 +89,7 @@ fn plan_all(lib: &mut Library, overlay: &Signatures) -> (Vec<(String, Plan)>, Ve
 
 /// Makes a harvested entry acceptable to the checks: drops a type that is not strictly
 /// narrower than the library's, a default that is no value of its parameter's type (after
-/// the widening [`param_changes`] allows), and defaults of positional parameters followed by
+/// the widening the checks allow), and defaults of positional parameters followed by
 /// a required one (ADR 0012); renames a repeated name `arg<i>`. Returns one note per change;
 /// `Err` when the entry names nothing the overlay can describe.
 pub fn fit(
