@@ -595,3 +595,49 @@ fn docstring(body: &[Stmt]) -> String {
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn receivers_are_named_after_their_class_in_snake_case() {
+        assert_eq!(snake("GrammarMatcher"), "grammar_matcher");
+        assert_eq!(snake("IRModule"), "ir_module");
+        assert_eq!(snake("_Schedule"), "schedule");
+        assert_eq!(snake("Float32x4"), "float32x4");
+    }
+
+    #[test]
+    fn only_literals_are_defaults() {
+        let value = |src: &str| {
+            let parsed = ruff_python_parser::parse_expression(src).unwrap();
+            literal(parsed.expr()).ok()
+        };
+        assert_eq!(value("None"), Some(Json::Null));
+        assert_eq!(value("-3"), Some(Json::from(-3)));
+        assert_eq!(value("0.5"), Some(Json::from(0.5)));
+        assert_eq!(value("'root'"), Some(Json::from("root")));
+        assert_eq!(value("()"), Some(Json::Array(Vec::new())));
+        assert_eq!(value("{}"), Some(Json::Object(Default::default())));
+        assert_eq!(value("[1]"), None);
+        assert_eq!(value("VocabType.RAW"), None);
+        assert_eq!(value("2 ** 70"), None);
+    }
+
+    #[test]
+    fn docstrings_are_cleaned_like_inspect_cleandoc() {
+        let module = ruff_python_parser::parse_module(
+            "def f():\n    \"\"\"Summary.\n\n        Parameters\n        ----------\n        x : int\n            The x.\n    \"\"\"\n",
+        )
+        .unwrap()
+        .into_syntax();
+        let Stmt::FunctionDef(f) = &module.body[0] else {
+            unreachable!()
+        };
+        assert_eq!(
+            docstring(&f.body),
+            "Summary.\n\nParameters\n----------\nx : int\n    The x."
+        );
+    }
+}
