@@ -95,9 +95,17 @@ impl Types {
             .find(|&i| may_omit(i))
             .unwrap_or(positional.len());
         for (i, o) in positional.iter().enumerate() {
-            let opt = if may_omit(i) { "?" } else { "" };
+            let ty = self.ts(&o.param.ty, true);
+            // Before a required options object a parameter cannot be optional in TypeScript:
+            // it is required and takes `undefined` (for its default).
+            let decl = match (may_omit(i), layout.has_required_keyword()) {
+                (false, _) => format!("{}: {ty}", o.ident),
+                (true, false) => format!("{}?: {ty}", o.ident),
+                (true, true) if ty.ends_with("| undefined") => format!("{}: {ty}", o.ident),
+                (true, true) => format!("{}: {} | undefined", o.ident, paren_fn(ty)),
+            };
             js_params.push(o.ident.clone());
-            dts_params.push(format!("{}{opt}: {}", o.ident, self.ts(&o.param.ty, true)));
+            dts_params.push(decl);
             jsdoc.push(param_doc(&o.ident, o));
         }
         let mut prologue = String::new();
