@@ -10,7 +10,7 @@
 //! environment's thread and the caller waits (see `env.rs`).
 
 use crate::convert::{self, ArgBuf};
-use crate::env::{CrossCall, EnvData, EnvShared};
+use crate::env::{CallState, CrossCall, EnvData, EnvShared, SyncCall};
 use crate::ffi;
 use crate::napi::{self, napi_value, Args, Env, Error, Result};
 use ffihub_abi::abi::{TVMFFIAny, TVMFFIObjectHandle};
@@ -175,6 +175,8 @@ unsafe extern "C" fn call(env: napi_env, info: napi_callback_info) -> napi_value
     let data = unsafe { &*cell.data };
     // A dispose() from inside the call waits until the call returns.
     let _busy = Busy::enter(cell);
+    // Callbacks from other threads cannot run until it returns.
+    let _sync = SyncCall::enter(data);
     if argc <= CAP {
         // SAFETY: on the environment's thread, inside this call.
         let none = cell.none_as_undefined.get();
@@ -407,15 +409,23 @@ pub struct JsCallback {
     shared: Arc<EnvShared>,
     data: *const EnvData,
     func: napi_ref,
+    /// The function's `name`, for errors raised on other threads (which cannot read it).
+    name: Box<str>,
 }
 
 /// A new TVM-FFI function (owned) calling the JavaScript function `func`.
 pub fn js_callback(data: &EnvData, func: napi_value) -> Result<TVMFFIObjectHandle> {
-    let r = data.env.reference(func, 1)?;
+    let env = data.env;
+    let name = env
+        .get_named(func, b"name\0")
+        .and_then(|v| env.get_rust_string(v))
+        .unwrap_or_default();
+    let r = env.reference(func, 1)?;
     new_function(JsCallback {
         shared: data.shared.clone(),
         data,
         func: r,
+        name: name.into(),
     })
 }
 
@@ -486,29 +496,17 @@ impl Callee for JsCallback {
             let env = unsafe { &*self.data }.env;
             self.invoke(env, args)
         } else {
-            let call = CrossCall {
+            let call = Arc::new(CrossCall {
                 callback: self,
                 args: args.as_ptr(),
                 num_args: args.len(),
-                outcome: Mutex::new(None),
+                state: Mutex::new(CallState::Queued),
                 done: Condvar::new(),
-            };
-            if let Err(message) = self.shared.call_on_thread(&call) {
-                return Err(ffi::make_error("RuntimeError", &message, ""));
-            }
-            let outcome = call
-                .outcome
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
-            match outcome {
-                Some(Ok(v)) => Ok(v.0),
-                Some(Err(e)) => Err(e.0),
-                None => Err(ffi::make_error(
-                    "RuntimeError",
-                    "the callback did not run",
-                    "",
-                )),
+            });
+            match self.shared.call_on_thread(&call, || self.blocked_message()) {
+                Ok(Ok(v)) => Ok(v.0),
+                Ok(Err(e)) => Err(e.0),
+                Err(message) => Err(ffi::make_error("RuntimeError", &message, "")),
             }
         }
     }
@@ -552,6 +550,22 @@ impl Drop for JsCallback {
 }
 
 impl JsCallback {
+    /// The error of a call from another thread that cannot run because the JavaScript thread
+    /// stays inside a synchronous call.
+    fn blocked_message(&self) -> String {
+        let callback = if self.name.is_empty() {
+            "an anonymous JavaScript callback".to_string()
+        } else {
+            format!("the JavaScript callback `{}`", self.name)
+        };
+        format!(
+            "{callback} was called from another thread while its JavaScript thread is blocked \
+             in a synchronous call into TVM-FFI, which may be waiting for that thread: the \
+             callback cannot run until the call returns. Make the call with \
+             `await ffi.callAsync(fn, ...args)`, which lets such callbacks run"
+        )
+    }
+
     /// Runs the JavaScript function on its environment's thread: converts the borrowed
     /// arguments, calls, and converts the result (owned) or the exception (an owned error).
     pub fn invoke(

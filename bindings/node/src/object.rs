@@ -391,7 +391,10 @@ pub fn construct(
         }
         f
     };
-    let result = function::call_raw(func, &mut args)?;
+    let result = {
+        let _sync = crate::env::SyncCall::enter(data);
+        function::call_raw(func, &mut args)?
+    };
     drop(args);
     if result.type_index < tindex::OBJECT {
         let mut r = result;
@@ -833,6 +836,7 @@ pub fn set_field(data: &EnvData, object: napi_value, id: u32, value: napi_value)
             value: ffihub_abi::abi::TVMFFIAnyValue { v_ptr: addr.cast() },
         });
         args.push_js(data, value)?;
+        let _sync = crate::env::SyncCall::enter(data);
         let mut r = function::call_raw(access.setter, &mut args)?;
         ffi::release(&mut r);
     } else {
