@@ -246,10 +246,14 @@ impl<'a> SyncCall<'a> {
 impl Drop for SyncCall<'_> {
     #[inline]
     fn drop(&mut self) {
-        let depth = self.0.sync_depth.get() - 1;
-        self.0.sync_depth.set(depth);
+        let data = self.0;
+        let depth = data.sync_depth.get() - 1;
+        data.sync_depth.set(depth);
         if depth == 0 {
-            self.0.shared.sync_boundary();
+            data.shared.sync_boundary();
+            if !data.released_after_call.borrow().is_empty() {
+                data.release_deferred();
+            }
         }
     }
 }
@@ -347,6 +351,12 @@ pub struct EnvData {
     tsfn: Cell<napi_threadsafe_function>,
     /// Synchronous calls into TVM-FFI in progress on this thread (see [`SyncCall`]).
     sync_depth: Cell<u32>,
+    /// References of wrappers disposed during a synchronous call (which may borrow them),
+    /// released when it ends.
+    released_after_call: RefCell<Vec<TVMFFIObjectHandle>>,
+    /// The tensors made for TypedArray arguments of the synchronous calls in progress (see
+    /// `tensor::CallTensors`).
+    pub call_tensors: RefCell<Vec<crate::tensor::CallTensor>>,
 }
 
 impl EnvData {
@@ -377,6 +387,8 @@ impl EnvData {
             pending: Cell::new((0, ptr::null_mut())),
             tsfn: Cell::new(ptr::null_mut()),
             sync_depth: Cell::new(0),
+            call_tensors: RefCell::default(),
+            released_after_call: RefCell::default(),
         });
         let data = Box::into_raw(data);
         // SAFETY: `data` is a fresh allocation owned by the environment from now on; the
@@ -432,6 +444,25 @@ impl EnvData {
         }
     }
 
+    /// Whether a synchronous call into TVM-FFI is in progress on this thread.
+    pub fn in_sync_call(&self) -> bool {
+        self.sync_depth.get() > 0
+    }
+
+    /// Releases `handle` (owned) when the synchronous call in progress ends.
+    pub fn release_after_call(&self, handle: TVMFFIObjectHandle) {
+        self.released_after_call.borrow_mut().push(handle);
+    }
+
+    #[cold]
+    fn release_deferred(&self) {
+        let handles = std::mem::take(&mut *self.released_after_call.borrow_mut());
+        for handle in handles {
+            // SAFETY: owned references handed over by `release_after_call`.
+            unsafe { ffi::TVMFFIObjectDecRef(handle) };
+        }
+    }
+
     /// The `ffi.GetKwargsObject()` marker (borrowed; owned by this state).
     pub fn kwargs_marker(&self) -> Result<TVMFFIObjectHandle> {
         let cached = self.kwargs_marker.get();
@@ -460,6 +491,7 @@ unsafe extern "C" fn finalize_env(_env: napi_env, data: *mut c_void, _hint: *mut
                 };
             }
         }
+        data.release_deferred();
         for owned in [data.kwargs_marker.get(), data.pending.get().1] {
             if !owned.is_null() {
                 // SAFETY: the marker and a pending construction are owned by this state.
