@@ -474,8 +474,7 @@ native.setFieldScratch(fieldScratch);
  */
 function withCells(f, mask) {
   const s = fieldScratch;
-  return function (a, b, c, d) {
-    const n = arguments.length;
+  const call = (n, a, b, c, d) => {
     switch (n) {
       case 1:
         s[3] = CellSlot.of(a);
@@ -492,15 +491,23 @@ function withCells(f, mask) {
         if (mask & 4) s[5] = CellSlot.of(c);
         s[2] = 48 + (mask & 7);
         return f(a, b, c);
-      case 4:
+      default:
         if (mask & 1) s[3] = CellSlot.of(a);
         if (mask & 2) s[4] = CellSlot.of(b);
         if (mask & 4) s[5] = CellSlot.of(c);
         if (mask & 8) s[6] = CellSlot.of(d);
         s[2] = 64 + (mask & 15);
         return f(a, b, c, d);
-      default:
-        return f(...arguments);
+    }
+  };
+  return function (a, b, c, d) {
+    const n = arguments.length;
+    if (n === 0 || n > 4) return f(...arguments);
+    try {
+      return call(n, a, b, c, d);
+    } finally {
+      // The addon clears it when the call starts; this covers a call that failed before.
+      s[2] = 0;
     }
   };
 }

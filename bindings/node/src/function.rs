@@ -352,7 +352,7 @@ unsafe fn call_fast(
 /// The handle of a wrapped object (not a tensor: its buffer must be checked), for a call that
 /// borrows it; a wrapper made in JavaScript and not used before is attached here
 /// (`object::object_cell`). None for other values.
-fn borrowed_wrapper(data: &EnvData, value: napi_value) -> Result<Option<TVMFFIObjectHandle>> {
+pub fn borrowed_wrapper(data: &EnvData, value: napi_value) -> Result<Option<TVMFFIObjectHandle>> {
     let env = data.env;
     let cell = match env.unwrap(value) {
         // SAFETY: only cells are attached to objects (see `object::object_cell`).

@@ -107,7 +107,18 @@ pub fn construct(
     };
     let mut args = ArgBuf::new();
     for &value in positional {
-        args.push_js(data, value)?;
+        // Wrapped objects are borrowed, as by function calls (see `function::push_args`).
+        let wrapped = env.try_f64(value).is_none()
+            && env.type_of(value)? == Type::napi_object
+            && !env.is_typedarray(value)?;
+        match if wrapped {
+            function::borrowed_wrapper(data, value)?
+        } else {
+            None
+        } {
+            Some(handle) => args.push_borrowed(handle),
+            None => args.push_js(data, value)?,
+        }
     }
     let func = if let Some(f) = find_method(info, b"__ffi_init__", Some(true)) {
         f
