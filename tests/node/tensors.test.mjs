@@ -184,6 +184,22 @@ test('a TypedArray passed as an argument is kept attached while native code keep
   assert.throws(() => demo.tensorSum(once), { name: 'TypeError', message: /was detached/ });
 });
 
+test('a callback during the call cannot take the buffer from under a TypedArray argument', () => {
+  const f32 = new Float32Array(16).fill(1);
+  // testing.apply(f, a) makes a tensor of `a` for the call and calls f with it: f's JavaScript
+  // tries to transfer the buffer meanwhile.
+  const seen = testing.apply((t) => {
+    try {
+      structuredClone(f32.buffer, { transfer: [f32.buffer] });
+    } catch (e) {
+      assert.equal(e.name, 'DataCloneError');
+    }
+    return [f32.length, demo.tensorSum(t)];
+  }, f32);
+  assert.deepEqual([...seen], [16, 16], 'the buffer stayed attached during the call');
+  assert.equal(demo.tensorSum(f32), 16);
+});
+
 test('callAsync holds the memory it reads while the main thread transfers it', async () => {
   for (let round = 0; round < 3; round++) {
     const f32 = new Float32Array(8 * N).fill(1);
