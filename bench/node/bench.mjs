@@ -15,9 +15,16 @@
 //              price of the opt-in: Object.defineProperty per field)
 //   array:     demo.sumArray(1e6 numbers)       vs the same call with the ffi.Array built in
 //                                               Rust (benchArrayFloor), per element
+//   objects:   demo.isNone(p) (an object argument) and p.norm() (a method: the receiver is one)
+//              vs demo.isNone(i); demo.echoAny(p) (an object result JavaScript holds) vs
+//              demo.echoAny(i)
+//   tensors:   demo.tensorSum(a), a Float32Array(16) made into a tensor for the call, vs
+//              demo.tensorSum(t) with t = ffi.tensor(a) made once
 //
 // Targets: the generated no-op wrapper and a field read cost at most 2x the bare Node-API
-// no-op; creating an object at most 300 ns; an array at most 5x the floor per element.
+// no-op; creating an object at most 300 ns; an array at most 5x the floor per element; an object
+// argument or a method call at most 1.5x the integer call, an object result at most 3x; a
+// TypedArray at most 300 ns over the tensor made once.
 // BENCH_ROWS=1 prints bench/run.sh table rows instead.
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -52,6 +59,41 @@ const cases = {
     for (let i = 0; i < N; i++) acc += demo.addOne(i);
     return acc;
   },
+  'integer argument (demo.isNone(i))': () => {
+    let n = 0;
+    for (let i = 0; i < N; i++) if (demo.isNone(i)) n++;
+    return n;
+  },
+  'object argument (demo.isNone(p))': () => {
+    let n = 0;
+    for (let i = 0; i < N; i++) if (demo.isNone(point)) n++;
+    return n;
+  },
+  'method call (p.norm())': () => {
+    let acc = 0;
+    for (let i = 0; i < N; i++) acc += point.norm();
+    return acc;
+  },
+  'integer result (demo.echoAny(i))': () => {
+    let acc = 0;
+    for (let i = 0; i < N; i++) acc += demo.echoAny(i);
+    return acc;
+  },
+  'object result (demo.echoAny(p))': () => {
+    let last = null;
+    for (let i = 0; i < N; i++) last = demo.echoAny(point);
+    return last;
+  },
+  'typed array as a tensor (demo.tensorSum(f32))': () => {
+    let acc = 0;
+    for (let i = 0; i < N / 10; i++) acc += demo.tensorSum(floats);
+    return acc;
+  },
+  'tensor argument made once (demo.tensorSum(t))': () => {
+    let acc = 0;
+    for (let i = 0; i < N / 10; i++) acc += demo.tensorSum(floatTensor);
+    return acc;
+  },
   'field read (p.x)': () => {
     let acc = 0;
     for (let i = 0; i < N; i++) acc += point.x;
@@ -76,13 +118,16 @@ const cases = {
   },
 };
 const point = new demo.Point(3, 4);
+const floats = new Float32Array(16);
+const floatTensor = ffi.tensor(floats);
 
 const best = Object.fromEntries(Object.keys(cases).map((k) => [k, Infinity]));
 for (let round = 0; round < ROUNDS; round++) {
   for (const [name, run] of Object.entries(cases)) {
     const t0 = process.hrtime.bigint();
     run();
-    best[name] = Math.min(best[name], Number(process.hrtime.bigint() - t0) / N);
+    const calls = name.includes('tensor') ? N / 10 : N;
+    best[name] = Math.min(best[name], Number(process.hrtime.bigint() - t0) / calls);
   }
 }
 const nopFn = ffi.requireGlobal('testing.nop');
@@ -111,6 +156,14 @@ if (process.env.BENCH_ROWS === '1') {
   out('node: field read `p.x` vs bare N-API call', best['field read (p.x)'], bare, 2);
   out('node: `new demo.Point(x, y)` vs 300 ns', best['object creation (new demo.Point)'], 300, 1, '300 ns (target)');
   out('node: `demo.sumArray` of 1e6 numbers, per element, vs C floor', arrayOurs, arrayFloor, 5);
+  const int = best['integer argument (demo.isNone(i))'];
+  const intCall = '`demo.isNone(i)`';
+  out(`node: object argument \`demo.isNone(p)\` vs ${intCall}`, best['object argument (demo.isNone(p))'], int, 1.5);
+  out(`node: method call \`p.norm()\` vs ${intCall}`, best['method call (p.norm())'], int, 1.5);
+  out('node: object result `demo.echoAny(p)` vs `demo.echoAny(i)`', best['object result (demo.echoAny(p))'], best['integer result (demo.echoAny(i))'], 3);
+  const typed = best['typed array as a tensor (demo.tensorSum(f32))'];
+  const made = best['tensor argument made once (demo.tensorSum(t))'];
+  console.log(`| node: Float32Array(16) as a tensor \`demo.tensorSum(a)\` vs the tensor made once \`demo.tensorSum(t)\` | ${ns(typed)} | ${ns(made)} | ${typed - made >= 0 ? '+' : ''}${(typed - made).toFixed(1)} ns | ≤ +300 ns |`);
   const plain = best['object creation (new demo.Point3D)'];
   const own = best['object creation, own fields (new demo.Point3D)'];
   console.log(`| node: \`new demo.Point3D\` with own fields (\`ffi.setOwnFields\`, 3 fields) vs without | ${ns(own)} | ${ns(plain)} | ${(own / plain).toFixed(2)}x | — |`);
@@ -127,6 +180,9 @@ console.log(row('generated, 3 numbers (testing.nop)', best['generated, 3 numbers
 console.log(row('generated typed (demo.addOne)', best['generated typed (demo.addOne)'], best['bare N-API no-op']));
 console.log(row('TVM-FFI call alone (from Rust)', floor));
 console.log(row('field read (p.x)', best['field read (p.x)'], best['bare N-API no-op']));
+for (const name of ['integer argument (demo.isNone(i))', 'object argument (demo.isNone(p))', 'method call (p.norm())', 'integer result (demo.echoAny(i))', 'object result (demo.echoAny(p))', 'typed array as a tensor (demo.tensorSum(f32))', 'tensor argument made once (demo.tensorSum(t))']) {
+  console.log(row(name, best[name]));
+}
 console.log(row('object creation (new demo.Point)', best['object creation (new demo.Point)']));
 console.log(row('object creation (new demo.Point3D)', best['object creation (new demo.Point3D)']));
 console.log(row('  with own fields (ffi.setOwnFields)', best['object creation, own fields (new demo.Point3D)']));

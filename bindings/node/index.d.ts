@@ -504,9 +504,11 @@ export declare function options<T extends object>(
 
 /**
  * For generated code: marks the function a generated wrapper looked up for itself, which then
- * returns `undefined` for None (the wrapper turns it into `null`). Returns `f`.
+ * returns `undefined` for None (the wrapper turns it into `null`). Returns `f`, or with
+ * `objectArgs` (a bit per parameter among the first four that may be an object) a function
+ * that calls `f` passing those arguments' objects to the addon directly.
  */
-export declare function generatedFunction<F extends Function>(f: F): F;
+export declare function generatedFunction<F extends Function>(f: F, objectArgs?: number): F;
 
 /** A TVM-FFI error: `kind` (`ValueError`...), `message`, and the native `backtrace`. */
 export declare class FFIError extends Error {

@@ -10,7 +10,7 @@ let {{ f.handle }};  // looked up on first call; returns undefined for None
 {%- if !f.call.prologue.is_empty() %}
     {{ f.call.prologue }}
 {%- endif %}
-    return {{ f.call.result.0 }}({{ f.handle }} ??= __ffi.generatedFunction({{ f.lookup }}))({{ f.call.args }}){{ f.call.result.1 }};
+    return {{ f.call.result.0 }}({{ f.handle }} ??= __ffi.generatedFunction({{ f.lookup }}{{ f.object_args }}))({{ f.call.args }}){{ f.call.result.1 }};
   } catch (e) {
     throw __ffi.callError(e, {{ f.call.errors.info }}, {{ f.call.errors.values }});
   }

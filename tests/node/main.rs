@@ -8,7 +8,8 @@
 //! time), and generates both packages into `target/ffihub-tests/node/packages` with
 //! `ffihub generate --lang node`, and compiles `tests/c/reflect_probe.cc` against Apache's
 //! headers (`FFIHUB_REFLECT_PROBE`: the C++ code define.test.mjs passes the types it defines
-//! to). Then each runtime gets one `node --test --expose-gc` run with
+//! to) and `tests/threads_lib` (`FFIHUB_THREADS_LIB`: a library calling back from its own
+//! threads, threads.test.mjs). Then each runtime gets one `node --test --expose-gc` run with
 //! `TVM_FFI_LIB` pointing at it; the TAP summary is parsed and printed. The runs check the type
 //! truth of the packages (type_truth.mjs): every value they return is checked against its
 //! declared type, and the coverage is printed. `install.rs`: the packages published to a local
@@ -17,8 +18,8 @@
 mod install;
 
 use ffihub_tests::{
-    apache_root, apache_runtime, build_demo_and_generator, build_reflect_probe, cargo_build,
-    ffihub_runtime, run_ok, target_dir, workspace_root, Runtime,
+    apache_root, apache_runtime, build_demo_and_generator, build_reflect_probe, build_threads_lib,
+    cargo_build, ffihub_runtime, run_ok, target_dir, workspace_root, Runtime,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,6 +32,8 @@ struct Setup {
     demo_lib: PathBuf,
     /// `libreflect_probe.so` (define.test.mjs passes the types it defines to it).
     reflect_probe: PathBuf,
+    /// `libtesting_threads.so` (threads.test.mjs: a library calling back from its own threads).
+    threads_lib: PathBuf,
     /// `libffihub_dump.so` and the `ffihub` binary (define.test.mjs dumps its process and
     /// generates a package from the dump).
     dump_lib: PathBuf,
@@ -107,6 +110,7 @@ fn setup() -> &'static Setup {
             packages,
             demo_lib,
             reflect_probe: build_reflect_probe("node-reflect-probe"),
+            threads_lib: build_threads_lib("node-threads-lib"),
             dump_lib: target.join("debug/libffihub_dump.so"),
             ffihub_bin: target.join("debug/ffihub"),
             declared_types,
@@ -192,6 +196,7 @@ fn run_suites(runtime: &Runtime) {
         .env("FFIHUB_LIBRARY_PATH", library_path)
         .env("FFIHUB_DEMO_LIBRARY", &setup.demo_lib)
         .env("FFIHUB_REFLECT_PROBE", &setup.reflect_probe)
+        .env("FFIHUB_THREADS_LIB", &setup.threads_lib)
         .env("FFIHUB_DUMP_LIBRARY", &setup.dump_lib)
         .env("FFIHUB_BIN", &setup.ffihub_bin)
         .env("FFIHUB_TYPE_TRUTH", &truth)

@@ -167,12 +167,37 @@ test('a tensor over a transferred buffer still reads its own memory', async () =
   assert.equal(junk.length, 8);
 });
 
-test('a TypedArray passed as an argument is kept attached too', async () => {
-  const f32 = new Float32Array(N).fill(2);
-  assert.equal(demo.tensorSum(f32), 2 * N);
-  await transferAndChurn(f32.buffer);
-  assert.equal(f32.length, N);
-  assert.equal(demo.tensorSum(f32), 2 * N);
+test('a TypedArray passed as an argument is kept attached while native code keeps its tensor', async () => {
+  // Native code keeps a tensor over `kept` (in the array it returns): its buffer stays.
+  const kept = new Float32Array(N).fill(2);
+  const arr = testing.makeArrayWithTensor(kept);
+  await transferAndChurn(kept.buffer);
+  assert.equal(kept.length, N, 'the buffer stayed attached');
+  assert.equal(demo.tensorSum(arr[0]), 2 * N);
+  assert.equal(demo.tensorSum(kept), 2 * N);
+  // A tensor made for one call only dies with it: the buffer can be transferred afterwards.
+  const once = new Float32Array(16).fill(1);
+  assert.equal(demo.tensorSum(once), 16);
+  const moved = structuredClone(once.buffer, { transfer: [once.buffer] });
+  assert.equal(once.length, 0, 'nothing kept it: the transfer took it');
+  assert.equal(new Float32Array(moved)[0], 1);
+  assert.throws(() => demo.tensorSum(once), { name: 'TypeError', message: /was detached/ });
+});
+
+test('a callback during the call cannot take the buffer from under a TypedArray argument', () => {
+  const f32 = new Float32Array(16).fill(1);
+  // testing.apply(f, a) makes a tensor of `a` for the call and calls f with it: f's JavaScript
+  // tries to transfer the buffer meanwhile.
+  const seen = testing.apply((t) => {
+    try {
+      structuredClone(f32.buffer, { transfer: [f32.buffer] });
+    } catch (e) {
+      assert.equal(e.name, 'DataCloneError');
+    }
+    return [f32.length, demo.tensorSum(t)];
+  }, f32);
+  assert.deepEqual([...seen], [16, 16], 'the buffer stayed attached during the call');
+  assert.equal(demo.tensorSum(f32), 16);
 });
 
 test('callAsync holds the memory it reads while the main thread transfers it', async () => {

@@ -22,6 +22,34 @@ test('callbacks from other threads, worker threads, and a clean exit', () => {
   assert.match(out.afterExit, /^RuntimeError: .*environment of this callback has exited/);
 });
 
+test('library threads calling back while JavaScript waits in a synchronous call fail instead of hanging', () => {
+  // Its own time limit: a hang fails this test (and the process is killed), not the whole run.
+  const script = fileURLToPath(new URL('./fixtures/library_threads.mjs', import.meta.url));
+  const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 30_000, env: process.env });
+  assert.equal(run.error, undefined, `the program did not hang: ${run.stdout}${run.stderr}`);
+  assert.equal(run.status, 0, run.stderr);
+  const { main, inWorker, workerExit } = JSON.parse(run.stdout.trim().split('\n').at(-1));
+  assert.equal(workerExit, 0);
+  for (const [where, out] of [['main thread', main], ['worker thread', inWorker]]) {
+    const blocked = /was called from another thread while its JavaScript thread is blocked in a synchronous call into TVM-FFI.*ffi\.callAsync/;
+    // The library's error, raised in its thread, reaches the caller.
+    assert.equal(out.fromThread.kind, 'RuntimeError', `${where}: ${JSON.stringify(out.fromThread)}`);
+    assert.ok(out.fromThread.ffiError, where);
+    assert.match(out.fromThread.message, /^the JavaScript callback `answer` /, where);
+    assert.match(out.fromThread.message, blocked, where);
+    assert.equal(out.fromThreads.kind, 'RuntimeError', `${where}: ${JSON.stringify(out.fromThreads)}`);
+    assert.match(out.fromThreads.message, /^an anonymous JavaScript callback /, where);
+    assert.match(out.fromThreads.message, blocked, where);
+    // The thread lives on: native callbacks from library threads, then the same scenarios
+    // through callAsync, whose callbacks run.
+    assert.equal(out.afterwards, 36, where);
+    assert.equal(out.async, 42, where);
+    assert.equal(out.asyncThreads, 20100, where);
+    assert.equal(out.later, 'later', where);
+    assert.match(out.syncAgain.message ?? '', blocked, where);
+  }
+});
+
 test('a process with a registered callback and idle threads exits by itself', () => {
   const code = `
     const ffi = require('@ffihub/tvm-ffi');

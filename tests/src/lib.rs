@@ -279,6 +279,24 @@ pub fn build_reflect_probe(scratch: &str) -> PathBuf {
     lib
 }
 
+/// `tests/threads_lib/threads_lib.cc`, a C++ library calling the functions it is given from
+/// threads of its own (`testing_threads.call_from_thread`, `call_from_threads`, `call_later`),
+/// compiled against Apache's headers into `libtesting_threads.so` in the scratch folder
+/// `scratch` (one per test binary). Linked like [`build_reflect_probe`]: it binds to the runtime
+/// of the loading process.
+pub fn build_threads_lib(scratch: &str) -> PathBuf {
+    let apache = apache_runtime();
+    let lib = scratch_dir(scratch).join("libtesting_threads.so");
+    let lib_dir = format!("-L{}", apache.lib_dir.display());
+    compile_cxx(
+        &[workspace_root().join("tests/threads_lib/threads_lib.cc")],
+        &apache.include_dir,
+        &lib,
+        &["-shared", "-fPIC", "-pthread", &lib_dir, "-ltvm_ffi"],
+    );
+    lib
+}
+
 /// A command that runs `program` with `runtime`'s `libtvm_ffi.so` on the library path.
 pub fn command_on(runtime: &Runtime, program: &Path) -> Command {
     let mut cmd = Command::new(program);

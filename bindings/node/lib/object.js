@@ -334,7 +334,11 @@ function registerType(key, Class) {
   const index = native.typeIndex(key);
   native.setClass(index, shellOf(Class));
   Object.defineProperty(Class, kKey, { value: key });
-  return native.typeMethods(index);
+  const methods = native.typeMethods(index);
+  // Methods take the receiver first, and often objects after it (static methods too): their
+  // cells go in the scratch.
+  for (const name of Object.keys(methods)) methods[name] = withCells(methods[name], 15);
+  return methods;
 }
 
 /** The type key `Class` was registered for (`ffi.Object` for the base class), or undefined. */
@@ -455,8 +459,58 @@ function fieldGetters(key, names) {
 // rest of a read. Its own ArrayBuffer, so that the memory never moves; the addon takes only the
 // first one it is given, this one, and makes readers only for the code that holds it (this
 // module, whose readers always put their receiver's cell in [1] first).
-const fieldScratch = new Float64Array(new ArrayBuffer(16));
+//
+// [2..7] carry the cells of a call's object arguments (`withCells`): without them the addon
+// finds an argument's cell with `napi_unwrap`, which costs more than the rest of the call.
+const fieldScratch = new Float64Array(new ArrayBuffer(64));
 native.setFieldScratch(fieldScratch);
+
+/**
+ * A function calling the native TVM-FFI function `f` (only such: the addon clears what this
+ * writes when the call starts) with the cells of its first four arguments whose bits `mask`
+ * sets put in the scratch first: `[2]` says which and for how many arguments, `[3 + i]` holds
+ * argument i's cell (0 for values that are not wrappers). The addon takes an argument's object
+ * from there instead of looking its cell up.
+ */
+function withCells(f, mask) {
+  const s = fieldScratch;
+  const call = (n, a, b, c, d) => {
+    switch (n) {
+      case 1:
+        s[3] = CellSlot.of(a);
+        s[2] = 16 + (mask & 1);
+        return f(a);
+      case 2:
+        if (mask & 1) s[3] = CellSlot.of(a);
+        if (mask & 2) s[4] = CellSlot.of(b);
+        s[2] = 32 + (mask & 3);
+        return f(a, b);
+      case 3:
+        if (mask & 1) s[3] = CellSlot.of(a);
+        if (mask & 2) s[4] = CellSlot.of(b);
+        if (mask & 4) s[5] = CellSlot.of(c);
+        s[2] = 48 + (mask & 7);
+        return f(a, b, c);
+      default:
+        if (mask & 1) s[3] = CellSlot.of(a);
+        if (mask & 2) s[4] = CellSlot.of(b);
+        if (mask & 4) s[5] = CellSlot.of(c);
+        if (mask & 8) s[6] = CellSlot.of(d);
+        s[2] = 64 + (mask & 15);
+        return f(a, b, c, d);
+    }
+  };
+  return function (a, b, c, d) {
+    const n = arguments.length;
+    if (n === 0 || n > 4) return f(...arguments);
+    try {
+      return call(n, a, b, c, d);
+    } finally {
+      // The addon clears it when the call starts; this covers a call that failed before.
+      s[2] = 0;
+    }
+  };
+}
 
 /** Reads a field (by its registered name). */
 function getField(object, name) {
@@ -520,10 +574,13 @@ function requireGlobal(name) {
 /**
  * Marks the function `f` that a generated wrapper looked up for itself (and keeps private): it
  * returns `undefined` for None, which the wrapper turns into `null` (`?? null`). That saves a
- * Node-API call, a sizable part of a call that does nothing. Returns `f`.
+ * Node-API call, a sizable part of a call that does nothing. Returns `f`, or with `objectArgs`
+ * (a bit per parameter among the first four that may be an object) a function passing their
+ * cells (`withCells`).
  */
-function generatedFunction(f) {
-  return native.noneAsUndefined(f);
+function generatedFunction(f, objectArgs = 0) {
+  native.noneAsUndefined(f);
+  return objectArgs ? withCells(f, objectArgs) : f;
 }
 
 /** Registers a JavaScript (or TVM-FFI) function as the global `name`. */

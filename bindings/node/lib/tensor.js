@@ -116,9 +116,15 @@ function keepAttached(buffer) {
   markAsUntransferable(buffer);
 }
 
-/** Coercion used by generated code for Tensor parameters (null and undefined pass through). */
+/**
+ * Coercion used by generated code for Tensor parameters (null and undefined pass through).
+ * TypedArrays pass as they are: the addon makes their tensors itself, without a wrapper, for
+ * the call (bindings/node/src/tensor.rs, `CallTensors`); Uint8Arrays, which it takes for bytes,
+ * become tensors here.
+ */
 function toTensor(x) {
   if (x === null || x === undefined || x instanceof FFITensor) return x;
+  if (ArrayBuffer.isView(x) && !(x instanceof Uint8Array) && !(x instanceof DataView)) return x;
   return tensor(x);
 }
 

@@ -33,11 +33,13 @@ use std::mem::MaybeUninit;
 /// The largest integer a JavaScript number holds exactly (2^53 - 1).
 pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
-/// Owned arguments of one call, released when dropped.
+/// Owned arguments of one call, released when dropped (but for borrowed ones).
 pub struct ArgBuf {
     inline: [MaybeUninit<TVMFFIAny>; INLINE_ARGS],
     len: usize,
     spill: Vec<TVMFFIAny>,
+    /// Bit i: argument i is borrowed ([`ArgBuf::push_borrowed`]), not released.
+    borrowed: u64,
 }
 
 /// Arguments kept on the stack (more spill to the heap).
@@ -50,7 +52,20 @@ impl ArgBuf {
             inline: [MaybeUninit::uninit(); INLINE_ARGS],
             len: 0,
             spill: Vec::new(),
+            borrowed: 0,
         }
+    }
+
+    /// Appends an object borrowed for the call (its owner outlives it), which is not released.
+    pub fn push_borrowed(&mut self, handle: TVMFFIObjectHandle) {
+        let i = self.as_mut_slice().len();
+        if i < 64 {
+            self.borrowed |= 1 << i;
+        } else {
+            // SAFETY: a live object (the caller's); this Any gets its own reference.
+            unsafe { ffi::TVMFFIObjectIncRef(handle) };
+        }
+        self.push(ffi::object_any(handle));
     }
 
     /// Appends an owned value.
@@ -107,8 +122,11 @@ impl Default for ArgBuf {
 
 impl Drop for ArgBuf {
     fn drop(&mut self) {
-        for v in self.as_mut_slice() {
-            ffi::release(v);
+        let borrowed = self.borrowed;
+        for (i, v) in self.as_mut_slice().iter_mut().enumerate() {
+            if i >= 64 || borrowed & (1 << i) == 0 {
+                ffi::release(v);
+            }
         }
     }
 }

@@ -7,6 +7,12 @@
 //! the process alive) and carries two kinds of jobs: calls of JavaScript callbacks made by native
 //! code on other threads (the calling thread waits for the result), and the release of
 //! references dropped on other threads.
+//!
+//! A waiting thread must not wait for a JavaScript thread that waits for it (a library joining
+//! the thread it called back from, while JavaScript is inside the synchronous call that started
+//! it). The JavaScript thread counts its synchronous calls into TVM-FFI ([`SyncCall`]); a
+//! callback still waiting for its turn when that thread has stayed inside one such call for
+//! [`BLOCKED_AFTER`] fails with an error saying so, instead of hanging (docs/node.md).
 
 use crate::ffi;
 use crate::napi::{Env, Result};
@@ -16,13 +22,22 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::ThreadId;
+use std::time::Duration;
+
+/// How long a callback from another thread waits while its JavaScript thread stays inside one
+/// synchronous call before it fails (that call may be waiting for the callback's thread).
+pub const BLOCKED_AFTER: Duration = Duration::from_millis(100);
 
 /// The part of an environment's state that other threads may hold.
 pub struct EnvShared {
     /// The environment's JavaScript thread.
     pub thread: ThreadId,
+    /// Boundaries of the JavaScript thread's outermost synchronous calls into TVM-FFI (entries
+    /// and exits): odd while it is inside one. Written only by that thread.
+    sync_calls: AtomicU64,
     state: Mutex<SharedState>,
 }
 
@@ -51,26 +66,41 @@ enum Job {
     /// Delete the references dropped on other threads.
     Drain,
     /// Run a JavaScript callback for a native caller waiting on another thread.
-    Call(*const CrossCall),
+    Call(Arc<CrossCall>),
 }
 
 /// A JavaScript callback invoked on another thread, waiting for its result.
 pub struct CrossCall {
-    /// The callback (kept alive by the caller for the duration of the call).
+    /// The callback (kept alive by the caller while it waits).
     pub callback: *const crate::function::JsCallback,
-    /// The borrowed arguments.
+    /// The borrowed arguments (alive while the caller waits).
     pub args: *const TVMFFIAny,
     /// Number of arguments.
     pub num_args: usize,
-    /// Ok(owned result) or Err(owned error object), once the call ran.
-    pub outcome: Mutex<Option<std::result::Result<SendAny, SendHandle>>>,
-    /// Signalled when `outcome` is set.
+    /// Where the call stands; the outcome once it ran.
+    pub state: Mutex<CallState>,
+    /// Signalled when the outcome is set.
     pub done: Condvar,
 }
 
-// SAFETY: a CrossCall lives on the stack of the waiting thread until `done` is signalled; the
-// environment's thread reads the arguments and writes the outcome while the waiter is blocked.
+/// Where a [`CrossCall`] stands.
+pub enum CallState {
+    /// Queued, not started: the waiter may still give up.
+    Queued,
+    /// Running on the environment's thread: the waiter waits for it to end.
+    Running,
+    /// The waiter gave up before it started: the environment's thread skips it.
+    Abandoned,
+    /// Ok(owned result) or Err(owned error object).
+    Done(std::result::Result<SendAny, SendHandle>),
+}
+
+// SAFETY: the waiting thread keeps the callback and the arguments alive until the call is done
+// or abandoned (after which the environment's thread no longer reads them); the state is behind
+// a mutex.
 unsafe impl Sync for CrossCall {}
+// SAFETY: as above.
+unsafe impl Send for CrossCall {}
 
 /// An owned Any moved between threads.
 pub struct SendAny(pub TVMFFIAny);
@@ -133,14 +163,19 @@ impl EnvShared {
     }
 
     /// Runs `call` on the environment's thread and waits for its outcome. Fails when the
-    /// environment is gone or closing.
-    pub fn call_on_thread(&self, call: &CrossCall) -> std::result::Result<(), String> {
+    /// environment is gone or closing, or with `blocked` when the environment's thread stays
+    /// inside one synchronous call for [`BLOCKED_AFTER`] before the call started.
+    pub fn call_on_thread(
+        &self,
+        call: &Arc<CrossCall>,
+        blocked: impl FnOnce() -> String,
+    ) -> std::result::Result<std::result::Result<SendAny, SendHandle>, String> {
         {
             let state = self.lock();
             let Some(tsfn) = state.tsfn.filter(|_| state.alive) else {
                 return Err("the JavaScript environment of this callback has exited".to_string());
             };
-            let job = Box::into_raw(Box::new(Job::Call(call)));
+            let job = Box::into_raw(Box::new(Job::Call(call.clone())));
             // SAFETY: as in release_ref.
             let status = unsafe {
                 napi_call_threadsafe_function(
@@ -157,11 +192,69 @@ impl EnvShared {
                 );
             }
         }
-        let mut outcome = call.outcome.lock().unwrap_or_else(|e| e.into_inner());
-        while outcome.is_none() {
-            outcome = call.done.wait(outcome).unwrap_or_else(|e| e.into_inner());
+        let mut seen = self.sync_calls.load(Ordering::Acquire);
+        let mut state = call.state.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            match std::mem::replace(&mut *state, CallState::Abandoned) {
+                CallState::Done(outcome) => return Ok(outcome),
+                other => *state = other,
+            }
+            let (next, timeout) = call
+                .done
+                .wait_timeout(state, BLOCKED_AFTER)
+                .unwrap_or_else(|e| e.into_inner());
+            state = next;
+            if !timeout.timed_out() || !matches!(*state, CallState::Queued) {
+                continue;
+            }
+            // Still queued: is the JavaScript thread inside the same synchronous call as a
+            // whole wait ago? Then it may be waiting for this thread: give up.
+            let now = self.sync_calls.load(Ordering::Acquire);
+            if now % 2 == 1 && now == seen {
+                *state = CallState::Abandoned;
+                return Err(blocked());
+            }
+            seen = now;
         }
-        Ok(())
+    }
+
+    /// Marks the start or the end of an outermost synchronous call (on the JavaScript thread).
+    #[inline]
+    fn sync_boundary(&self) {
+        let n = self.sync_calls.load(Ordering::Relaxed);
+        self.sync_calls.store(n.wrapping_add(1), Ordering::Release);
+    }
+}
+
+/// A synchronous call into TVM-FFI made by the JavaScript thread, from [`SyncCall::enter`] to
+/// the guard's drop: callbacks from other threads cannot run meanwhile (see the module doc).
+pub struct SyncCall<'a>(&'a EnvData);
+
+impl<'a> SyncCall<'a> {
+    /// Enters a synchronous call (calls may nest: only the outermost counts).
+    #[inline]
+    pub fn enter(data: &'a EnvData) -> Self {
+        let depth = data.sync_depth.get();
+        if depth == 0 {
+            data.shared.sync_boundary();
+        }
+        data.sync_depth.set(depth + 1);
+        SyncCall(data)
+    }
+}
+
+impl Drop for SyncCall<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        let data = self.0;
+        let depth = data.sync_depth.get() - 1;
+        data.sync_depth.set(depth);
+        if depth == 0 {
+            data.shared.sync_boundary();
+            if !data.released_after_call.borrow().is_empty() {
+                data.release_deferred();
+            }
+        }
     }
 }
 
@@ -256,6 +349,14 @@ pub struct EnvData {
     pub pending: Cell<(u64, TVMFFIObjectHandle)>,
     /// The thread-safe function (also stored in `shared`).
     tsfn: Cell<napi_threadsafe_function>,
+    /// Synchronous calls into TVM-FFI in progress on this thread (see [`SyncCall`]).
+    sync_depth: Cell<u32>,
+    /// References of wrappers disposed during a synchronous call (which may borrow them),
+    /// released when it ends.
+    released_after_call: RefCell<Vec<TVMFFIObjectHandle>>,
+    /// The tensors made for TypedArray arguments of the synchronous calls in progress (see
+    /// `tensor::CallTensors`).
+    pub call_tensors: RefCell<Vec<crate::tensor::CallTensor>>,
 }
 
 impl EnvData {
@@ -263,6 +364,7 @@ impl EnvData {
     pub fn install(env: Env) -> Result<&'static EnvData> {
         let shared = Arc::new(EnvShared {
             thread: std::thread::current().id(),
+            sync_calls: AtomicU64::new(0),
             state: Mutex::new(SharedState {
                 alive: true,
                 env: env.0,
@@ -284,6 +386,9 @@ impl EnvData {
             kwargs_marker: Cell::new(ptr::null_mut()),
             pending: Cell::new((0, ptr::null_mut())),
             tsfn: Cell::new(ptr::null_mut()),
+            sync_depth: Cell::new(0),
+            call_tensors: RefCell::default(),
+            released_after_call: RefCell::default(),
         });
         let data = Box::into_raw(data);
         // SAFETY: `data` is a fresh allocation owned by the environment from now on; the
@@ -339,6 +444,25 @@ impl EnvData {
         }
     }
 
+    /// Whether a synchronous call into TVM-FFI is in progress on this thread.
+    pub fn in_sync_call(&self) -> bool {
+        self.sync_depth.get() > 0
+    }
+
+    /// Releases `handle` (owned) when the synchronous call in progress ends.
+    pub fn release_after_call(&self, handle: TVMFFIObjectHandle) {
+        self.released_after_call.borrow_mut().push(handle);
+    }
+
+    #[cold]
+    fn release_deferred(&self) {
+        let handles = std::mem::take(&mut *self.released_after_call.borrow_mut());
+        for handle in handles {
+            // SAFETY: owned references handed over by `release_after_call`.
+            unsafe { ffi::TVMFFIObjectDecRef(handle) };
+        }
+    }
+
     /// The `ffi.GetKwargsObject()` marker (borrowed; owned by this state).
     pub fn kwargs_marker(&self) -> Result<TVMFFIObjectHandle> {
         let cached = self.kwargs_marker.get();
@@ -367,6 +491,7 @@ unsafe extern "C" fn finalize_env(_env: napi_env, data: *mut c_void, _hint: *mut
                 };
             }
         }
+        data.release_deferred();
         for owned in [data.kwargs_marker.get(), data.pending.get().1] {
             if !owned.is_null() {
                 // SAFETY: the marker and a pending construction are owned by this state.
@@ -407,8 +532,14 @@ unsafe extern "C" fn call_js(
                 }
             }
             Job::Call(call) => {
-                // SAFETY: the waiting thread keeps `call` alive until `done` is signalled.
-                let call = unsafe { &*call };
+                {
+                    let mut state = call.state.lock().unwrap_or_else(|e| e.into_inner());
+                    if !matches!(*state, CallState::Queued) {
+                        // Abandoned by its waiter, which no longer holds its arguments.
+                        return;
+                    }
+                    *state = CallState::Running;
+                }
                 let outcome = if env.is_null() || !shared.alive() {
                     Err(SendHandle(ffi::make_error(
                         "RuntimeError",
@@ -416,7 +547,7 @@ unsafe extern "C" fn call_js(
                         "",
                     )))
                 } else {
-                    // SAFETY: the callback object outlives the call (the caller holds it), and
+                    // SAFETY: the callback object outlives the call (the waiter holds it), and
                     // we are on its environment's thread.
                     let callback = unsafe { &*call.callback };
                     // SAFETY: the waiting thread keeps the arguments alive.
@@ -426,7 +557,7 @@ unsafe extern "C" fn call_js(
                         .map(SendAny)
                         .map_err(SendHandle)
                 };
-                *call.outcome.lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+                *call.state.lock().unwrap_or_else(|e| e.into_inner()) = CallState::Done(outcome);
                 call.done.notify_all();
             }
         }

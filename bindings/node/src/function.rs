@@ -10,9 +10,10 @@
 //! environment's thread and the caller waits (see `env.rs`).
 
 use crate::convert::{self, ArgBuf};
-use crate::env::{CrossCall, EnvData, EnvShared};
+use crate::env::{CallState, CrossCall, EnvData, EnvShared, SyncCall};
 use crate::ffi;
 use crate::napi::{self, napi_value, Args, Env, Error, Result};
+use crate::tensor::CallTensors;
 use ffihub_abi::abi::{TVMFFIAny, TVMFFIObjectHandle};
 use ffihub_abi::tindex;
 use napi_sys::{napi_callback_info, napi_env, napi_ref};
@@ -165,41 +166,96 @@ unsafe extern "C" fn call(env: napi_env, info: napi_callback_info) -> napi_value
     }
     // SAFETY: the data of this native function is its FnCell, alive while it can be called.
     let cell = unsafe { &*(cell as *const FnCell) };
+    // SAFETY: the wrapper's environment outlives its functions.
+    let data = unsafe { &*cell.data };
+    // Read (and cleared) by every call, first: it describes this call only.
+    let scratch = data.field_scratch.get();
+    let cells = crate::object::argument_cells(scratch, argc);
     let handle = cell.handle.get();
     if handle.is_null() {
         return crate::entry(env, info, |_, _| {
             napi::type_error("this TVM-FFI function was disposed")
         });
     }
-    // SAFETY: the wrapper's environment outlives its functions.
-    let data = unsafe { &*cell.data };
     // A dispose() from inside the call waits until the call returns.
     let _busy = Busy::enter(cell);
+    // Callbacks from other threads cannot run until it returns.
+    let _sync = SyncCall::enter(data);
     if argc <= CAP {
         // SAFETY: on the environment's thread, inside this call.
         let none = cell.none_as_undefined.get();
-        if let Some(value) = unsafe { call_numbers(data, handle, &argv[..argc], info, none) } {
+        if let Some(value) =
+            unsafe { call_fast(data, handle, &argv[..argc], (scratch, cells), info, none) }
+        {
             return value;
         }
     }
     crate::entry(env, info, |env, info| {
-        let mut buf = ArgBuf::new();
-        if argc <= CAP {
-            for v in &argv[..argc] {
-                buf.push_js(data, *v)?;
-            }
+        let spilled;
+        let argv = if argc <= CAP {
+            &argv[..argc]
         } else {
-            for v in Args::<CAP>::get(env, info)?.all(env, info)? {
-                buf.push_js(data, v)?;
-            }
+            spilled = Args::<CAP>::get(env, info)?.all(env, info)?;
+            &spilled[..]
+        };
+        let tensors = CallTensors::open(data);
+        let mut buf = ArgBuf::new();
+        push_args(data, &tensors, &mut buf, argv)?;
+        let result = call_raw(handle, &mut buf);
+        let kept = tensors.close();
+        let mut result = result?;
+        if let Err(e) = kept {
+            ffi::release(&mut result);
+            return Err(e);
         }
-        let mut result = call_raw(handle, &mut buf)?;
         if result.type_index == tindex::DL_TENSOR_PTR {
             result = owner_of_view(&mut buf, result);
         }
         drop(buf);
         convert::from_any(data, result)
     })
+}
+
+/// Converts the arguments of a synchronous call into `buf`. Wrapped objects are borrowed (as in
+/// [`call_fast`]). TypedArrays (but Uint8Arrays, which are bytes) become tensors of `tensors`,
+/// last: converting other values may run JavaScript (getters of plain objects, proxies), which
+/// must not find those tensors made.
+fn push_args(
+    data: &EnvData,
+    tensors: &CallTensors,
+    buf: &mut ArgBuf,
+    argv: &[napi_value],
+) -> Result<()> {
+    let env = data.env;
+    let mut typed = 0u64;
+    for (i, v) in argv.iter().enumerate() {
+        if env.try_f64(*v).is_some() || env.type_of(*v)? != napi::Type::napi_object {
+            buf.push_js(data, *v)?;
+        } else if i < 64 && env.is_typedarray(*v)? {
+            typed |= 1 << i;
+            buf.push(ffi::none());
+        } else if let Some(handle) = borrowed_wrapper(data, *v)? {
+            // As in `call_fast`: the caller's frame holds the wrapper, whose `dispose()` waits
+            // for the end of the call.
+            buf.push_borrowed(handle);
+        } else {
+            buf.push_js(data, *v)?;
+        }
+    }
+    while typed != 0 {
+        let i = typed.trailing_zeros() as usize;
+        typed &= typed - 1;
+        let any = match tensors.convert(argv[i])? {
+            Some(handle) => ffi::object_any(handle),
+            None => {
+                let mut any = ffi::none();
+                convert::to_any(data, argv[i], &mut any)?;
+                any
+            }
+        };
+        buf.as_mut_slice()[i] = any;
+    }
+    Ok(())
 }
 
 /// Marks a function wrapper as running (calls may nest); the last one out completes a
@@ -232,25 +288,39 @@ fn release_cell(cell: &FnCell) {
     }
 }
 
-/// The fast path of [`call`]: when every argument is a number (nothing to own or release), the
-/// call goes straight to the runtime, and scalar results straight back. Returns None (before
-/// calling) when an argument is not a number; results other than scalars, and errors, go
-/// through the general conversion. None comes back as `undefined` (NULL) if `none_as_undefined`.
+/// The fast path of [`call`]: when every argument is a number or a wrapped object (nothing to
+/// own or release: the objects are borrowed from their wrappers, which the caller's frame holds
+/// and whose `dispose()` waits for the end of the synchronous call, see
+/// `object::dispose`), the call goes straight to the runtime, and scalar results straight back.
+/// Returns None (before calling) for other arguments; results other than scalars, and errors,
+/// go through the general conversion. None comes back as `undefined` (NULL) if
+/// `none_as_undefined`.
 ///
 /// # Safety
-/// Must run on `data`'s thread inside the Node-API call `info`; `handle` is a live Function.
+/// Must run on `data`'s thread inside the Node-API call `info`, inside a [`SyncCall`]; `handle`
+/// is a live Function; `cells` are this call's argument cells in `scratch`
+/// (`object::argument_cells`).
 #[inline]
-unsafe fn call_numbers(
+unsafe fn call_fast(
     data: &EnvData,
     handle: TVMFFIObjectHandle,
     argv: &[napi_value],
+    (scratch, cells): (*mut f64, u32),
     info: napi_callback_info,
     none_as_undefined: bool,
 ) -> Option<napi_value> {
     let env = data.env;
     let mut args = [ffi::none(); 4];
-    for (slot, v) in args.iter_mut().zip(argv) {
-        *slot = convert::number_any(env.try_f64(*v)?);
+    for (i, (slot, v)) in args.iter_mut().zip(argv).enumerate() {
+        *slot = match env.try_f64(*v) {
+            Some(x) => convert::number_any(x),
+            None => {
+                // SAFETY: `cells` is this call's (read at its start); i < 4 = ARG_CELLS.
+                let handle = unsafe { crate::object::scratch_handle(scratch, cells, i) }
+                    .or_else(|| crate::object::borrowed_handle(env, *v))?;
+                ffi::object_any(handle)
+            }
+        };
     }
     let mut result = ffi::none();
     // SAFETY: a live Function and `argv.len()` valid, unowned arguments; the result is owned.
@@ -277,6 +347,25 @@ unsafe fn call_numbers(
         }
         convert::from_any(data, result)
     }))
+}
+
+/// The handle of a wrapped object (not a tensor: its buffer must be checked), for a call that
+/// borrows it; a wrapper made in JavaScript and not used before is attached here
+/// (`object::object_cell`). None for other values.
+pub fn borrowed_wrapper(data: &EnvData, value: napi_value) -> Result<Option<TVMFFIObjectHandle>> {
+    let env = data.env;
+    let cell = match env.unwrap(value) {
+        // SAFETY: only cells are attached to objects (see `object::object_cell`).
+        Some(cell) => Some(unsafe { &*(cell as *const crate::object::ObjectCell) }),
+        None if env.instance_of(value, data.hook(|h| h.object_base)?)? => {
+            crate::object::unwrapped_cell(data, value)?
+        }
+        None => None,
+    };
+    Ok(cell
+        .and_then(crate::object::ObjectCell::handle)
+        // SAFETY: a live handle (its wrapper's).
+        .filter(|h| unsafe { ffi::type_index_of(*h) } != tindex::TENSOR))
 }
 
 /// A `DLTensor*` result that points into one of the argument tensors becomes that tensor (a
@@ -407,15 +496,23 @@ pub struct JsCallback {
     shared: Arc<EnvShared>,
     data: *const EnvData,
     func: napi_ref,
+    /// The function's `name`, for errors raised on other threads (which cannot read it).
+    name: Box<str>,
 }
 
 /// A new TVM-FFI function (owned) calling the JavaScript function `func`.
 pub fn js_callback(data: &EnvData, func: napi_value) -> Result<TVMFFIObjectHandle> {
-    let r = data.env.reference(func, 1)?;
+    let env = data.env;
+    let name = env
+        .get_named(func, b"name\0")
+        .and_then(|v| env.get_rust_string(v))
+        .unwrap_or_default();
+    let r = env.reference(func, 1)?;
     new_function(JsCallback {
         shared: data.shared.clone(),
         data,
         func: r,
+        name: name.into(),
     })
 }
 
@@ -486,29 +583,17 @@ impl Callee for JsCallback {
             let env = unsafe { &*self.data }.env;
             self.invoke(env, args)
         } else {
-            let call = CrossCall {
+            let call = Arc::new(CrossCall {
                 callback: self,
                 args: args.as_ptr(),
                 num_args: args.len(),
-                outcome: Mutex::new(None),
+                state: Mutex::new(CallState::Queued),
                 done: Condvar::new(),
-            };
-            if let Err(message) = self.shared.call_on_thread(&call) {
-                return Err(ffi::make_error("RuntimeError", &message, ""));
-            }
-            let outcome = call
-                .outcome
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
-            match outcome {
-                Some(Ok(v)) => Ok(v.0),
-                Some(Err(e)) => Err(e.0),
-                None => Err(ffi::make_error(
-                    "RuntimeError",
-                    "the callback did not run",
-                    "",
-                )),
+            });
+            match self.shared.call_on_thread(&call, || self.blocked_message()) {
+                Ok(Ok(v)) => Ok(v.0),
+                Ok(Err(e)) => Err(e.0),
+                Err(message) => Err(ffi::make_error("RuntimeError", &message, "")),
             }
         }
     }
@@ -552,6 +637,22 @@ impl Drop for JsCallback {
 }
 
 impl JsCallback {
+    /// The error of a call from another thread that cannot run because the JavaScript thread
+    /// stays inside a synchronous call.
+    fn blocked_message(&self) -> String {
+        let callback = if self.name.is_empty() {
+            "an anonymous JavaScript callback".to_string()
+        } else {
+            format!("the JavaScript callback `{}`", self.name)
+        };
+        format!(
+            "{callback} was called from another thread while its JavaScript thread is blocked \
+             in a synchronous call into TVM-FFI, which may be waiting for that thread: the \
+             callback cannot run until the call returns. Make the call with \
+             `await ffi.callAsync(fn, ...args)`, which lets such callbacks run"
+        )
+    }
+
     /// Runs the JavaScript function on its environment's thread: converts the borrowed
     /// arguments, calls, and converts the result (owned) or the exception (an owned error).
     pub fn invoke(
@@ -602,6 +703,8 @@ impl JsCallback {
 
     fn invoke_in_scope(&self, data: &EnvData, args: &[TVMFFIAny]) -> Result<TVMFFIAny> {
         let env = data.env;
+        // JavaScript is about to run inside the calls in progress.
+        CallTensors::keep_all(data)?;
         let func = env.deref(self.func)?;
         let mut js_args = Vec::with_capacity(args.len());
         for a in args {

@@ -156,8 +156,8 @@ unsafe extern "C" fn delete_ctx(managed: *mut DLManagedTensorVersioned) {
     });
 }
 
-/// Turns a filled Ctx into an owned Tensor object.
-fn adopt_ctx(mut ctx: Box<Ctx>) -> Result<TVMFFIObjectHandle> {
+/// Turns a filled Ctx into an owned Tensor object, which owns the Ctx.
+fn adopt_ctx(mut ctx: Box<Ctx>) -> Result<(TVMFFIObjectHandle, *mut Ctx)> {
     ctx.managed.dl_tensor.shape = ctx.shape.as_mut_ptr();
     ctx.managed.dl_tensor.strides = if ctx.strides.is_empty() {
         ptr::null_mut()
@@ -176,14 +176,7 @@ fn adopt_ctx(mut ctx: Box<Ctx>) -> Result<TVMFFIObjectHandle> {
         unsafe { delete_ctx(&mut (*ctx).managed) };
         return Err(Error::Ffi(err));
     }
-    // SAFETY: the tensor owns `ctx` now and is alive (we hold its reference).
-    if unsafe { (*ctx).keep.is_some() } {
-        let mut map = lock_map();
-        // SAFETY: as above; the map's lock orders this write before any `delete_ctx`.
-        unsafe { (*ctx).handle = out as usize };
-        map.insert(out as usize, ctx as usize);
-    }
-    Ok(out)
+    Ok((out, ctx))
 }
 
 fn managed(
@@ -260,13 +253,6 @@ pub fn from_typed_array(
             info.length
         ));
     }
-    // Transfers must not take the memory away from the tensor: they copy (or refuse) instead.
-    env.call_function(
-        env.undefined(),
-        data.hook(|h| h.keep_attached)?,
-        &[info.buffer],
-    )?;
-    let keep = env.reference(value, 1)?;
     let ctx = Box::new(Ctx {
         managed: managed(
             info.data,
@@ -280,11 +266,173 @@ pub fn from_typed_array(
         ),
         shape,
         strides: strides.unwrap_or_default(),
-        keep: Some((keep, data.shared.clone())),
+        keep: None,
         handle: 0,
     });
     let _ = item;
-    adopt_ctx(ctx)
+    let (handle, ctx) = adopt_ctx(ctx)?;
+    // SAFETY: the tensor (ours) owns `ctx`, which keeps nothing yet.
+    if let Err(e) = unsafe { keep_source(data, handle, ctx, value, info.buffer) } {
+        // SAFETY: our reference.
+        unsafe { ffi::TVMFFIObjectDecRef(handle) };
+        return Err(e);
+    }
+    Ok(handle)
+}
+
+/// Makes a tensor over a TypedArray keep it: a strong reference to the array (released when the
+/// tensor dies), its ArrayBuffer marked untransferable, and an entry in [`over_js_memory`].
+///
+/// # Safety
+/// `ctx` belongs to the live tensor `handle` (the caller holds a reference), made by
+/// [`from_typed_array`] or [`for_call`] over `array`, whose buffer is `buffer`, and keeps nothing
+/// yet.
+unsafe fn keep_source(
+    data: &EnvData,
+    handle: TVMFFIObjectHandle,
+    ctx: *mut Ctx,
+    array: napi_value,
+    buffer: napi_value,
+) -> Result<()> {
+    let env = data.env;
+    // Transfers must not take the memory away from the tensor: they copy (or refuse) instead.
+    env.call_function(env.undefined(), data.hook(|h| h.keep_attached)?, &[buffer])?;
+    let keep = env.reference(array, 1)?;
+    let mut map = lock_map();
+    // SAFETY: the caller's reference keeps the tensor, and so `ctx`, alive; the map's lock
+    // orders these writes before any `delete_ctx` and any `js_source`.
+    unsafe {
+        (*ctx).keep = Some((keep, data.shared.clone()));
+        (*ctx).handle = handle as usize;
+    }
+    map.insert(handle as usize, ctx as usize);
+    Ok(())
+}
+
+/// A tensor over a TypedArray made for one argument of a synchronous call, which keeps
+/// nothing: while the call runs, the JavaScript thread is blocked in it (its stack holds the
+/// array) and runs no JavaScript that could transfer the buffer unless a callback runs, which
+/// first calls [`CallTensors::keep_all`]. After the call, a tensor that native code kept
+/// (more than the argument's reference) is made to keep its array like any other.
+pub struct CallTensors<'a> {
+    data: &'a EnvData,
+    /// Where this call's entries start in `EnvData::call_tensors` (calls nest).
+    from: usize,
+}
+
+impl Drop for CallTensors<'_> {
+    fn drop(&mut self) {
+        // A call that failed before it ran (or was closed): its tensors keep nothing.
+        self.data.call_tensors.borrow_mut().truncate(self.from);
+    }
+}
+
+/// A tensor of [`CallTensors`]: its handle and context, the array, and its buffer.
+pub struct CallTensor {
+    handle: TVMFFIObjectHandle,
+    ctx: *mut Ctx,
+    array: napi_value,
+    buffer: napi_value,
+}
+
+impl<'a> CallTensors<'a> {
+    /// Opens the tensors of one call.
+    pub fn open(data: &'a EnvData) -> Self {
+        CallTensors {
+            data,
+            from: data.call_tensors.borrow().len(),
+        }
+    }
+
+    /// The tensor (owned) of a TypedArray argument, or None for a Uint8Array (bytes) or a
+    /// value that is not a TypedArray.
+    pub fn convert(&self, value: napi_value) -> Result<Option<TVMFFIObjectHandle>> {
+        let data = self.data;
+        let env = data.env;
+        if !env.is_typedarray(value)? {
+            return Ok(None);
+        }
+        let info = env.typedarray_info(value)?;
+        let Some((dtype, _)) = dtype_of_kind(info.kind).filter(|_| info.kind != TA::uint8_array)
+        else {
+            return Ok(None);
+        };
+        if env.is_detached_arraybuffer(info.buffer)? {
+            return napi::type_error("this TypedArray's ArrayBuffer was detached (transferred)");
+        }
+        let ctx = Box::new(Ctx {
+            managed: managed(
+                info.data,
+                DLDevice {
+                    device_type: DLDeviceType::kDLCPU as i32,
+                    device_id: 0,
+                },
+                1,
+                dtype,
+                0,
+            ),
+            shape: vec![info.length as i64],
+            strides: Vec::new(),
+            keep: None,
+            handle: 0,
+        });
+        let (handle, ctx) = adopt_ctx(ctx)?;
+        data.call_tensors.borrow_mut().push(CallTensor {
+            handle,
+            ctx,
+            array: value,
+            buffer: info.buffer,
+        });
+        Ok(Some(handle))
+    }
+
+    /// After the call, while the arguments still hold their references: the tensors native
+    /// code kept now keep their arrays.
+    pub fn close(&self) -> Result<()> {
+        let tensors: Vec<CallTensor> = self
+            .data
+            .call_tensors
+            .borrow_mut()
+            .drain(self.from..)
+            .collect();
+        let mut outcome = Ok(());
+        for t in tensors {
+            // SAFETY: the argument's reference keeps the tensor alive; the count only grows
+            // past 1 if native code took its own.
+            if !t.ctx.is_null() && unsafe { ffi::strong_count(t.handle) } > 1 {
+                // SAFETY: a tensor made by `convert`, keeping nothing yet.
+                let kept = unsafe { keep_source(self.data, t.handle, t.ctx, t.array, t.buffer) };
+                outcome = outcome.and(kept);
+            }
+        }
+        outcome
+    }
+
+    /// Before JavaScript runs during a call (a callback on this thread): every tensor of the
+    /// calls in progress keeps its array, since that JavaScript could transfer the buffer or
+    /// keep the tensor.
+    pub fn keep_all(data: &EnvData) -> Result<()> {
+        for i in 0.. {
+            let next = data.call_tensors.borrow_mut().get_mut(i).map(|t| {
+                let ctx = std::mem::replace(&mut t.ctx, ptr::null_mut());
+                (t.handle, ctx, t.array, t.buffer)
+            });
+            let Some((handle, ctx, array, buffer)) = next else {
+                break;
+            };
+            if ctx.is_null() {
+                continue;
+            }
+            // SAFETY: the argument's reference keeps the tensor alive; it keeps nothing yet
+            // (its entry no longer points at it: this runs once per tensor).
+            if let Err(e) = unsafe { keep_source(data, handle, ctx, array, buffer) } {
+                // Not kept: `close` tries again.
+                data.call_tensors.borrow_mut()[i].ctx = ctx;
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A Tensor (owned) describing a borrowed DLTensor: metadata copied, data borrowed (valid only
@@ -310,7 +458,7 @@ pub fn view_of_dltensor(t: *const DLTensor) -> Result<TVMFFIObjectHandle> {
         keep: None,
         handle: 0,
     });
-    adopt_ctx(ctx)
+    adopt_ctx(ctx).map(|(handle, _)| handle)
 }
 
 fn tensor_handle(data: &EnvData, value: napi_value) -> Result<TVMFFIObjectHandle> {

@@ -182,6 +182,11 @@ pub struct Function {
     pub ffi_name: String,
     /// The expression that looks the function up: the global, or the export of a module.
     pub lookup: String,
+    /// What follows the lookup among `generatedFunction`'s arguments: `, <mask>` with a bit per
+    /// parameter among the first four that may be a wrapped object (whose cell the call then
+    /// passes through the addon's scratch, `withCells` in bindings/node/lib/object.js), else
+    /// nothing.
+    pub object_args: String,
     /// JSDoc lines.
     pub doc: Vec<String>,
     /// Parameters and call (packed functions take `...args`).
@@ -641,12 +646,25 @@ impl Types {
             }
             _ => (format!("__ffi.requireGlobal({ffi_name})"), jsdoc(&f.doc)),
         };
+        let mask = f.signature.as_ref().map_or(0, |sig| {
+            sig.params
+                .iter()
+                .take(4)
+                .enumerate()
+                .filter(|(_, p)| may_be_wrapped_object(&p.ty))
+                .fold(0u32, |mask, (i, _)| mask | 1 << i)
+        });
         Function {
             path,
             decl,
             handle: format!("{}Fn{index}", names::RESERVED_PREFIX),
             ffi_name,
             lookup,
+            object_args: if mask == 0 {
+                String::new()
+            } else {
+                format!(", {mask}")
+            },
             doc: with_params(doc, &call.jsdoc),
             packed: f.signature.is_none(),
             call,
@@ -844,6 +862,27 @@ fn with_params(mut doc: Vec<String>, params: &[String]) -> Vec<String> {
     }
     doc.extend(params.iter().cloned());
     doc
+}
+
+/// Whether an argument of type `ty` may be a wrapped object passed as it is (not a scalar, not
+/// a value JavaScript converts, not a tensor, which the addon checks on its general path).
+fn may_be_wrapped_object(ty: &Type) -> bool {
+    match ty {
+        Type::Optional(inner) => may_be_wrapped_object(inner),
+        Type::None
+        | Type::Bool
+        | Type::Int
+        | Type::BigInt
+        | Type::Float
+        | Type::OpaquePtr
+        | Type::DataType
+        | Type::Device
+        | Type::String
+        | Type::Bytes
+        | Type::Tensor
+        | Type::Function(_) => false,
+        _ => true,
+    }
 }
 
 #[cfg(test)]
