@@ -456,6 +456,14 @@ fn cmake_package_serves_a_clang_libcxx_project() {
         "example",
     );
     assert_readme_example_output(&out);
+    let cache = std::fs::read_to_string(project.join("build/CMakeCache.txt")).unwrap();
+    assert!(
+        cache
+            .lines()
+            .any(|l| l.starts_with("CMAKE_CXX_COMPILER:STRING=") && l.ends_with(config.compiler)),
+        "the project was not configured for {}",
+        config.compiler
+    );
     let _ = std::fs::remove_dir_all(&project);
 }
 
