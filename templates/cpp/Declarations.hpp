@@ -5,12 +5,14 @@ namespace detail {
 
 /// What this header was generated from; checked against the loaded library on first use.
 inline const ffihub::detail::Library& ffi_library() {
+  static const char* const manifest[] = {
+{%- for line in lib.manifest %}
+      {{ line }},
+{%- endfor %}
+  };
   static const ffihub::detail::Library library(
       {{ lib.file_name }}, {{ lib.checksum }}, {{ lib.libraries }},
-      {{ lib.regenerate }},
-{%- for line in lib.manifest %}
-      {{ line }}
-{%- endfor %});
+      {{ lib.regenerate }}, manifest);
   return library;
 }
 

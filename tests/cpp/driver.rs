@@ -5,11 +5,13 @@
 //! `tests/cpp/test_<feature>.cpp` against them and the support headers (`bindings/cpp/include`,
 //! our C header only), and runs each one
 //!
-//! - on ffihub's runtime and on Apache's (the same binary; the library path picks the runtime),
-//! - built with AddressSanitizer (and its LeakSanitizer), on both runtimes.
+//! - built with every compiler, standard library and standard of `CXX_MATRIX`
+//!   (`tests/src/lib.rs`), `-Wall -Wextra -Werror -pedantic`, and with clang's AddressSanitizer
+//!   (and its LeakSanitizer) and UndefinedBehaviorSanitizer,
+//! - on ffihub's runtime and on Apache's (the same binary; the library path picks the runtime).
 //!
-//! It also compiles every header on its own (`-Wall -Wextra -Werror -pedantic`), checks that the
-//! headers generated on either runtime are identical, and runs the C++ example of `README.md`.
+//! It also compiles every header on its own in each configuration, checks that the headers
+//! generated on either runtime are identical, and runs the C++ example of `README.md`.
 //!
 //! The `ffihub` binary and the demo extension are built by cargo: `cargo test --workspace`
 //! builds every binary and library of the workspace before running tests. Running this test on
@@ -21,11 +23,12 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use ffihub_tests::{
-    apache_runtime, apache_testing_lib, command_on, compile_c, compile_cxx, ffihub_runtime,
-    run_ok_within, run_with_timeout, scratch_dir, target_dir, workspace_root, Runtime,
+    apache_runtime, apache_testing_lib, command_on, compile_c, compile_cxx, cxx_config,
+    ffihub_runtime, run_ok_within, run_with_timeout, scratch_dir, target_dir, workspace_root,
+    CxxConfig, Runtime, CXX_MATRIX,
 };
 
 /// How long one test program may run (ASan and a loaded machine included).
@@ -227,50 +230,56 @@ fn setup() -> &'static Setup {
     })
 }
 
+/// How a test program is built.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 enum Build {
-    Plain,
-    Asan,
+    /// With one compiler, standard library and standard of the matrix.
+    With(&'static CxxConfig),
+    /// With clang's AddressSanitizer (and its LeakSanitizer) and UndefinedBehaviorSanitizer.
+    Sanitized,
 }
 
-/// The compiler arguments after the sources: include folders, the runtime, sanitizer flags.
-fn cxx_args(build: Build) -> Vec<String> {
-    let s = setup();
-    let mut args = vec![
-        "-pedantic".to_string(),
-        "-I".into(),
-        workspace_root().join("tests/cpp").display().to_string(),
-        "-I".into(),
-        workspace_root()
-            .join("runtime/include")
-            .display()
-            .to_string(),
-    ];
-    for inc in &s.includes {
-        args.push("-I".into());
-        args.push(inc.display().to_string());
+impl Build {
+    fn name(self) -> &'static str {
+        match self {
+            Build::With(config) => config.name,
+            Build::Sanitized => "sanitized",
+        }
     }
-    if build == Build::Asan {
-        // -O0 halves the compile time of these template-heavy programs, and ASan checks every
-        // access at any level. GCC's -Wmaybe-uninitialized is unreliable with sanitizer
-        // instrumentation (false positives on std::optional); the plain build keeps it.
-        args.extend(
-            [
-                "-O0",
-                "-fsanitize=address",
-                "-fno-omit-frame-pointer",
-                "-Wno-maybe-uninitialized",
-            ]
-            .map(String::from),
-        );
+
+    /// The compiler with its standard, warnings and code generation options.
+    fn command(self) -> Command {
+        match self {
+            // The first configuration builds as the other suites do (-O1, debug information);
+            // the others only need to compile and behave the same, so they skip optimization
+            // and debug information, which take most of the compile time.
+            Build::With(config) if std::ptr::eq(config, &CXX_MATRIX[0]) => {
+                let mut cmd = config.command();
+                cmd.args(["-g", "-O1"]);
+                cmd
+            }
+            Build::With(config) => {
+                let mut cmd = config.command();
+                cmd.arg("-O0");
+                cmd
+            }
+            // -O0 halves the compile time of these template-heavy programs, and the sanitizers
+            // check every access at any level. Every finding is fatal. clang links the
+            // sanitizer runtime into the program, the one instrumented part: the runtime and
+            // the extensions it loads are not, and need no LD_PRELOAD (docs/cpp.md).
+            Build::Sanitized => {
+                let mut cmd = cxx_config("clang_libstdcxx_cxx17").command();
+                cmd.args([
+                    "-g",
+                    "-O0",
+                    "-fsanitize=address,undefined",
+                    "-fno-sanitize-recover=all",
+                    "-fno-omit-frame-pointer",
+                ]);
+                cmd
+            }
+        }
     }
-    args.extend([
-        format!("-L{}", ffihub_runtime().lib_dir.display()),
-        "-ltvm_ffi".into(),
-        "-ldl".into(),
-        "-lpthread".into(),
-    ]);
-    args
 }
 
 /// Compiles a C++ program once per build (concurrent tests wait for it).
@@ -285,19 +294,38 @@ fn binary(source: &Path, stem: &str, build: Build) -> PathBuf {
         .or_default()
         .clone();
     slot.get_or_init(|| {
-        let out_dir = setup().dir.join(match build {
-            Build::Plain => "bin",
-            Build::Asan => "asan",
-        });
+        let s = setup();
+        let out_dir = s.dir.join(build.name());
         std::fs::create_dir_all(&out_dir).unwrap();
         let output = out_dir.join(stem);
-        let args = cxx_args(build);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        compile_cxx(
-            &[source.to_path_buf()],
-            &workspace_root().join("bindings/cpp/include"),
-            &output,
-            &args,
+        let mut cmd = build.command();
+        for dir in [
+            workspace_root().join("bindings/cpp/include"),
+            workspace_root().join("tests/cpp"),
+            workspace_root().join("runtime/include"),
+        ]
+        .iter()
+        .chain(&s.includes)
+        {
+            cmd.arg("-I").arg(dir);
+        }
+        cmd.arg(source)
+            .arg("-o")
+            .arg(&output)
+            .arg(format!("-L{}", ffihub_runtime().lib_dir.display()))
+            .args(["-ltvm_ffi", "-ldl", "-lpthread"]);
+        let started = Instant::now();
+        let out = cmd.output().expect("run the C++ compiler");
+        assert!(
+            out.status.success(),
+            "{stem} does not compile ({}):\n{}",
+            build.name(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        eprintln!(
+            "compiled {stem} ({}) in {} ms",
+            build.name(),
+            started.elapsed().as_millis()
         );
         output
     })
@@ -311,17 +339,20 @@ fn program_command(program: &Path, runtime: &Runtime, build: Build) -> Command {
         .env("FFIHUB_TESTING_LIB", &s.testing_lib)
         .env("FFIHUB_ADD_ONE_C_LIB", &s.add_one_c)
         .env_remove("TVM_FFI_REPR_WITH_ADDR");
-    if build == Build::Asan {
+    if build == Build::Sanitized {
+        // Leaks are reported (what is still reachable at exit, such as the runtime's
+        // registries, is not a leak); the first finding of either sanitizer ends the program.
         cmd.env(
             "ASAN_OPTIONS",
             "detect_leaks=1:halt_on_error=1:detect_stack_use_after_return=1",
-        );
+        )
+        .env("UBSAN_OPTIONS", "halt_on_error=1:print_stacktrace=1");
     }
     cmd
 }
 
-/// Builds and runs `tests/cpp/<name>.cpp` on `runtime`; it must print "PASSED" and, under
-/// ASan, report nothing.
+/// Builds and runs `tests/cpp/<name>.cpp` on `runtime`; it must print "PASSED" and, under the
+/// sanitizers, report nothing.
 fn run_test(name: &str, runtime: &Runtime, build: Build) {
     let source = workspace_root().join(format!("tests/cpp/{name}.cpp"));
     let program = binary(&source, name, build);
@@ -329,11 +360,12 @@ fn run_test(name: &str, runtime: &Runtime, build: Build) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let passed = stdout.lines().last().is_some_and(|l| l.starts_with(PASSED));
-    let sanitizer = stderr.contains("Sanitizer");
+    let sanitizer = stderr.contains("Sanitizer") || stderr.contains("runtime error:");
     if !out.status.success() || !passed || sanitizer {
         let failed: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("ok ")).collect();
         panic!(
-            "{name} ({build:?}) failed on the {} runtime ({}), status {}:\n{}\n--- stderr\n{stderr}",
+            "{name} ({}) failed on the {} runtime ({}), status {}:\n{}\n--- stderr\n{stderr}",
+            build.name(),
             runtime.name,
             runtime.lib_dir.display(),
             out.status,
@@ -342,28 +374,46 @@ fn run_test(name: &str, runtime: &Runtime, build: Build) {
     }
 }
 
-/// One #[test] per program, runtime and build.
+/// One #[test] per program, runtime and build: a module per configuration of `CXX_MATRIX`
+/// (listed again here as names: `every_configuration_is_tested` keeps the lists equal) and
+/// one for the sanitizers.
 macro_rules! cpp_tests {
-    ($($name:ident),* $(,)?) => {
+    (configs: [$($config:ident),* $(,)?], tests: $tests:tt $(,)?) => {
+        /// Every configuration with a module of tests.
+        const CONFIGS: &[&str] = &[$(stringify!($config)),*];
+        cpp_tests!(@names $tests);
+        cpp_tests!(@build sanitized, crate::Build::Sanitized, $tests);
+        $(cpp_tests!(
+            @build $config,
+            crate::Build::With(crate::cxx_config(stringify!($config))),
+            $tests
+        );)*
+    };
+    (@names [$($name:ident),* $(,)?]) => {
         /// Every test program.
         const TESTS: &[&str] = &[$(stringify!($name)),*];
-
-        mod on_ffihub {
-            $(#[test] fn $name() { super::run_test(stringify!($name), &super::ffihub_runtime(), super::Build::Plain) })*
-        }
-        mod on_apache {
-            $(#[test] fn $name() { super::run_test(stringify!($name), &super::apache_runtime(), super::Build::Plain) })*
-        }
-        mod asan_on_ffihub {
-            $(#[test] fn $name() { super::run_test(stringify!($name), &super::ffihub_runtime(), super::Build::Asan) })*
-        }
-        mod asan_on_apache {
-            $(#[test] fn $name() { super::run_test(stringify!($name), &super::apache_runtime(), super::Build::Asan) })*
+    };
+    (@build $module:ident, $build:expr, [$($name:ident),* $(,)?]) => {
+        mod $module {
+            mod on_ffihub {
+                $(#[test] fn $name() { crate::run_test(stringify!($name), &crate::ffihub_runtime(), $build) })*
+            }
+            mod on_apache {
+                $(#[test] fn $name() { crate::run_test(stringify!($name), &crate::apache_runtime(), $build) })*
+            }
         }
     };
 }
 
 cpp_tests!(
+    configs: [
+        gcc_cxx17,
+        clang_libstdcxx_cxx17,
+        clang_libstdcxx_cxx20,
+        clang_libcxx_cxx17,
+        clang_libcxx_cxx20,
+    ],
+    tests: [
     test_any,
     test_bad_input,
     test_callbacks,
@@ -380,7 +430,14 @@ cpp_tests!(
     test_testing_functions,
     test_testing_objects,
     test_threads,
+    ],
 );
+
+#[test]
+fn every_configuration_is_tested() {
+    let matrix: Vec<&str> = CXX_MATRIX.iter().map(|c| c.name).collect();
+    assert_eq!(matrix, CONFIGS, "list every CXX_MATRIX entry in cpp_tests!");
+}
 
 #[test]
 fn every_test_program_is_listed() {
@@ -400,51 +457,20 @@ fn every_test_program_is_listed() {
     );
 }
 
-/// `g++ -fsyntax-only` with the checks generated headers must pass (`-Wall -Wextra -Werror
-/// -pedantic`), searching `include_dirs`; the source file is the caller's.
-fn syntax_check<'a>(include_dirs: impl IntoIterator<Item = &'a PathBuf>) -> Command {
-    let mut cmd = Command::new("g++");
-    cmd.args([
-        "-std=c++17",
-        "-fsyntax-only",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-pedantic",
-    ]);
-    for d in include_dirs {
-        cmd.arg("-I").arg(d);
-    }
-    cmd
-}
-
-/// `g++ -fsyntax-only` of a file that includes only `header`.
-fn compiles_alone(header: &Path, include_dirs: &[PathBuf], scratch: &Path) -> Result<(), String> {
+/// A file that includes only `header`, in `scratch`.
+fn including_only(header: &Path, scratch: &Path) -> PathBuf {
     let main = scratch.join(format!(
         "{}.check.cpp",
         header.file_name().unwrap().to_string_lossy()
     ));
     std::fs::write(&main, format!("#include \"{}\"\n", header.display())).unwrap();
-    let out = syntax_check(include_dirs)
-        .arg(&main)
-        .output()
-        .expect("run g++");
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}:\n{}",
-            header.display(),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
+    main
 }
 
 #[test]
 fn every_header_compiles_on_its_own() {
     let s = setup();
     let support = workspace_root().join("bindings/cpp/include");
-    let dirs = vec![support.clone(), workspace_root().join("runtime/include")];
     let scratch = s.dir.join("headers");
     std::fs::create_dir_all(&scratch).unwrap();
     let mut headers: Vec<PathBuf> = std::fs::read_dir(support.join("ffihub"))
@@ -462,10 +488,14 @@ fn every_header_compiles_on_its_own() {
         }
     }
     assert!(headers.len() > 10, "{headers:?}");
-    let failures: Vec<String> = headers
+    // Each standard library includes other headers from its own, so a missing include shows
+    // in some configurations only.
+    let mains: Vec<PathBuf> = headers
         .iter()
-        .filter_map(|h| compiles_alone(h, &dirs, &scratch).err())
+        .map(|h| including_only(h, &scratch))
         .collect();
+    let configs: Vec<&CxxConfig> = CXX_MATRIX.iter().collect();
+    let failures = ffihub_tests::syntax_check_all(&configs, &mains, &[]);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -506,13 +536,16 @@ fn wrong_arguments_are_compile_errors_naming_the_parameter() {
             format!("#include <demo.hpp>\n#include <string>\nint main() {{ (void){call}; }}\n"),
         )
         .unwrap();
-        let out = syntax_check(s.includes.iter().chain([
+        // g++'s wording (the first configuration).
+        let mut cmd = CXX_MATRIX[0].command();
+        cmd.arg("-fsyntax-only");
+        for dir in s.includes.iter().chain([
             &workspace_root().join("bindings/cpp/include"),
             &workspace_root().join("runtime/include"),
-        ]))
-        .arg(&source)
-        .output()
-        .expect("run g++");
+        ]) {
+            cmd.arg("-I").arg(dir);
+        }
+        let out = cmd.arg(&source).output().expect("run g++");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{call} compiled");
         for text in *expected {

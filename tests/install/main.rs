@@ -211,13 +211,13 @@ fn write(path: &Path, text: &str) {
 }
 
 /// Configures, builds and runs a CMake project with `find_package(ffihub)` from the install.
-fn cmake_build_and_run(project: &Path, defines: &[(&str, &Path)], program: &str) -> String {
+fn cmake_build_and_run(project: &Path, defines: &[(&str, &str)], program: &str) -> String {
     let mut configure = outside("cmake", project);
     configure
         .args(["-S", ".", "-B", "build"])
         .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix().display()));
     for (name, value) in defines {
-        configure.arg(format!("-D{name}={}", value.display()));
+        configure.arg(format!("-D{name}={value}"));
     }
     run_ok(configure);
     let mut build = outside("cmake", project);
@@ -332,9 +332,9 @@ fn generator_from_cargo_install_runs_from_another_folder() {
     let _ = std::fs::remove_dir_all(&work);
 }
 
-#[test]
-fn cmake_find_package_generates_and_runs_the_demo_example() {
-    let project = fresh_dir("cmake-demo");
+/// A CMake project in `project` that generates the demo's header with `ffihub_generate()` and
+/// builds the README's C++ example (`example`) against it.
+fn readme_example_project(project: &Path) {
     let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
     let example = readme
         .split_once("<!-- cpp-example -->")
@@ -350,9 +350,24 @@ fn cmake_find_package_generates_and_runs_the_demo_example() {
          find_package(ffihub 0.1 REQUIRED)\n\
          ffihub_generate(demo_bindings NAME demo LIB \"${DEMO_LIB}\")\n\
          add_executable(example example.cpp)\n\
-         target_compile_options(example PRIVATE -Wall -Wextra -Werror)\n\
+         target_compile_options(example PRIVATE -Wall -Wextra -Werror -pedantic)\n\
          target_link_libraries(example PRIVATE demo_bindings)\n",
     );
+}
+
+/// The README example's output.
+fn assert_readme_example_output(out: &str) {
+    assert!(
+        out.starts_with("42\nHello, C++!\nclicks: 12 (step 10)\n")
+            && out.ends_with("2 3 4\nValueError: cannot take the square root of -1\n"),
+        "unexpected output of the example:\n{out}"
+    );
+}
+
+#[test]
+fn cmake_find_package_generates_and_runs_the_demo_example() {
+    let project = fresh_dir("cmake-demo");
+    readme_example_project(&project);
     // `load` has no rpath to the demo: FFIHUB_LIBRARY_PATH finds it, or the error lists the tries.
     write(
         &project.join("load.cpp"),
@@ -371,12 +386,8 @@ fn cmake_find_package_generates_and_runs_the_demo_example() {
         })
         .unwrap();
     let demo = target_dir().join("debug/libffihub_demo.so");
-    let out = cmake_build_and_run(&project, &[("DEMO_LIB", &demo)], "example");
-    assert!(
-        out.starts_with("42\nHello, C++!\nclicks: 12 (step 10)\n")
-            && out.ends_with("2 3 4\nValueError: cannot take the square root of -1\n"),
-        "unexpected output of the example:\n{out}"
-    );
+    let out = cmake_build_and_run(&project, &[("DEMO_LIB", demo.to_str().unwrap())], "example");
+    assert_readme_example_output(&out);
     let load = |search: &Path| {
         let mut cmd = outside(project.join("build/load"), &project);
         cmd.arg("libffihub_demo.so")
@@ -426,6 +437,36 @@ fn cmake_find_package_generates_and_runs_the_demo_example() {
     let _ = std::fs::remove_dir_all(&project);
 }
 
+/// A project configured for clang with libc++ and C++20 (the CMake package's other end of
+/// `CXX_MATRIX`) builds and runs the same example.
+#[test]
+fn cmake_package_serves_a_clang_libcxx_project() {
+    let project = fresh_dir("cmake-clang");
+    readme_example_project(&project);
+    let config = ffihub_tests::cxx_config("clang_libcxx_cxx20");
+    let demo = target_dir().join("debug/libffihub_demo.so");
+    let flags = config.flags.join(" ");
+    let out = cmake_build_and_run(
+        &project,
+        &[
+            ("DEMO_LIB", demo.to_str().unwrap()),
+            ("CMAKE_CXX_COMPILER", config.compiler),
+            ("CMAKE_CXX_FLAGS", &flags),
+        ],
+        "example",
+    );
+    assert_readme_example_output(&out);
+    let cache = std::fs::read_to_string(project.join("build/CMakeCache.txt")).unwrap();
+    assert!(
+        cache
+            .lines()
+            .any(|l| l.starts_with("CMAKE_CXX_COMPILER:STRING=") && l.ends_with(config.compiler)),
+        "the project was not configured for {}",
+        config.compiler
+    );
+    let _ = std::fs::remove_dir_all(&project);
+}
+
 /// `ffihub_generate(... LIB <Apache's wheel>/lib/libtvm_ffi_testing.so)`: the program's RUNPATH
 /// lists the install's lib/ before the wheel's folder, which holds Apache's `libtvm_ffi.so` too, so
 /// the program runs on the runtime it linked (ffihub's) and still finds the testing library.
@@ -456,7 +497,10 @@ fn cmake_rpath_puts_the_installed_runtime_before_library_folders() {
     );
     let out = cmake_build_and_run(
         &project,
-        &[("TESTING_LIB", &wheel_lib.join("libtvm_ffi_testing.so"))],
+        &[(
+            "TESTING_LIB",
+            wheel_lib.join("libtvm_ffi_testing.so").to_str().unwrap(),
+        )],
         "which",
     );
     let runtime = prefix().join("lib/libtvm_ffi.so");
@@ -605,7 +649,7 @@ fn first_extension_walkthrough_builds_and_runs_in_julia_and_cpp() {
         &doc_block(DOC, "extension-cmake"),
     );
     write(&project.join("main.cpp"), &doc_block(DOC, "extension-cpp"));
-    let out = cmake_build_and_run(&project, &[("HELLO_LIB", &lib)], "main");
+    let out = cmake_build_and_run(&project, &[("HELLO_LIB", lib.to_str().unwrap())], "main");
     assert_eq!(out, "5\nHello, C++!\n10 15\n", "unexpected C++ output");
     let _ = std::fs::remove_dir_all(&work);
 }

@@ -490,6 +490,134 @@ pub fn run_area_script(area: &str, timeout: Duration) -> String {
     stdout
 }
 
+/// A C++ compiler, standard library and language standard the C++ support library and the
+/// generated headers are tested with (one entry of [`CXX_MATRIX`]).
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct CxxConfig {
+    /// The name in test names and messages (`clang_libcxx_cxx20`).
+    pub name: &'static str,
+    /// The compiler command.
+    pub compiler: &'static str,
+    /// The language standard and standard library options, for compiling and linking.
+    pub flags: &'static [&'static str],
+}
+
+impl CxxConfig {
+    /// `compiler` with `flags` and the warnings every C++ check uses (`-Wall -Wextra -Werror
+    /// -pedantic`).
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(self.compiler);
+        cmd.args(self.flags)
+            .args(["-Wall", "-Wextra", "-Werror", "-pedantic"]);
+        cmd
+    }
+
+    /// `-fsyntax-only` of `source` against the support headers and our C header, searching
+    /// `include_dirs` first; the error is the compiler's messages.
+    pub fn syntax_check(&self, source: &Path, include_dirs: &[PathBuf]) -> Result<(), String> {
+        let mut cmd = self.command();
+        cmd.arg("-fsyntax-only");
+        let root = workspace_root();
+        let own = [
+            root.join("bindings/cpp/include"),
+            root.join("runtime/include"),
+        ];
+        for dir in include_dirs.iter().chain(&own) {
+            cmd.arg("-I").arg(dir);
+        }
+        let out = cmd
+            .arg(source)
+            .output()
+            .unwrap_or_else(|e| panic!("run {}: {e:?}", self.compiler));
+        if out.status.success() {
+            return Ok(());
+        }
+        Err(format!(
+            "{} does not compile with {} ({} {}):\n{}",
+            source.display(),
+            self.name,
+            self.compiler,
+            self.flags.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+/// Every compiler, standard library and standard the C++ side is tested with: g++ 12 (C++17,
+/// what [`compile_cxx`] uses) and clang 16 (Debian's `clang-16`) with libstdc++ and libc++
+/// (`libc++-16-dev`), C++17 and C++20. (g++ in C++20 would add a build of the suite that
+/// clang's libstdc++ C++20 build mostly covers.) The C++ suite (`tests/cpp`), the generated headers
+/// of TVM (`tests/tvm`) and xgrammar (`tests/xgrammar`) and the CMake package (`tests/install`)
+/// are checked in each.
+pub const CXX_MATRIX: &[CxxConfig] = &[
+    CxxConfig {
+        name: "gcc_cxx17",
+        compiler: "g++",
+        flags: &["-std=c++17"],
+    },
+    CxxConfig {
+        name: "clang_libstdcxx_cxx17",
+        compiler: CLANGXX,
+        flags: &["-std=c++17"],
+    },
+    CxxConfig {
+        name: "clang_libstdcxx_cxx20",
+        compiler: CLANGXX,
+        flags: &["-std=c++20"],
+    },
+    CxxConfig {
+        name: "clang_libcxx_cxx17",
+        compiler: CLANGXX,
+        flags: &["-std=c++17", "-stdlib=libc++"],
+    },
+    CxxConfig {
+        name: "clang_libcxx_cxx20",
+        compiler: CLANGXX,
+        flags: &["-std=c++20", "-stdlib=libc++"],
+    },
+];
+
+/// clang's C++ compiler, as Debian's `clang-16` installs it (scripts/setup-system.sh).
+pub const CLANGXX: &str = "clang++-16";
+
+/// [`CxxConfig::syntax_check`] of every source in every configuration of `configs`, as many
+/// at a time as there are cores; the failures' messages.
+pub fn syntax_check_all(
+    configs: &[&CxxConfig],
+    sources: &[PathBuf],
+    include_dirs: &[PathBuf],
+) -> Vec<String> {
+    let jobs: Vec<(&CxxConfig, &PathBuf)> = configs
+        .iter()
+        .flat_map(|c| sources.iter().map(move |s| (*c, s)))
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    std::thread::scope(|scope| {
+        for _ in 0..workers.min(jobs.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((config, source)) = jobs.get(i) else {
+                    break;
+                };
+                if let Err(e) = config.syntax_check(source, include_dirs) {
+                    failures.lock().unwrap_or_else(|e| e.into_inner()).push(e);
+                }
+            });
+        }
+    });
+    failures.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The entry of [`CXX_MATRIX`] called `name`.
+pub fn cxx_config(name: &str) -> &'static CxxConfig {
+    CXX_MATRIX
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("{name} is not in CXX_MATRIX"))
+}
+
 /// Compiles C++17 sources with g++ into `output` (warnings are errors), failing the test with
 /// g++'s messages on error.
 pub fn compile_cxx(sources: &[PathBuf], include_dir: &Path, output: &Path, extra_args: &[&str]) {

@@ -1,7 +1,8 @@
 //! xgrammar end to end: tests/xgrammar/run.sh (xgrammar 0.2.8's library dumped, generated with
 //! `--harvest` and the entries of examples/xgrammar/bindings.yaml the harvest cannot derive, and
 //! the Julia, Node and C++ examples compared with Python through Apache's tvm_ffi, on both
-//! runtimes); and the harvest alone against the hand-written overlay it replaced. Needs scripts/setup-xgrammar.sh,
+//! runtimes; the C++ example compiles with every compiler and standard library of `CXX_MATRIX`);
+//! and the harvest alone against the hand-written overlay it replaced. Needs scripts/setup-xgrammar.sh,
 //! scripts/setup-apache.sh, scripts/setup-pysuite.sh, scripts/setup-node.sh and
 //! scripts/setup-julia.sh (scripts/test.sh runs them) and a built workspace.
 
@@ -81,6 +82,23 @@ fn harvest_alone_gives_the_hand_written_names() {
 #[test]
 fn xgrammar_examples_match_python_on_both_runtimes() {
     let out = ffihub_tests::run_area_script("xgrammar", Duration::from_secs(1200));
+    // run.sh built the C++ example with the first configuration; it compiles in every other
+    // one too.
+    let configs: Vec<_> = ffihub_tests::CXX_MATRIX[1..].iter().collect();
+    let root = ffihub_tests::workspace_root();
+    let generated = ffihub_tests::target_dir().join("tests/xgrammar/xgrammar/cpp");
+    let started = std::time::Instant::now();
+    let failures = ffihub_tests::syntax_check_all(
+        &configs,
+        &[root.join("examples/xgrammar/example.cpp")],
+        &[generated],
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    println!(
+        "the xgrammar example compiles in {} more configurations: {} ms",
+        configs.len(),
+        started.elapsed().as_millis()
+    );
     assert!(
         out.contains("ok: C++, Node and Julia on the apache runtime"),
         "{out}"

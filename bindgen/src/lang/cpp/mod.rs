@@ -61,7 +61,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     );
     let mut manifest: Vec<String> = model::manifest(&lib)
         .iter()
-        .map(|line| model::literal(&format!("{line}\n")))
+        .flat_map(|line| model::literal_pieces(&format!("{line}\n")))
         .collect();
     if manifest.is_empty() {
         manifest.push(model::literal(""));

@@ -29,7 +29,8 @@ pub struct Library {
     pub libraries: String,
     /// The command that regenerates the headers, as a C++ string literal.
     pub regenerate: String,
-    /// The manifest checked at load time: C++ string literals, one per line.
+    /// The manifest checked at load time: C++ string literals, one per line (a line longer
+    /// than a literal may be comes in several).
     pub manifest: Vec<String>,
     /// Classes, parents first.
     pub classes: Vec<Class>,
@@ -200,6 +201,20 @@ pub fn literal(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// The most characters of one piece of [`literal_pieces`], well under the 65,536 characters a
+/// string literal may hold in every conforming compiler (`-pedantic` checks it).
+const MAX_PIECE: usize = 16 * 1024;
+
+/// `s` as C++ string literals of at most [`MAX_PIECE`] characters each, which joined give `s`
+/// (one piece unless `s` is longer, none if it is empty).
+pub fn literal_pieces(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    chars
+        .chunks(MAX_PIECE)
+        .map(|piece| literal(&piece.iter().collect::<String>()))
+        .collect()
 }
 
 /// Text for a line of a `/** */` comment: neither `*/` (which would end it), `/*` (which
@@ -621,5 +636,20 @@ impl Types {
             ident,
             qualified,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_line_becomes_pieces_that_join_to_it() {
+        let line = format!("{}\"é\n", "f".repeat(2 * MAX_PIECE));
+        let pieces = literal_pieces(&line);
+        assert_eq!(pieces.len(), 3);
+        assert_eq!(pieces[0], literal(&"f".repeat(MAX_PIECE)));
+        assert_eq!(pieces[2], literal("\"é\n"));
+        assert_eq!(literal_pieces("f x\n"), vec![literal("f x\n")]);
     }
 }

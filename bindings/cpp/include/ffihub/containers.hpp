@@ -480,7 +480,8 @@ struct Converter<std::tuple<Ts...>> : ConverterBase<std::tuple<Ts...>, Converter
   template <std::size_t... I>
   static std::optional<std::tuple<Ts...>> convert(const TVMFFIAny* data,
                                                   std::index_sequence<I...>) {
-    std::tuple<std::optional<Ts>...> parts(Converter<Ts>::from_view(data[I])...);
+    // Braces: with parentheses clang reads this line as a function declaration.
+    std::tuple<std::optional<Ts>...> parts{Converter<Ts>::from_view(data[I])...};
     if (!(std::get<I>(parts).has_value() && ...)) return std::nullopt;
     return std::tuple<Ts...>(std::move(*std::get<I>(parts))...);
   }

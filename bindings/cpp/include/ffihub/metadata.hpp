@@ -13,6 +13,7 @@
 //   c <type key> auto_init
 #pragma once
 
+#include <cstddef>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -32,15 +33,25 @@ struct Json {
   std::string text;  // string value, or the number's spelling
   bool boolean = false;
   std::vector<Json> items;
-  std::vector<std::pair<std::string, Json>> members;
+  // A std::pair<std::string, Json> would need Json complete here (C++20's libstdc++ checks);
+  // std::vector itself accepts an element type completed later.
+  struct Member;
+  std::vector<Member> members;
 
-  const Json* get(std::string_view key) const {
-    for (const auto& m : members) {
-      if (m.first == key) return &m.second;
-    }
-    return nullptr;
-  }
+  const Json* get(std::string_view key) const;
 };
+
+struct Json::Member {
+  std::string key;
+  Json value;
+};
+
+inline const Json* Json::get(std::string_view key) const {
+  for (const auto& m : members) {
+    if (m.key == key) return &m.value;
+  }
+  return nullptr;
+}
 
 class JsonReader {
  public:
@@ -113,7 +124,7 @@ class JsonReader {
       skip();
       Json v;
       if (!value(v)) return false;
-      out.members.emplace_back(std::move(key), std::move(v));
+      out.members.push_back(Json::Member{std::move(key), std::move(v)});
       skip();
       if (i_ >= s_.size()) return false;
       if (s_[i_] == '}') {
@@ -406,13 +417,17 @@ inline std::vector<std::string> split_words(std::string_view line, std::size_t n
  */
 class Library {
  public:
+  /// `manifest` is the manifest's text in pieces (joined when checked): one string literal
+  /// would exceed the 65,536 characters compilers must support for a large library.
+  template <std::size_t N>
   Library(const char* header, const char* checksum, const char* libraries, const char* regenerate,
-          const char* manifest) noexcept
+          const char* const (&manifest)[N]) noexcept
       : header_(header),
         checksum_(checksum),
         libraries_(libraries),
         regenerate_(regenerate),
-        manifest_(manifest) {}
+        manifest_(manifest),
+        pieces_(N) {}
 
   /// Checks the manifest against the loaded library once; throws ffihub::RuntimeError listing
   /// the differences (and tries again on the next use) if they do not match.
@@ -427,7 +442,9 @@ class Library {
     std::vector<std::string> problems;
     std::size_t items = 0;
     std::size_t missing = 0;
-    std::string_view rest = manifest_;
+    std::string text;
+    for (std::size_t i = 0; i < pieces_; ++i) text += manifest_[i];
+    std::string_view rest = text;
     while (!rest.empty()) {
       std::size_t end = rest.find('\n');
       std::string_view line = rest.substr(0, end);
@@ -567,7 +584,8 @@ class Library {
   const char* checksum_;
   const char* libraries_;
   const char* regenerate_;
-  const char* manifest_;
+  const char* const* manifest_;
+  std::size_t pieces_;
   mutable std::once_flag once_;
 };
 
