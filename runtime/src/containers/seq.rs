@@ -27,10 +27,10 @@
 //! reached through a unique handle) must not be mutated while another thread uses it.
 
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFISeqCell};
-use crate::any::Any;
-use crate::error::Error;
-use crate::object::{alloc_object, ObjectRef, RustObject};
 use crate::tindex;
+use crate::value::any::Any;
+use crate::value::error::Error;
+use crate::value::object::{alloc_object, ObjectRef, RustObject};
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 
@@ -249,7 +249,7 @@ unsafe fn fill_from_views(cell: *mut TVMFFISeqCell, views: &[TVMFFIAny]) -> Resu
     let base = slots(cell);
     for (i, view) in views.iter().enumerate() {
         base.add(i)
-            .write(crate::any::view_to_owned(view)?.into_raw());
+            .write(crate::value::any::view_to_owned(view)?.into_raw());
         (*cell).size = (i + 1) as i64;
     }
     Ok(())
@@ -368,7 +368,7 @@ unsafe fn contains_in(obj: *mut TVMFFIObject, value: &TVMFFIAny) -> Result<bool,
     let mut i = 0;
     while i < len_of(cell) {
         let element = clone_element(&*slots(cell).add(i));
-        if crate::any_hash::any_equal(element.as_raw(), value)? {
+        if crate::containers::any_hash::any_equal(element.as_raw(), value)? {
             return Ok(true);
         }
         i += 1;
@@ -407,7 +407,8 @@ impl Array {
         );
         // SAFETY: nobody else sees the object yet; the tail holds `capacity` slots.
         unsafe {
-            (*cell_of(obj.as_ptr())).data = crate::object::tail::<SeqPayload>(obj.as_ptr()).cast();
+            (*cell_of(obj.as_ptr())).data =
+                crate::value::object::tail::<SeqPayload>(obj.as_ptr()).cast();
         }
         Array(obj)
     }
@@ -429,7 +430,7 @@ impl Array {
     /// `ffi.Array(...)` makes), built in place.
     ///
     /// # Safety
-    /// Every view is valid (see [`crate::any::view_to_owned`]).
+    /// Every view is valid (see [`crate::value::any::view_to_owned`]).
     pub unsafe fn from_views(views: &[TVMFFIAny]) -> Result<Array, Error> {
         let array = Array::with_capacity(views.len());
         fill_from_views(array.cell(), views)?;

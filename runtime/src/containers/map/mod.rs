@@ -51,10 +51,10 @@ use build::*;
 use table::*;
 
 use crate::abi::{TVMFFIAny, TVMFFIObject};
-use crate::any::Any;
-use crate::error::Error;
-use crate::object::ObjectRef;
 use crate::tindex;
+use crate::value::any::Any;
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 
