@@ -542,6 +542,16 @@ impl ObjectRef {
         self.ptr.as_ptr()
     }
 
+    /// Is this the only strong reference (so the object may be written in place)? The load is
+    /// Acquire, pairing with the releasing decrements of former holders, so that their last
+    /// reads happen before the caller's writes.
+    #[inline]
+    pub fn is_unique(&self) -> bool {
+        // SAFETY: we hold a reference, so the header is alive.
+        let count = unsafe { (*self.as_ptr()).combined_ref_count.load(Ordering::Acquire) };
+        count & 0xFFFF_FFFF == 1
+    }
+
     /// The object's type index.
     #[inline]
     pub fn type_index(&self) -> i32 {
