@@ -2,9 +2,26 @@
 # Runs every test of ffihub from a fresh clone: installs what is missing (system packages with
 # apt when run as root, the pinned Apache wheel into .deps/), checks formatting and lints, builds
 # the runtime, then runs the Rust unit tests and the cross-language conformance tests.
+#
+# scripts/test.sh --fast: the tier for checking a change in minutes, once a full run has installed
+# .deps/: formatting, lints and API docs, the unit and snapshot tests of every crate, and the
+# demo and Apache-testing-library suites of C, C++, Julia and Node.js on both runtimes. It leaves
+# out the Python suites of Apache's releases, TVM, tilelang, xgrammar, the install and registry
+# tests, and the valgrind and AddressSanitizer runs of the C and C++ programs; its setup steps are
+# the full run's, which install nothing that is already there.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+
+fast=0
+case "${1:-}" in
+    "") ;;
+    --fast) fast=1 ;;
+    *)
+        echo "usage: scripts/test.sh [--fast]" >&2
+        exit 2
+        ;;
+esac
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -14,17 +31,19 @@ scripts/setup-system.sh
 step "Apache TVM-FFI wheel (reference runtime, headers and testing library)"
 scripts/setup-apache.sh
 
-step "the Python test suites of the Apache TVM-FFI releases ffihub serves (sdist tests/python, two venvs per release)"
-scripts/setup-pysuite.sh
+if [[ $fast -eq 0 ]]; then
+    step "the Python test suites of the Apache TVM-FFI releases ffihub serves (sdist tests/python, two venvs per release)"
+    scripts/setup-pysuite.sh
 
-step "Apache TVM from PyPI (apache-tvm with the pinned apache-tvm-ffi, two venvs; its libraries for the generator tests)"
-scripts/setup-tvm.sh
+    step "Apache TVM from PyPI (apache-tvm with the pinned apache-tvm-ffi, two venvs; its libraries for the generator tests)"
+    scripts/setup-tvm.sh
 
-step "xgrammar from PyPI (its TVM-FFI library, bound with examples/xgrammar/bindings.yaml)"
-scripts/setup-xgrammar.sh
+    step "xgrammar from PyPI (its TVM-FFI library, bound with examples/xgrammar/bindings.yaml)"
+    scripts/setup-xgrammar.sh
 
-step "tilelang 0.1.15 from PyPI (without its requirements; its bundled TVM on apache-tvm-ffi 0.1.12, two venvs)"
-scripts/setup-tilelang.sh
+    step "tilelang 0.1.15 from PyPI (without its requirements; its bundled TVM on apache-tvm-ffi 0.1.12, two venvs)"
+    scripts/setup-tilelang.sh
+fi
 
 step "Julia 1.5.3 with bullseye's libunwind (for the Julia bindings)"
 scripts/setup-julia.sh
@@ -43,5 +62,23 @@ RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 step "build the workspace (the demo extension, the Node addon and ffihub land in target/debug)"
 cargo build --workspace --locked
 
-step "tests"
-cargo test --workspace --locked
+if [[ $fast -eq 0 ]]; then
+    step "tests"
+    cargo test --workspace --locked
+    exit 0
+fi
+
+step "unit and snapshot tests of every crate"
+cargo test --workspace --locked --exclude ffihub-tests
+
+step "C: Apache's testing library and the core scenario on both runtimes (no valgrind)"
+cargo test --locked -p ffihub-tests --test conformance -- --skip valgrind
+
+step "C++: the support library's suite on both runtimes (no AddressSanitizer)"
+cargo test --locked -p ffihub-tests --test cpp -- --skip asan_
+
+step "Julia: the support package's suite and the generated Demo and TestingLib packages on both runtimes"
+cargo test --locked -p ffihub-tests --test julia -- julia_suite_on julia_generated_packages_on
+
+step "Node.js: the addon's and the generated packages' suites on both runtimes"
+cargo test --locked -p ffihub-tests --test node -- node_suites_on

@@ -1,4 +1,4 @@
-// The calls between the C++ layer and the Rust runtime (mirrored in runtime/src/cxx.rs).
+// The calls between the C++ layer and the Rust runtime (mirrored in runtime/src/module/cxx.rs).
 //
 // Both directions use C types and error codes only: a C++ exception never crosses into Rust (every
 // function the runtime calls here catches everything and raises it as a TVM-FFI error), and a Rust

@@ -3,8 +3,8 @@
 //! can have is an error too, never the end of the process.
 
 use tvm_ffi::abi::{TVMFFIAny, TVMFFIByteArray};
-use tvm_ffi::any::{Any, RAW_NONE};
-use tvm_ffi::error::take_raised_or_unknown;
+use tvm_ffi::value::any::{Any, RAW_NONE};
+use tvm_ffi::value::error::take_raised_or_unknown;
 
 extern "C" {
     fn TVMFFIStringFromByteArray(input: *const TVMFFIByteArray, out: *mut TVMFFIAny) -> i32;
@@ -42,11 +42,11 @@ fn null_data_with_a_size_is_a_value_error() {
     for (make, read) in [
         (
             TVMFFIStringFromByteArray as FromByteArray,
-            tvm_ffi::string::str_bytes as ReadBytes,
+            tvm_ffi::value::string::str_bytes as ReadBytes,
         ),
         (
             TVMFFIBytesFromByteArray as FromByteArray,
-            tvm_ffi::string::bytes_bytes as ReadBytes,
+            tvm_ffi::value::string::bytes_bytes as ReadBytes,
         ),
     ] {
         let (kind, message) = convert(make, std::ptr::null(), 5).expect_err("NULL with size 5");

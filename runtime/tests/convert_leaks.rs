@@ -1,17 +1,18 @@
 //! The `__ffi_convert__` type attributes neither leak nor over-release (alone in this process,
 //! so the live-object counter sees only these conversions).
 
-use tvm_ffi::any::Any;
 use tvm_ffi::containers::map::{Dict, Map};
 use tvm_ffi::containers::seq::{Array, List};
-use tvm_ffi::object::live_object_count;
 use tvm_ffi::tindex;
+use tvm_ffi::value::any::Any;
+use tvm_ffi::value::object::live_object_count;
 
-fn convert_to(index: i32, value: &Any) -> Result<Any, tvm_ffi::error::Error> {
-    let converter = tvm_ffi::types::attr_value(b"__ffi_convert__", index).expect("a converter");
+fn convert_to(index: i32, value: &Any) -> Result<Any, tvm_ffi::value::error::Error> {
+    let converter =
+        tvm_ffi::registry::types::attr_value(b"__ffi_convert__", index).expect("a converter");
     let function = converter.as_object().expect("a Function").as_ptr();
     // SAFETY: the converter is a live Function; the argument is a valid view.
-    unsafe { tvm_ffi::function::call(function, std::slice::from_ref(value.as_raw())) }
+    unsafe { tvm_ffi::value::function::call(function, std::slice::from_ref(value.as_raw())) }
 }
 
 #[test]

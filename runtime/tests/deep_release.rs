@@ -1,10 +1,10 @@
 //! Releasing values nested a million deep takes a bounded stack (alone in this process, so the
 //! live-object count is exact).
 
-use tvm_ffi::any::Any;
 use tvm_ffi::containers::map::{Dict, Map};
 use tvm_ffi::containers::seq::{Array, List};
-use tvm_ffi::object::live_object_count;
+use tvm_ffi::value::any::Any;
+use tvm_ffi::value::object::live_object_count;
 
 const DEPTH: usize = 1_000_000;
 

@@ -2,12 +2,12 @@
 //! globals: values, sharing and cycles, hooks, errors, and nothing leaked.
 
 use tvm_ffi::abi::TVMFFIAny;
-use tvm_ffi::any::Any;
 use tvm_ffi::containers::map::{Dict, Map};
 use tvm_ffi::containers::seq::{Array, List};
-use tvm_ffi::error::Error;
-use tvm_ffi::object::live_object_count;
 use tvm_ffi::tindex;
+use tvm_ffi::value::any::Any;
+use tvm_ffi::value::error::Error;
+use tvm_ffi::value::object::live_object_count;
 
 /// Serializes the tests of this file: the live-object count is process-wide.
 fn serial() -> std::sync::MutexGuard<'static, ()> {
@@ -17,20 +17,20 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 /// The live-object count once the runtime's own long-lived objects exist.
 fn baseline() -> i64 {
-    tvm_ffi::registry::get(b"ffi.DeepCopy").expect("registered");
+    tvm_ffi::registry::globals::get(b"ffi.DeepCopy").expect("registered");
     live_object_count()
 }
 
 fn call(name: &str, args: &[&Any]) -> Result<Any, Error> {
-    let entry = tvm_ffi::registry::get(name.as_bytes()).expect("registered");
+    let entry = tvm_ffi::registry::globals::get(name.as_bytes()).expect("registered");
     let raw: Vec<TVMFFIAny> = args.iter().map(|a| *a.as_raw()).collect();
     // SAFETY: a live Function and valid argument views.
-    unsafe { tvm_ffi::function::call(entry.function.as_ptr(), &raw) }
+    unsafe { tvm_ffi::value::function::call(entry.function.as_ptr(), &raw) }
 }
 
 fn text_of(value: &Any) -> String {
     // SAFETY: an owned value is valid.
-    let bytes = unsafe { tvm_ffi::string::str_bytes(value.as_raw()) }.expect("a string");
+    let bytes = unsafe { tvm_ffi::value::string::str_bytes(value.as_raw()) }.expect("a string");
     String::from_utf8(bytes.to_vec()).expect("UTF-8")
 }
 
@@ -204,8 +204,8 @@ fn json_graph_keeps_sharing_and_values() {
         let dict = Dict::from_pairs([(s("k"), shared.clone())])
             .unwrap()
             .into_any();
-        let bytes = tvm_ffi::string::bytes_any(b"\x00\xffbytes");
-        let big = tvm_ffi::string::bigint_any(&[0, 0, 1]);
+        let bytes = tvm_ffi::value::string::bytes_any(b"\x00\xffbytes");
+        let big = tvm_ffi::value::string::bigint_any(&[0, 0, 1]);
         let root = Array::from_vec(vec![
             shared.clone(),
             list,
@@ -343,7 +343,7 @@ fn recursive_comparison_follows_the_reference() {
         "TypeError: Cannot order Map/Dict values"
     );
     // Int against BigInt orders by value.
-    let big = tvm_ffi::string::bigint_any(&[0, 1]);
+    let big = tvm_ffi::value::string::bigint_any(&[0, 1]);
     assert!(bool_of(
         &cmp("ffi.RecursiveLt", &Any::int(i64::MAX), &big).unwrap()
     ));
@@ -376,7 +376,10 @@ fn recursive_comparison_follows_the_reference() {
 fn recursive_hash_is_consistent_with_equality() {
     let _serial = serial();
     let hash = |v: &Any| int_of(&call("ffi.RecursiveHash", &[v]).unwrap());
-    let heap = Any::object(tvm_ffi::string::new_bytes_object(tindex::STR, b"abc"));
+    let heap = Any::object(tvm_ffi::value::string::new_bytes_object(
+        tindex::STR,
+        b"abc",
+    ));
     assert_eq!(
         hash(&s("abc")),
         hash(&heap),
@@ -395,8 +398,8 @@ fn recursive_hash_is_consistent_with_equality() {
     let b = Array::from_vec(vec![Any::int(2), Any::int(1)]).into_any();
     assert_ne!(hash(&a), hash(&b), "sequence hashing follows order");
     // A BigInt hashes through its __ffi_hash__ attribute: equal values, equal hashes.
-    let big1 = tvm_ffi::string::bigint_any(&[7, 3]);
-    let big2 = tvm_ffi::string::bigint_any(&[7, 3]);
+    let big1 = tvm_ffi::value::string::bigint_any(&[7, 3]);
+    let big2 = tvm_ffi::value::string::bigint_any(&[7, 3]);
     assert_eq!(hash(&big1), hash(&big2));
     // Cycles hash without looping.
     let cyclic = List::new();
@@ -416,7 +419,7 @@ fn recursive_hash_is_consistent_with_equality() {
 #[test]
 fn bigint_type_attributes_are_registered() {
     let _serial = serial();
-    let get = |column: &[u8]| tvm_ffi::types::attr_value(column, tindex::BIG_INT);
+    let get = |column: &[u8]| tvm_ffi::registry::types::attr_value(column, tindex::BIG_INT);
     for column in [
         &b"__ffi_hash__"[..],
         b"__ffi_eq__",
@@ -428,16 +431,17 @@ fn bigint_type_attributes_are_registered() {
         assert_eq!(hook.type_index(), tindex::FUNCTION);
     }
     let to_json = get(b"__data_to_json__").unwrap();
-    let big = tvm_ffi::string::bigint_any(&[0, -1]);
+    let big = tvm_ffi::value::string::bigint_any(&[0, -1]);
     // SAFETY: a live Function and a valid argument.
-    let decimal =
-        unsafe { tvm_ffi::function::call(to_json.as_object().unwrap().as_ptr(), &[*big.as_raw()]) }
-            .unwrap();
+    let decimal = unsafe {
+        tvm_ffi::value::function::call(to_json.as_object().unwrap().as_ptr(), &[*big.as_raw()])
+    }
+    .unwrap();
     assert_eq!(text_of(&decimal), "-18446744073709551616");
     let from_json = get(b"__data_from_json__").unwrap();
     // SAFETY: as above.
     let error = unsafe {
-        tvm_ffi::function::call(
+        tvm_ffi::value::function::call(
             from_json.as_object().unwrap().as_ptr(),
             &[*s("12 ").as_raw()],
         )
@@ -464,7 +468,7 @@ fn from_json_graph_takes_json_values_only() {
     let ok = call("ffi.FromJSONGraph", &[&graph(vec![node.into_any()])]).unwrap();
     assert_eq!(int_of(&ok), 7);
     // A value JSON cannot hold, anywhere in the document, is a ValueError.
-    let function = tvm_ffi::registry::get(b"ffi.Array")
+    let function = tvm_ffi::registry::globals::get(b"ffi.Array")
         .unwrap()
         .function
         .clone();

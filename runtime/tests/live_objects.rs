@@ -1,13 +1,13 @@
 //! The live-object counter (alone in this process, so nothing else allocates meanwhile).
 
 use std::sync::atomic::Ordering;
-use tvm_ffi::object::{alloc_object, dec_ref, live_object_count, DELETE_WEAK, WEAK_ONE};
+use tvm_ffi::value::object::{alloc_object, dec_ref, live_object_count, DELETE_WEAK, WEAK_ONE};
 
 #[test]
 fn live_object_count_follows_allocation_weak_references_and_frees() {
     let start = live_object_count();
     let a = alloc_object(tvm_ffi::tindex::OBJECT, [1u64; 4], 0);
-    let b = tvm_ffi::any::Any::string("a string longer than seven bytes");
+    let b = tvm_ffi::value::any::Any::string("a string longer than seven bytes");
     assert_eq!(live_object_count(), start + 2);
     drop(b);
     assert_eq!(live_object_count(), start + 1);
@@ -34,9 +34,9 @@ fn live_object_count_follows_allocation_weak_references_and_frees() {
 
     // Counters are per thread: objects made on one thread and freed on another, and threads
     // that exited, still add up exactly.
-    let made_elsewhere: Vec<tvm_ffi::any::Any> = std::thread::spawn(|| {
+    let made_elsewhere: Vec<tvm_ffi::value::any::Any> = std::thread::spawn(|| {
         (0..10)
-            .map(|i| tvm_ffi::any::Any::string(format!("string number {i} on a worker")))
+            .map(|i| tvm_ffi::value::any::Any::string(format!("string number {i} on a worker")))
             .collect()
     })
     .join()
@@ -49,9 +49,11 @@ fn live_object_count_follows_allocation_weak_references_and_frees() {
     let workers: Vec<_> = (0..4)
         .map(|_| {
             std::thread::spawn(|| {
-                let keep = tvm_ffi::any::Any::string("kept alive by the main thread");
+                let keep = tvm_ffi::value::any::Any::string("kept alive by the main thread");
                 for _ in 0..1000 {
-                    drop(tvm_ffi::any::Any::string("made and freed on the worker"));
+                    drop(tvm_ffi::value::any::Any::string(
+                        "made and freed on the worker",
+                    ));
                 }
                 keep
             })

@@ -4,11 +4,11 @@
 //! and must hash identically, in every representation it can take (small and heap strings and
 //! bytes, BigInt with and without the registered hook).
 
-use tvm_ffi::any::Any;
-use tvm_ffi::any_hash::{equal_of, hash_of, ANY_EQUAL_ATTR, ANY_HASH_ATTR};
+use tvm_ffi::containers::any_hash::{equal_of, hash_of, ANY_EQUAL_ATTR, ANY_HASH_ATTR};
 use tvm_ffi::dlpack::{DLDataType, DLDevice};
-use tvm_ffi::string::{bigint_any, bytes_any, new_bytes_object, string_any};
 use tvm_ffi::tindex;
+use tvm_ffi::value::any::Any;
+use tvm_ffi::value::string::{bigint_any, bytes_any, new_bytes_object, string_any};
 
 struct Row {
     kind: String,
@@ -178,7 +178,7 @@ fn any_hash_matches_apache_reference_table() {
     // BigInt keys hash through the hooks the runtime registers at start-up, where header-only
     // C++ code finds them too.
     for column in [ANY_HASH_ATTR, ANY_EQUAL_ATTR] {
-        assert!(tvm_ffi::types::attr_value(column, tindex::BIG_INT).is_some());
+        assert!(tvm_ffi::registry::types::attr_value(column, tindex::BIG_INT).is_some());
     }
 }
 
@@ -205,8 +205,8 @@ fn equality_rules() {
     assert_eq!(big("42").type_index(), tindex::INT);
     // Other objects compare by identity.
     let a = Any::object(new_bytes_object(tindex::STR, b"a long string here"));
-    let f1 = Any::object(tvm_ffi::function::from_closure(|_| Ok(Any::none())));
-    let f2 = Any::object(tvm_ffi::function::from_closure(|_| Ok(Any::none())));
+    let f1 = Any::object(tvm_ffi::value::function::from_closure(|_| Ok(Any::none())));
+    let f2 = Any::object(tvm_ffi::value::function::from_closure(|_| Ok(Any::none())));
     assert!(equal_of(&f1, &f1.clone()).unwrap());
     assert!(!equal_of(&f1, &f2).unwrap());
     assert!(!equal_of(&a, &f1).unwrap());

@@ -9,14 +9,14 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 use tvm_ffi::abi::TVMFFIAny;
-use tvm_ffi::any::Any;
-use tvm_ffi::any_hash::hash_of;
+use tvm_ffi::containers::any_hash::hash_of;
 use tvm_ffi::containers::map::{
     fib_hash, DenseItem, DenseMapObj, Dict, KvPair, Map, MapBaseObj, MapView, BLOCK_BYTES,
     BLOCK_CAP, EMPTY_SLOT, INVALID_INDEX, NEXT_PROBE_LOCATION, PROTECTED_SLOT, SMALL_TAG,
 };
-use tvm_ffi::object::live_object_count;
 use tvm_ffi::tindex;
+use tvm_ffi::value::any::Any;
+use tvm_ffi::value::object::live_object_count;
 
 /// Tests of this file run one at a time: they compare the process-wide live-object count.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -44,15 +44,15 @@ fn key(i: i64) -> Any {
 }
 
 fn same_key(a: &Any, b: &Any) -> bool {
-    tvm_ffi::any_hash::equal_of(a, b).unwrap()
+    tvm_ffi::containers::any_hash::equal_of(a, b).unwrap()
 }
 
 /// Calls a global function of this runtime.
 fn call_global(name: &str, args: &[Any]) -> Any {
-    let entry = tvm_ffi::registry::get(name.as_bytes()).expect(name);
+    let entry = tvm_ffi::registry::globals::get(name.as_bytes()).expect(name);
     let raw: Vec<TVMFFIAny> = args.iter().map(|a| *a.as_raw()).collect();
     // SAFETY: globals are live Functions and the arguments are valid values.
-    unsafe { tvm_ffi::function::call(entry.function.as_ptr(), &raw) }.unwrap()
+    unsafe { tvm_ffi::value::function::call(entry.function.as_ptr(), &raw) }.unwrap()
 }
 
 /// Reads the dense slot `i` of a map: (metadata byte, item).
@@ -410,10 +410,11 @@ fn globals_behave_like_apache() {
     );
     // Errors, with Apache's kinds and messages.
     let call_err = |name: &str, args: &[Any]| {
-        let entry = tvm_ffi::registry::get(name.as_bytes()).unwrap();
+        let entry = tvm_ffi::registry::globals::get(name.as_bytes()).unwrap();
         let raw: Vec<TVMFFIAny> = args.iter().map(|a| *a.as_raw()).collect();
         // SAFETY: as in `call_global`.
-        let err = unsafe { tvm_ffi::function::call(entry.function.as_ptr(), &raw) }.unwrap_err();
+        let err =
+            unsafe { tvm_ffi::value::function::call(entry.function.as_ptr(), &raw) }.unwrap_err();
         (
             String::from_utf8_lossy(err.kind()).into_owned(),
             String::from_utf8_lossy(err.message()).into_owned(),
@@ -459,7 +460,7 @@ fn globals_behave_like_apache() {
     let f = |cmd: i64| call_global_obj(&functor, cmd);
     let text = |v: Any| {
         // SAFETY: `v` is a valid owned value.
-        unsafe { tvm_ffi::string::str_bytes(v.as_raw()) }.map(|b| b.to_vec())
+        unsafe { tvm_ffi::value::string::str_bytes(v.as_raw()) }.map(|b| b.to_vec())
     };
     assert_eq!(text(f(0)), Some(b"a".to_vec()));
     assert_eq!(int_of(&f(1)), 1);
@@ -489,5 +490,5 @@ fn globals_behave_like_apache() {
 fn call_global_obj(functor: &Any, cmd: i64) -> Any {
     let obj = functor.as_object().unwrap();
     // SAFETY: `obj` is a live Function.
-    unsafe { tvm_ffi::function::call(obj.as_ptr(), &[*Any::int(cmd).as_raw()]) }.unwrap()
+    unsafe { tvm_ffi::value::function::call(obj.as_ptr(), &[*Any::int(cmd).as_raw()]) }.unwrap()
 }

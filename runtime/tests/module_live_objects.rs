@@ -3,10 +3,10 @@
 
 use std::ffi::c_void;
 use tvm_ffi::abi::TVMFFIAny;
-use tvm_ffi::any::Any;
-use tvm_ffi::error::Error;
 use tvm_ffi::module::{new_module, system_lib, Module, ModuleImpl};
-use tvm_ffi::object::{live_object_count, ObjectRef};
+use tvm_ffi::value::any::Any;
+use tvm_ffi::value::error::Error;
+use tvm_ffi::value::object::{live_object_count, ObjectRef};
 
 struct Empty;
 
@@ -27,7 +27,7 @@ extern "C" fn forty_two(_: *mut c_void, _: *const TVMFFIAny, _: i32, rv: *mut TV
 
 #[test]
 fn modules_imports_caches_and_functions_are_freed() {
-    tvm_ffi::env::register_system_lib_symbol(b"__tvm_ffi_live.f", forty_two as *mut c_void);
+    tvm_ffi::value::env::register_system_lib_symbol(b"__tvm_ffi_live.f", forty_two as *mut c_void);
     // The system library is a process-wide singleton: make it before counting.
     let sys = system_lib(b"live.").unwrap();
     let start = live_object_count();
@@ -46,7 +46,7 @@ fn modules_imports_caches_and_functions_are_freed() {
         .unwrap()
         .expect("f via the import");
     let cached = tvm_ffi::module::lookup_from_imports(root.library_ctx(), c"f").unwrap();
-    let out = unsafe { tvm_ffi::function::call(cached, &[]) }.unwrap();
+    let out = unsafe { tvm_ffi::value::function::call(cached, &[]) }.unwrap();
     assert_eq!(unsafe { out.as_raw().value.v_int64 }, 42);
     drop((root, child, f, out));
     assert_eq!(live_object_count(), start);

@@ -23,7 +23,7 @@ fn module_globals_metadata_matches_the_apache_copy() {
     let expected = expected();
     assert_eq!(expected.len(), 16, "the 16 module globals");
     for (name, metadata) in expected {
-        let entry = tvm_ffi::registry::get(name.as_bytes())
+        let entry = tvm_ffi::registry::globals::get(name.as_bytes())
             .unwrap_or_else(|| panic!("{name} is not registered"));
         assert_eq!(
             String::from_utf8_lossy(&entry.metadata),

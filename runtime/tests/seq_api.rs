@@ -4,11 +4,11 @@
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tvm_ffi::abi::{TVMFFIAny, TVMFFIObject, TVMFFISeqCell};
-use tvm_ffi::any::Any;
 use tvm_ffi::containers::seq::{list_buffer_deleter, seq_elements, Array, List};
 use tvm_ffi::containers::shape::Shape;
-use tvm_ffi::object::{strong_count, ObjectRef, FRESH_COUNT};
 use tvm_ffi::tindex;
+use tvm_ffi::value::any::Any;
+use tvm_ffi::value::object::{strong_count, ObjectRef, FRESH_COUNT};
 
 fn ints(values: &[i64]) -> Vec<Any> {
     values.iter().map(|&v| Any::int(v)).collect()
@@ -24,11 +24,11 @@ fn as_ints(values: impl IntoIterator<Item = Any>) -> Vec<i64> {
     values.into_iter().map(|v| int_of(&v)).collect()
 }
 
-fn call(name: &str, args: &[&Any]) -> Result<Any, tvm_ffi::error::Error> {
-    let entry = tvm_ffi::registry::get(name.as_bytes()).expect("registered");
+fn call(name: &str, args: &[&Any]) -> Result<Any, tvm_ffi::value::error::Error> {
+    let entry = tvm_ffi::registry::globals::get(name.as_bytes()).expect("registered");
     let raw: Vec<TVMFFIAny> = args.iter().map(|a| *a.as_raw()).collect();
     // SAFETY: a live Function and valid argument views.
-    unsafe { tvm_ffi::function::call(entry.function.as_ptr(), &raw) }
+    unsafe { tvm_ffi::value::function::call(entry.function.as_ptr(), &raw) }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,16 +1,16 @@
 //! Container operations release every object they allocate (alone in its process, so the
 //! live-object counter sees nothing else).
 
-use tvm_ffi::any::Any;
 use tvm_ffi::containers::seq::{Array, List};
 use tvm_ffi::containers::shape::Shape;
-use tvm_ffi::object::live_object_count;
+use tvm_ffi::value::any::Any;
+use tvm_ffi::value::object::live_object_count;
 
-fn call(name: &str, args: &[&Any]) -> Result<Any, tvm_ffi::error::Error> {
-    let entry = tvm_ffi::registry::get(name.as_bytes()).expect("registered");
+fn call(name: &str, args: &[&Any]) -> Result<Any, tvm_ffi::value::error::Error> {
+    let entry = tvm_ffi::registry::globals::get(name.as_bytes()).expect("registered");
     let raw: Vec<_> = args.iter().map(|a| *a.as_raw()).collect();
     // SAFETY: a live Function and valid argument views.
-    unsafe { tvm_ffi::function::call(entry.function.as_ptr(), &raw) }
+    unsafe { tvm_ffi::value::function::call(entry.function.as_ptr(), &raw) }
 }
 
 fn workload() {

@@ -29,7 +29,7 @@ fn container_globals_have_apaches_metadata() {
     );
     let mut mismatches = Vec::new();
     for (name, want) in &expected {
-        match tvm_ffi::registry::get(name.as_bytes()) {
+        match tvm_ffi::registry::globals::get(name.as_bytes()) {
             None => mismatches.push(format!("{name}: not registered")),
             Some(entry) => {
                 let got = String::from_utf8_lossy(&entry.metadata);
@@ -44,14 +44,15 @@ fn container_globals_have_apaches_metadata() {
 
 #[test]
 fn metadata_is_served_by_get_global_func_metadata() {
-    let getter = tvm_ffi::registry::get(b"ffi.GetGlobalFuncMetadata").expect("registered");
+    let getter = tvm_ffi::registry::globals::get(b"ffi.GetGlobalFuncMetadata").expect("registered");
     for (name, want) in reference() {
-        let arg = tvm_ffi::any::Any::string(&name);
+        let arg = tvm_ffi::value::any::Any::string(&name);
         // SAFETY: a live Function and a valid argument.
-        let got = unsafe { tvm_ffi::function::call(getter.function.as_ptr(), &[*arg.as_raw()]) }
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got =
+            unsafe { tvm_ffi::value::function::call(getter.function.as_ptr(), &[*arg.as_raw()]) }
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
         // SAFETY: the result is a string value.
-        let bytes = unsafe { tvm_ffi::string::str_bytes(got.as_raw()) }.expect("a string");
+        let bytes = unsafe { tvm_ffi::value::string::str_bytes(got.as_raw()) }.expect("a string");
         assert_eq!(String::from_utf8_lossy(bytes), want, "{name}");
     }
 }

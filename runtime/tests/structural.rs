@@ -7,19 +7,19 @@
 
 use std::sync::Mutex;
 use tvm_ffi::abi::TVMFFIAny;
-use tvm_ffi::any::Any;
 use tvm_ffi::containers::seq::Array;
-use tvm_ffi::error::Error;
-use tvm_ffi::object::live_object_count;
 use tvm_ffi::tindex;
+use tvm_ffi::value::any::Any;
+use tvm_ffi::value::error::Error;
+use tvm_ffi::value::object::live_object_count;
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
 fn call(name: &str, args: &[&Any]) -> Result<Any, Error> {
-    let entry = tvm_ffi::registry::get(name.as_bytes()).expect("registered");
+    let entry = tvm_ffi::registry::globals::get(name.as_bytes()).expect("registered");
     let raw: Vec<TVMFFIAny> = args.iter().map(|a| *a.as_raw()).collect();
     // SAFETY: a live Function and valid argument views.
-    unsafe { tvm_ffi::function::call(entry.function.as_ptr(), &raw) }
+    unsafe { tvm_ffi::value::function::call(entry.function.as_ptr(), &raw) }
 }
 
 fn int_of(value: &Any) -> i64 {
@@ -30,7 +30,7 @@ fn int_of(value: &Any) -> i64 {
 
 fn text_of(value: &Any) -> String {
     // SAFETY: an owned value.
-    let bytes = unsafe { tvm_ffi::string::str_bytes(value.as_raw()) }.expect("a str");
+    let bytes = unsafe { tvm_ffi::value::string::str_bytes(value.as_raw()) }.expect("a str");
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -76,7 +76,9 @@ fn error_context(error: &Error) -> Any {
         "the error has a visit context"
     );
     // SAFETY: the error owns a reference to its live context.
-    Any::object(unsafe { tvm_ffi::object::ObjectRef::from_borrowed(cell.extra_context.cast()) })
+    Any::object(unsafe {
+        tvm_ffi::value::object::ObjectRef::from_borrowed(cell.extra_context.cast())
+    })
 }
 
 fn deep_inputs_fail_cleanly(check_moderate_depth: bool) {
@@ -201,8 +203,8 @@ fn walk_interrupts_skips_and_records_errors() {
     {
         let seen = std::sync::Arc::new(Mutex::new(Vec::new()));
         let log = seen.clone();
-        let callback = tvm_ffi::function::from_closure(move |args| {
-            let value = unsafe { tvm_ffi::any::view_to_owned(&args[0])? };
+        let callback = tvm_ffi::value::function::from_closure(move |args| {
+            let value = unsafe { tvm_ffi::value::any::view_to_owned(&args[0])? };
             if value.type_index() == tindex::INT {
                 let v = int_of(&value);
                 log.lock().unwrap().push(v);
@@ -258,15 +260,15 @@ fn visitor_and_mutator_methods_check_their_arguments() {
     let before = live_object_count();
     {
         // Capture the mutator a StructuralMutate callback receives, then drive its methods.
-        let probe = tvm_ffi::function::from_closure(|args| {
-            let mutator = unsafe { tvm_ffi::any::view_to_owned(&args[1])? };
+        let probe = tvm_ffi::value::function::from_closure(|args| {
+            let mutator = unsafe { tvm_ffi::value::any::view_to_owned(&args[1])? };
             let kind = |m: &Any| int_of(&call("ffi.StructuralMutatorDefRegionKind", &[m]).unwrap());
             assert_eq!(kind(&mutator), 0);
             // A pattern region stays in force inside: entering a simple one has no effect.
-            let inner = tvm_ffi::function::from_closure({
+            let inner = tvm_ffi::value::function::from_closure({
                 let mutator = mutator.clone();
                 move |_| {
-                    let nested = tvm_ffi::function::from_closure({
+                    let nested = tvm_ffi::value::function::from_closure({
                         let mutator = mutator.clone();
                         move |_| call("ffi.StructuralMutatorDefRegionKind", &[&mutator])
                     });
@@ -288,7 +290,7 @@ fn visitor_and_mutator_methods_check_their_arguments() {
                 &[
                     &mutator,
                     &Any::int(9),
-                    &Any::object(tvm_ffi::function::from_closure(|_| Ok(Any::none()))),
+                    &Any::object(tvm_ffi::value::function::from_closure(|_| Ok(Any::none()))),
                 ],
             );
             assert_eq!(bad_kind.unwrap_err().kind(), b"ValueError");
@@ -335,11 +337,11 @@ fn copied_visitors_and_mutators_fail_cleanly() {
         ("ffi.StructuralVisitor", "ffi.StructuralVisitorVisit"),
         ("ffi.StructuralMutator", "ffi.StructuralMutatorMutate"),
     ] {
-        let index = tvm_ffi::types::key_to_index(key.as_bytes()).unwrap();
+        let index = tvm_ffi::registry::types::key_to_index(key.as_bytes()).unwrap();
         let captured = std::sync::Arc::new(Mutex::new(None));
         let sink = captured.clone();
-        let callback = tvm_ffi::function::from_closure(move |args| {
-            *sink.lock().unwrap() = Some(unsafe { tvm_ffi::any::view_to_owned(&args[1])? });
+        let callback = tvm_ffi::value::function::from_closure(move |args| {
+            *sink.lock().unwrap() = Some(unsafe { tvm_ffi::value::any::view_to_owned(&args[1])? });
             Ok(Any::none())
         });
         let entry =
@@ -353,10 +355,11 @@ fn copied_visitors_and_mutators_fail_cleanly() {
         }
         let original = captured.lock().unwrap().take().expect("the callback ran");
         assert_eq!(original.type_index(), index);
-        let copy_fn = tvm_ffi::types::attr_value(b"__ffi_shallow_copy__", index).unwrap();
-        let copy =
-            unsafe { tvm_ffi::function::call(copy_fn.as_raw().value.v_obj, &[*original.as_raw()]) }
-                .unwrap();
+        let copy_fn = tvm_ffi::registry::types::attr_value(b"__ffi_shallow_copy__", index).unwrap();
+        let copy = unsafe {
+            tvm_ffi::value::function::call(copy_fn.as_raw().value.v_obj, &[*original.as_raw()])
+        }
+        .unwrap();
         let error = call(method, &[&copy, &Any::int(2)]).unwrap_err();
         assert_eq!(error.kind(), b"TypeError", "{key}");
     }

@@ -1,4 +1,4 @@
-//! The Tensor object and DLPack exchange, in process: the Rust API of `tvm_ffi::tensor` and the
+//! The Tensor object and DLPack exchange, in process: the Rust API of `tvm_ffi::containers::tensor` and the
 //! `TVMFFITensor*` C entry points (declared here, resolved from the runtime's rlib).
 //!
 //! Ownership is checked by counting deleter calls per capsule (each producer has its own counter,
@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use tvm_ffi::abi::TVMFFIObjectHandle;
+use tvm_ffi::containers::tensor::{self, Element, Tensor, CPU};
 use tvm_ffi::dlpack::{
     DLDataType, DLDevice, DLDeviceType, DLManagedTensor, DLManagedTensorVersioned, DLPackVersion,
     DLTensor, DLPACK_FLAG_BITMASK_IS_SUBBYTE_TYPE_PADDED, DLPACK_FLAG_BITMASK_READ_ONLY,
 };
-use tvm_ffi::error::{take_raised, Error};
-use tvm_ffi::object::{strong_count, ObjectRef};
-use tvm_ffi::tensor::{self, Element, Tensor, CPU};
+use tvm_ffi::value::error::{take_raised, Error};
+use tvm_ffi::value::object::{strong_count, ObjectRef};
 
 extern "C" {
     fn TVMFFITensorFromDLPack(
@@ -630,7 +630,7 @@ fn views_need_strides_but_not_a_source() {
 
 #[test]
 fn only_tensors_convert() {
-    let not_a_tensor = tvm_ffi::object::alloc_object(tvm_ffi::tindex::OBJECT, 0u64, 0);
+    let not_a_tensor = tvm_ffi::value::object::alloc_object(tvm_ffi::tindex::OBJECT, 0u64, 0);
     let back = Tensor::from_object(not_a_tensor).unwrap_err();
     // SAFETY: `back` is a live object we hold a reference to.
     let error = unsafe { Tensor::from_borrowed_handle(back.as_ptr().cast()) }.unwrap_err();
@@ -644,7 +644,7 @@ fn only_tensors_convert() {
     let t = Tensor::from_vec(vec![1u8], &[1]).unwrap();
     let obj: ObjectRef = t.into();
     let t = Tensor::try_from(obj).unwrap();
-    let any: tvm_ffi::any::Any = t.into();
+    let any: tvm_ffi::value::any::Any = t.into();
     assert_eq!(any.type_index(), tvm_ffi::tindex::TENSOR);
     fn send_sync<T: Send + Sync>() {}
     send_sync::<Tensor>();
@@ -730,8 +730,8 @@ fn prototype(shape: &mut [i64]) -> DLTensor {
 fn env_alloc_wraps_the_allocators_capsule() {
     let mut shape = [2i64, 5];
     let proto = prototype(&mut shape);
-    tvm_ffi::env::set_tensor_allocator(None, false);
-    if tvm_ffi::env::tensor_allocator().is_none() {
+    tvm_ffi::value::env::set_tensor_allocator(None, false);
+    if tvm_ffi::value::env::tensor_allocator().is_none() {
         let (code, error) = Tensor::env_alloc(&proto).unwrap_err();
         assert_eq!(code, -1);
         assert_eq!(kind_and_message(&error).0, "RuntimeError");
@@ -740,7 +740,7 @@ fn env_alloc_wraps_the_allocators_capsule() {
             .starts_with("TVMFFIEnvTensorAlloc: allocator is nullptr"));
     }
 
-    tvm_ffi::env::set_tensor_allocator(Some(env_alloc_ok), false);
+    tvm_ffi::value::env::set_tensor_allocator(Some(env_alloc_ok), false);
     let t = Tensor::env_alloc(&proto).unwrap();
     assert_eq!(t.shape(), &[2, 5]);
     assert_eq!(
@@ -756,7 +756,7 @@ fn env_alloc_wraps_the_allocators_capsule() {
     assert_eq!(ENV_FREES.with(|f| f.get()), before + 2);
 
     // The allocator's code and error come back as they were raised.
-    tvm_ffi::env::set_tensor_allocator(Some(env_alloc_fails), false);
+    tvm_ffi::value::env::set_tensor_allocator(Some(env_alloc_fails), false);
     let (code, error) = Tensor::env_alloc(&proto).unwrap_err();
     assert_eq!(code, -7);
     assert_eq!(
@@ -767,7 +767,7 @@ fn env_alloc_wraps_the_allocators_capsule() {
         take_raised().is_none(),
         "the error was moved out of the slot"
     );
-    tvm_ffi::env::set_tensor_allocator(None, false);
+    tvm_ffi::value::env::set_tensor_allocator(None, false);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -843,7 +843,7 @@ fn c_entry_points_report_bad_arguments_without_consuming() {
             -1
         );
         assert_eq!(raised().0, "ValueError");
-        let not_a_tensor = tvm_ffi::any::Any::string("certainly not a tensor, but a string");
+        let not_a_tensor = tvm_ffi::value::any::Any::string("certainly not a tensor, but a string");
         let handle = not_a_tensor.as_object().unwrap().as_ptr().cast();
         assert_eq!(TVMFFITensorToDLPack(handle, &mut capsule_out), -1);
         assert_eq!(

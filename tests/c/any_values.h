@@ -1,7 +1,6 @@
 /* TVMFFIAny values for the C test programs: none, scalars, raw strings, borrowed views of
- * objects, and the release of an owned value. Each program is one translation unit; the
- * functions are static inline so that a program uses only those it needs. Compiles against
- * ffihub's headers and Apache's alike. */
+ * objects, and the release of an owned value. The functions are static inline so that a program
+ * uses only those it needs. Compiles against ffihub's headers and Apache's alike. */
 #ifndef FFIHUB_TESTS_C_ANY_VALUES_H_
 #define FFIHUB_TESTS_C_ANY_VALUES_H_
 

@@ -33,6 +33,7 @@
 #include <tvm/ffi/extra/c_env_api.h>
 
 #include "check.h"
+#include "live_objects.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Reporting                                                                                   */
@@ -75,29 +76,6 @@ static int take_error(void) {
   snprintf(g_msg, sizeof g_msg, "%.*s", (int)cell->message.size, cell->message.data);
   TVMFFIObjectDecRef(err);
   return 1;
-}
-
-static TVMFFIObjectHandle get_global(const char* name) {
-  TVMFFIByteArray n = {name, strlen(name)};
-  TVMFFIObjectHandle f = NULL;
-  if (TVMFFIFunctionGetGlobal(&n, &f) != 0) {
-    take_error();
-    return NULL;
-  }
-  return f;
-}
-
-static TVMFFIObjectHandle g_live_fn = NULL;
-
-static int64_t live_objects(void) {
-  if (g_live_fn == NULL) return -1;
-  TVMFFIAny rv;
-  memset(&rv, 0, sizeof rv);
-  if (TVMFFIFunctionCall(g_live_fn, NULL, 0, &rv) != 0 || rv.type_index != kTVMFFIInt) {
-    take_error();
-    return -1;
-  }
-  return rv.v_int64;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -805,9 +783,8 @@ static void test_env_alloc(void) {
 /* ------------------------------------------------------------------------------------------ */
 
 int main(void) {
-  /* ffihub's runtime offers a live-object counter; Apache's does not. */
-  g_live_fn = get_global("ffihub.LiveObjectCount");
-  int64_t live_start = live_objects();
+  void* live = live_counter();
+  int64_t live_start = live_object_count(live);
 
   test_type();
   test_from_dlpack();
@@ -822,18 +799,7 @@ int main(void) {
   CHECK(leftover == NULL, "end.error-slot-empty", "slot=%s", leftover ? "set" : "empty");
   if (leftover) TVMFFIObjectDecRef(leftover);
 
-  /* Same transcript line on both runtimes; the numbers are only checked where they exist. */
-  if (g_live_fn != NULL) {
-    int64_t live_end = live_objects();
-    if (live_start < 0 || live_end != live_start) {
-      fprintf(stderr, "live objects: start=%lld end=%lld\n", (long long)live_start,
-              (long long)live_end);
-    }
-    CHECK(live_start >= 0 && live_end == live_start, "end.live-objects", "%s", "balanced");
-    TVMFFIObjectDecRef(g_live_fn);
-  } else {
-    CHECK(1, "end.live-objects", "%s", "balanced");
-  }
+  check_live_objects_at_end(live, live_start, "end.live-objects", "balanced");
 
   return check_summary();
 }

@@ -1,7 +1,7 @@
-//! Conformance test 3: one C program (`tests/c/scenario.c`) that exercises every core function
-//! of the C ABI, compiled once against Apache's headers and linked with `-ltvm_ffi` (no rpath),
-//! run against Apache's runtime and against ours (library path swapped). Both runs must pass
-//! and print the same transcript.
+//! Conformance test 3: one C program (`tests/c/scenario/`, a file per area) that exercises every
+//! core function of the C ABI, compiled once against Apache's headers and linked with `-ltvm_ffi`
+//! (no rpath), run against Apache's runtime and against ours (library path swapped). Both runs must
+//! pass and print the same transcript.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use ffihub_tests::{
     apache_runtime, assert_checks_passed, assert_same_transcripts, command_on, compile_c,
-    ffihub_runtime, run_with_timeout, scratch_dir, workspace_root, Runtime,
+    ffihub_runtime, run_with_timeout, scratch_dir, Runtime,
 };
 
 /// How long one plain run of the scenario may take.
@@ -25,7 +25,7 @@ pub(crate) fn scenario_binary() -> &'static Path {
         let output = dir.join("scenario");
         let lib_dir = format!("-L{}", apache.lib_dir.display());
         compile_c(
-            &[workspace_root().join("tests/c/scenario.c")],
+            &crate::c_sources("scenario"),
             &apache.include_dir,
             &output,
             &[&lib_dir, "-ltvm_ffi", "-ldl", "-pthread"],

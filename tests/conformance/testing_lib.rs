@@ -1,6 +1,6 @@
 //! Conformance test 4: hosting Apache's `libtvm_ffi_testing.so`. One C program
-//! (`tests/c/testing_lib.c`), compiled once against Apache's headers and linked with
-//! `-ltvm_ffi` (no rpath), dlopens the wheel's testing library and drives it through the C API:
+//! (`tests/c/testing_lib/`, a file per area), compiled once against Apache's headers and linked
+//! with `-ltvm_ffi` (no rpath), dlopens the wheel's testing library and drives it through the C API:
 //! its `testing.*` global functions, its object types (type info, `__ffi_init__` with keyword
 //! arguments, getters, setters, methods), containers built on either side, tensors, callbacks,
 //! errors, the library as a DSO module and as a system library, and `ffi.ReprPrint`. The
@@ -33,7 +33,7 @@ fn host_binary() -> &'static Path {
         let output = dir.join("testing_lib");
         let lib_dir = format!("-L{}", apache.lib_dir.display());
         compile_c(
-            &[workspace_root().join("tests/c/testing_lib.c")],
+            &crate::c_sources("testing_lib"),
             &apache.include_dir,
             &output,
             &[&lib_dir, "-ltvm_ffi", "-ldl"],

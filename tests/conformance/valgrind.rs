@@ -1,4 +1,4 @@
-//! Memory checking of ffihub's runtime: the conformance scenario (`tests/c/scenario.c`) under
+//! Memory checking of ffihub's runtime: the conformance scenario (`tests/c/scenario/`) under
 //! valgrind must report no errors and no definitely or indirectly lost bytes.
 
 use ffihub_tests::ffihub_runtime;

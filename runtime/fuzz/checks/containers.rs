@@ -3,9 +3,9 @@
 //! the container globals through the C surface, and reads them back with the lookup globals.
 
 use tvm_ffi::abi::{TVMFFIAny, TVMFFIByteArray, TVMFFIObject};
-use tvm_ffi::any::{Any, RAW_NONE};
-use tvm_ffi::error::take_raised_or_unknown;
-use tvm_ffi::object::live_object_count;
+use tvm_ffi::value::any::{Any, RAW_NONE};
+use tvm_ffi::value::error::take_raised_or_unknown;
+use tvm_ffi::value::object::live_object_count;
 
 extern "C" {
     fn TVMFFIFunctionGetGlobal(name: *const TVMFFIByteArray, out: *mut *mut TVMFFIObject) -> i32;

@@ -3,7 +3,7 @@
 
 use tvm_ffi::abi::TVMFFIByteArray;
 use tvm_ffi::dlpack::DLDataType;
-use tvm_ffi::error::take_raised_or_unknown;
+use tvm_ffi::value::error::take_raised_or_unknown;
 
 extern "C" {
     fn TVMFFIDataTypeFromString(str: *const TVMFFIByteArray, out: *mut DLDataType) -> i32;
@@ -35,11 +35,11 @@ pub fn check_dtype(data: &[u8]) {
     match parse(data) {
         Err(kind) => assert_eq!(kind, "ValueError"),
         Ok(dtype) => {
-            if let Ok(name) = tvm_ffi::dtype::try_format_dtype(dtype) {
+            if let Ok(name) = tvm_ffi::registry::dtype::try_format_dtype(dtype) {
                 let again = parse(name.as_bytes())
                     .unwrap_or_else(|kind| panic!("{name:?}, a printed dtype, raised {kind}"));
                 assert_eq!(
-                    tvm_ffi::dtype::try_format_dtype(again).as_ref(),
+                    tvm_ffi::registry::dtype::try_format_dtype(again).as_ref(),
                     Ok(&name),
                     "printing is stable"
                 );

@@ -9,17 +9,18 @@
 //!   is converted into a temporary List copy (so e.g. `ffi.ListAppend(array, x)` succeeds and
 //!   changes nothing, as in Apache), anything else is a TypeError.
 
-use super::{def_typed, Borrowed, Call, Globals};
 use crate::abi::{TVMFFIAny, TVMFFIObject};
-use crate::any::{view_to_owned, Any};
 use crate::containers::map::MapView;
 use crate::containers::seq::{seq_elements, Array, List};
 use crate::containers::shape::Shape;
 use crate::dlpack::{DLDevice, DLTensor};
-use crate::error::Error;
-use crate::object::ObjectRef;
+use crate::registry::args::{Borrowed, Call};
+use crate::registry::define::{def_typed, Globals};
+use crate::registry::type_schema::{Ty, ANY, BOOL, DEVICE, INT, NONE};
 use crate::tindex;
-use crate::type_schema::{Ty, ANY, BOOL, DEVICE, INT, NONE};
+use crate::value::any::{view_to_owned, Any};
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
 use std::collections::HashSet;
 
 const ARRAY: Ty = Ty::Named("ffi.Array");
@@ -68,7 +69,7 @@ fn none(_: ()) -> Any {
 }
 
 pub(super) fn register(globals: &mut Globals) {
-    super::def_packed(globals, "ffi.Array", |args| {
+    crate::registry::define::def_packed(globals, "ffi.Array", |args| {
         // SAFETY: arguments are valid views for the duration of the call.
         Ok(unsafe { Array::from_views(args) }?.into_any())
     });
@@ -89,7 +90,7 @@ pub(super) fn register(globals: &mut Globals) {
         },
     );
 
-    super::def_packed(globals, "ffi.List", |args| {
+    crate::registry::define::def_packed(globals, "ffi.List", |args| {
         // SAFETY: as for `ffi.Array`.
         Ok(unsafe { List::from_views(args) }?.into_any())
     });
@@ -215,7 +216,7 @@ pub(super) fn register(globals: &mut Globals) {
         Ok(Any::int(list_arg(call, 0)?.len() as i64))
     });
 
-    super::def_packed(globals, "ffi.Shape", |args| {
+    crate::registry::define::def_packed(globals, "ffi.Shape", |args| {
         let dims = args
             .iter()
             .map(|a| match a.type_index {

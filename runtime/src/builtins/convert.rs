@@ -4,18 +4,18 @@
 //! String from a C string), failing with `TypeError: Cannot cast from ...`. Bindings call it
 //! when a value must become a given type (Python's type converters do).
 
-use super::Signature;
 use crate::abi::TVMFFIAny;
-use crate::any::{view_to_owned, Any};
 use crate::containers::map::{Dict, Map, MapView};
 use crate::containers::seq::{seq_elements, Array, List};
 use crate::containers::shape::Shape;
-use crate::error::Error;
-use crate::object::{is_object_index, ObjectRef};
+use crate::registry::args::Signature;
+use crate::registry::type_schema::{Ty, ANY};
+use crate::registry::types::type_key_of;
+use crate::registry::types::{is_instance, TypeRegistrar};
 use crate::tindex;
-use crate::type_schema::{Ty, ANY};
-use crate::types::type_key_of;
-use crate::types::{is_instance, TypeRegistrar};
+use crate::value::any::{view_to_owned, Any};
+use crate::value::error::Error;
+use crate::value::object::{is_object_index, ObjectRef};
 
 /// A builtin type with a converter: its index, the converter's name, the name of the C++
 /// reference type in messages, and whether that type admits None.
@@ -60,12 +60,12 @@ const TARGETS: [Target; 13] = [
     target(tindex::LIST, "ffi.List.__ffi_convert__", "List<Any>"),
     target(tindex::DICT, "ffi.Dict.__ffi_convert__", "Dict<Any, Any>"),
     target(
-        crate::types::runtime_index::INT_ENUM,
+        crate::registry::types::runtime_index::INT_ENUM,
         "ffi.IntEnum.__ffi_convert__",
         "ffi.IntEnum",
     ),
     target(
-        crate::types::runtime_index::STR_ENUM,
+        crate::registry::types::runtime_index::STR_ENUM,
         "ffi.StrEnum.__ffi_convert__",
         "ffi.StrEnum",
     ),
@@ -151,7 +151,7 @@ fn converter(target: &'static Target) -> ObjectRef {
         ret: Ty::Named(target.type_str),
         params: vec![ANY],
     };
-    super::typed_function(signature, move |call| {
+    crate::registry::define::typed_function(signature, move |call| {
         let value = call.any(0);
         // SAFETY: the caller passes valid views.
         unsafe { convert(target, value) }?.ok_or_else(|| {
@@ -181,11 +181,11 @@ mod tests {
     use super::*;
 
     fn convert_to(index: i32, value: &Any) -> Result<Any, Error> {
-        let converter =
-            crate::types::attr_value(b"__ffi_convert__", index).expect("a converter is registered");
+        let converter = crate::registry::types::attr_value(b"__ffi_convert__", index)
+            .expect("a converter is registered");
         let function = converter.as_object().expect("a Function").as_ptr();
         // SAFETY: the converter is a live Function; the argument is a valid view.
-        unsafe { crate::function::call(function, std::slice::from_ref(value.as_raw())) }
+        unsafe { crate::value::function::call(function, std::slice::from_ref(value.as_raw())) }
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! (`ffi.ToJSONGraph*`, `ffi.FromJSONGraph*`), `ffi.DeepCopy` and the `ffi.Recursive*`
 //! comparisons and hash.
 
-use super::{def_typed, Call, Globals};
-use crate::any::{view_to_owned, Any};
-use crate::error::Error;
-use crate::type_schema::{Ty, ANY, BOOL, INT, STRING};
+use crate::registry::args::Call;
+use crate::registry::define::{def_typed, Globals};
+use crate::registry::type_schema::{Ty, ANY, BOOL, INT, STRING};
+use crate::value::any::{view_to_owned, Any};
+use crate::value::error::Error;
 
 fn owned(call: &Call, i: usize) -> Result<Any, Error> {
     // SAFETY: arguments are valid views for the duration of the call.
@@ -13,12 +14,12 @@ fn owned(call: &Call, i: usize) -> Result<Any, Error> {
 }
 
 fn compare(call: &Call, eq_only: bool) -> Result<i32, Error> {
-    crate::recursive::recursive_compare(&owned(call, 0)?, &owned(call, 1)?, eq_only)
+    crate::walks::recursive::recursive_compare(&owned(call, 0)?, &owned(call, 1)?, eq_only)
 }
 
 pub(super) fn register(globals: &mut Globals) {
     def_typed(globals, "ffi.json.Parse", ANY, vec![STRING], |call| {
-        crate::json::parse(call.string(0)?)
+        crate::walks::json::parse(call.string(0)?)
     });
     def_typed(
         globals,
@@ -33,12 +34,12 @@ pub(super) fn register(globals: &mut Globals) {
             };
             let value = owned(call, 0)?;
             // SAFETY: an owned value is valid.
-            let text = unsafe { crate::json::stringify(value.as_raw(), indent)? };
+            let text = unsafe { crate::walks::json::stringify(value.as_raw(), indent)? };
             Ok(Any::string(text))
         },
     );
     def_typed(globals, "ffi.ToJSONGraph", ANY, vec![ANY, ANY], |call| {
-        crate::serialization::to_json_graph(&owned(call, 0)?, &owned(call, 1)?)
+        crate::walks::serialization::to_json_graph(&owned(call, 0)?, &owned(call, 1)?)
     });
     def_typed(
         globals,
@@ -46,26 +47,28 @@ pub(super) fn register(globals: &mut Globals) {
         STRING,
         vec![ANY, ANY],
         |call| {
-            let text =
-                crate::serialization::to_json_graph_string(&owned(call, 0)?, &owned(call, 1)?)?;
+            let text = crate::walks::serialization::to_json_graph_string(
+                &owned(call, 0)?,
+                &owned(call, 1)?,
+            )?;
             Ok(Any::string(text))
         },
     );
     def_typed(globals, "ffi.FromJSONGraph", ANY, vec![ANY], |call| {
-        crate::serialization::from_json_graph(&owned(call, 0)?)
+        crate::walks::serialization::from_json_graph(&owned(call, 0)?)
     });
     def_typed(
         globals,
         "ffi.FromJSONGraphString",
         ANY,
         vec![STRING],
-        |call| crate::serialization::from_json_graph_string(call.string(0)?),
+        |call| crate::walks::serialization::from_json_graph_string(call.string(0)?),
     );
     def_typed(globals, "ffi.DeepCopy", ANY, vec![ANY], |call| {
-        crate::deep_copy::deep_copy(&owned(call, 0)?)
+        crate::walks::deep_copy::deep_copy(&owned(call, 0)?)
     });
     def_typed(globals, "ffi.RecursiveHash", INT, vec![ANY], |call| {
-        crate::recursive::recursive_hash(&owned(call, 0)?).map(Any::int)
+        crate::walks::recursive::recursive_hash(&owned(call, 0)?).map(Any::int)
     });
     def_typed(globals, "ffi.RecursiveEq", BOOL, vec![ANY, ANY], |call| {
         Ok(Any::bool(compare(call, true)? == 0))

@@ -9,17 +9,19 @@ use crate::abi::{
     TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIFieldInfo, TVMFFIMethodInfo,
     TVMFFIObjectCreator, TVMFFITypeMetadata,
 };
-use crate::access_path::kind::*;
-use crate::access_path::{
+use crate::registry::reflection::{create_reflected, new_reflected, shallow_copy, Accessor};
+use crate::registry::type_schema::{
+    function, function_metadata, Ty, ANY, BOOL, INT, OBJECT, STRING,
+};
+use crate::registry::types::{TypeRegistrar, TypeSpec};
+use crate::tindex;
+use crate::value::any::{byte_array, Any, RAW_NONE};
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
+use crate::walks::access_path::kind::*;
+use crate::walks::access_path::{
     extend, new_path, new_step, path_depth, path_parent, path_steps, paths_equal,
 };
-use crate::any::{byte_array, Any, RAW_NONE};
-use crate::error::Error;
-use crate::object::ObjectRef;
-use crate::reflection::{create_reflected, init_field, new_reflected, shallow_copy, Accessor};
-use crate::tindex;
-use crate::type_schema::{function, function_metadata, Ty, ANY, BOOL, INT, OBJECT, STRING};
-use crate::types::{TypeRegistrar, TypeSpec};
 
 /// One reflected field.
 struct Field {
@@ -100,7 +102,7 @@ const SEQ_HASH_IGNORE: i64 = Flag::kTVMFFIFieldFlagBitMaskSEqHashIgnore as i64;
 const HAS_DEFAULT: i64 = Flag::kTVMFFIFieldFlagBitMaskHasDefault as i64;
 const STATIC_METHOD: i64 = Flag::kTVMFFIFieldFlagBitMaskIsStaticMethod as i64;
 
-use crate::types::runtime_index::{
+use crate::registry::types::runtime_index::{
     ACCESS_PATH, ACCESS_STEP, ENUM, ENUM_STATE, INT_ENUM, STRUCTURAL_KEY, STRUCTURAL_MUTATOR,
     STRUCTURAL_VISITOR, STR_ENUM, VISIT_ERROR_CONTEXT,
 };
@@ -121,28 +123,19 @@ fn step_ty() -> Ty {
     Ty::Named("ffi.reflection.AccessStep")
 }
 
-/// Calls a global function by name (for builtins that build containers through their globals).
-fn call_global(name: &str, args: &[TVMFFIAny]) -> Result<Any, Error> {
-    let entry = crate::registry::get(name.as_bytes()).ok_or_else(|| {
-        Error::new(
-            "RuntimeError",
-            format!("Global Function is not found: {name}"),
-        )
-    })?;
-    // SAFETY: registered functions are live Function objects and `args` are valid views.
-    unsafe { crate::function::call(entry.function.as_ptr(), args) }
-}
-
 /// A method wrapper: checks the argument count and the receiver types.
 fn method(
     name: &'static str,
     is_static: bool,
     ret: Ty,
     params: Vec<Ty>,
-    imp: impl Fn(&super::Call) -> Result<Any, Error> + Send + Sync + 'static,
+    imp: impl Fn(&crate::registry::args::Call) -> Result<Any, Error> + Send + Sync + 'static,
 ) -> Method {
     let ty = function(ret.clone(), params.clone());
-    let function = super::typed_function(super::Signature { name, ret, params }, imp);
+    let function = crate::registry::define::typed_function(
+        crate::registry::args::Signature { name, ret, params },
+        imp,
+    );
     Method {
         name,
         doc: "",
@@ -152,33 +145,7 @@ fn method(
     }
 }
 
-// ---- ffi.EnumState ----
-
-/// A new, empty `ffi.EnumState` (what its `__ffi_init__` returns).
-pub(crate) fn new_enum_state() -> Result<Any, Error> {
-    let state = new_reflected(ENUM_STATE, 48);
-    init_field(
-        &state,
-        24,
-        Accessor::ObjectRef,
-        &call_global("ffi.List", &[])?,
-    )?;
-    init_field(
-        &state,
-        32,
-        Accessor::ObjectRef,
-        &call_global("ffi.Dict", &[])?,
-    )?;
-    init_field(
-        &state,
-        40,
-        Accessor::ObjectRef,
-        &call_global("ffi.Dict", &[])?,
-    )?;
-    Ok(Any::object(state))
-}
-
-// ---- ffi.reflection.AccessStep / AccessPath (the objects: crate::access_path) ----
+// ---- ffi.reflection.AccessStep / AccessPath (the objects: crate::walks::access_path) ----
 
 fn access_path_methods() -> Vec<Method> {
     let p = || path_ty();
@@ -191,7 +158,7 @@ fn access_path_methods() -> Vec<Method> {
             move |call| {
                 let path = call.object(0, ACCESS_PATH)?;
                 // SAFETY: arguments are valid views for the call.
-                let key = unsafe { crate::any::view_to_owned(call.any(1))? };
+                let key = unsafe { crate::value::any::view_to_owned(call.any(1))? };
                 match kind {
                     ATTR | ATTR_MISSING => drop(call.string(1)?),
                     ARRAY_ITEM | ARRAY_ITEM_MISSING => drop(call.int(1)?),
@@ -238,7 +205,7 @@ fn access_path_methods() -> Vec<Method> {
                     .map(Any::object)
                     .collect();
                 let views: Vec<TVMFFIAny> = steps.iter().map(|s| *s.as_raw()).collect();
-                call_global("ffi.Array", &views)
+                crate::registry::globals::call("ffi.Array", &views)
             },
         ),
         method("_path_equal", false, BOOL, vec![p(), p()], |call| {
@@ -266,7 +233,9 @@ fn definitions() -> Vec<TypeDef> {
                 methods: Vec::new(),
             }
         };
-    let enum_state_init = method("__ffi_init__", true, OBJECT, vec![], |_| new_enum_state());
+    let enum_state_init = method("__ffi_init__", true, OBJECT, vec![], |_| {
+        crate::compat::new_enum_state()
+    });
     vec![
         TypeDef {
             fields: vec![
@@ -444,8 +413,8 @@ fn definitions() -> Vec<TypeDef> {
                 doc: "Constructor that takes any key and computes its structural hash",
                 ..method("__ffi_init__", true, OBJECT, vec![ANY], |call| {
                     // SAFETY: the argument is a valid view for the call.
-                    crate::structural::key::new_key(unsafe {
-                        crate::any::view_to_owned(call.any(0))?
+                    crate::walks::structural::key::new_key(unsafe {
+                        crate::value::any::view_to_owned(call.any(0))?
                     })
                 })
             }],
@@ -551,12 +520,15 @@ fn register_type_attrs(registrar: &mut TypeRegistrar, def: &TypeDef) -> Result<(
     let is_final = !OPEN_TYPES.contains(&def.key);
     registrar.register_attr(index, b"__ffi_type_final__", Any::bool(is_final).as_raw())?;
     if def.creator.is_some() {
-        let new =
-            crate::function::from_closure(move |_| Ok(Any::object(new_reflected(index, size))));
+        let new = crate::value::function::from_closure(move |_| {
+            Ok(Any::object(new_reflected(index, size)))
+        });
         registrar.register_attr(index, b"__ffi_new__", Any::object(new).as_raw())?;
     }
-    let copy = crate::function::from_closure(move |args| match args.first() {
-        Some(src) if crate::object::is_object_index(src.type_index) && src.type_index == index => {
+    let copy = crate::value::function::from_closure(move |args| match args.first() {
+        Some(src)
+            if crate::value::object::is_object_index(src.type_index) && src.type_index == index =>
+        {
             // SAFETY: the argument is a live object of this reflected type.
             Ok(Any::object(unsafe { shallow_copy(src.value.v_obj, size)? }))
         }
@@ -643,11 +615,11 @@ pub(crate) fn register(registrar: &mut TypeRegistrar) -> Result<(), Error> {
         Any::bool(true).as_raw(),
     )?;
     // Map keys that are BigInts hash by value; header code finds these hooks by column.
-    for (column, hook) in crate::any_hash::bigint_hooks() {
+    for (column, hook) in crate::containers::any_hash::bigint_hooks() {
         registrar.register_attr(tindex::BIG_INT, column, hook.as_raw())?;
     }
     // Value hashing, comparison and JSON-graph encoding of BigInts.
-    for (column, hook) in crate::bigint::type_attrs() {
+    for (column, hook) in crate::containers::bigint::type_attrs() {
         registrar.register_attr(tindex::BIG_INT, column, hook.as_raw())?;
     }
     // ffi.VisitInterrupt has a fixed index but is defined like the dynamic types.
@@ -673,24 +645,24 @@ pub(crate) fn register(registrar: &mut TypeRegistrar) -> Result<(), Error> {
 
 /// Type attributes of the structural machinery (hooks of the containers and of StructuralKey).
 fn register_structural_attrs(registrar: &mut TypeRegistrar) -> Result<(), Error> {
-    for (column, hook) in crate::structural::key::key_hooks() {
+    for (column, hook) in crate::walks::structural::key::key_hooks() {
         registrar.register_attr(STRUCTURAL_KEY, column, hook.as_raw())?;
     }
-    let step_repr = crate::repr::access_step_repr_hook(ACCESS_STEP);
+    let step_repr = crate::walks::repr::access_step_repr_hook(ACCESS_STEP);
     registrar.register_attr(
         ACCESS_STEP,
         b"__ffi_repr__",
         Any::object(step_repr).as_raw(),
     )?;
-    let path_repr = crate::repr::access_path_repr_hook(ACCESS_PATH);
+    let path_repr = crate::walks::repr::access_path_repr_hook(ACCESS_PATH);
     registrar.register_attr(
         ACCESS_PATH,
         b"__ffi_repr__",
         Any::object(path_repr).as_raw(),
     )?;
-    let hooks = crate::structural::visit::type_attrs()
+    let hooks = crate::walks::structural::visit::type_attrs()
         .into_iter()
-        .chain(crate::structural::mutate::type_attrs());
+        .chain(crate::walks::structural::mutate::type_attrs());
     for (index, column, value) in hooks {
         registrar.register_attr(index, column, value.as_raw())?;
     }

@@ -1,21 +1,21 @@
 //! Globals about global functions themselves, string identities, and the live-object counter.
 
-use super::{def_typed, Globals};
-use crate::any::Any;
-use crate::error::Error;
-use crate::type_schema::{Ty, BYTES, INT, OPAQUE_PTR, PACKED_FUNCTION, STRING};
+use crate::registry::define::{def_typed, Globals};
+use crate::registry::type_schema::{Ty, BYTES, INT, OPAQUE_PTR, PACKED_FUNCTION, STRING};
+use crate::value::any::Any;
+use crate::value::error::Error;
 use std::ffi::c_void;
 
 pub(super) fn register(globals: &mut Globals) {
     def_typed(globals, "ffihub.LiveObjectCount", INT, vec![], |_| {
-        Ok(Any::int(crate::object::live_object_count()))
+        Ok(Any::int(crate::value::object::live_object_count()))
     });
     def_typed(
         globals,
         "ffi.FunctionRemoveGlobal",
         Ty::Named("bool"),
         vec![STRING],
-        |call| Ok(Any::bool(crate::registry::remove(call.string(0)?))),
+        |call| Ok(Any::bool(crate::registry::globals::remove(call.string(0)?))),
     );
     def_typed(
         globals,
@@ -23,8 +23,8 @@ pub(super) fn register(globals: &mut Globals) {
         PACKED_FUNCTION,
         vec![],
         |_| {
-            let names = crate::registry::names();
-            let functor = crate::function::from_closure(move |args| {
+            let names = crate::registry::globals::names();
+            let functor = crate::value::function::from_closure(move |args| {
                 let index = match args.first() {
                     // SAFETY: the tag says the payload is an integer.
                     Some(a) if a.type_index == crate::tindex::INT => unsafe { a.value.v_int64 },
@@ -52,7 +52,7 @@ pub(super) fn register(globals: &mut Globals) {
         Ok(Any::string(call.string(0)?))
     });
     def_typed(globals, "ffi.Bytes", BYTES, vec![BYTES], |call| {
-        Ok(crate::string::bytes_any(call.bytes(0)?))
+        Ok(crate::value::string::bytes_any(call.bytes(0)?))
     });
     def_typed(
         globals,
@@ -95,7 +95,9 @@ pub(super) fn register(globals: &mut Globals) {
             // SAFETY: the caller passes the addresses of functions with these C signatures.
             let (safe_call, deleter) = unsafe {
                 (
-                    std::mem::transmute::<*mut c_void, crate::function::SafeCallFn>(safe_call),
+                    std::mem::transmute::<*mut c_void, crate::value::function::SafeCallFn>(
+                        safe_call,
+                    ),
                     (!deleter.is_null()).then(|| {
                         std::mem::transmute::<*mut c_void, unsafe extern "C" fn(*mut c_void)>(
                             deleter,
@@ -103,7 +105,7 @@ pub(super) fn register(globals: &mut Globals) {
                     }),
                 )
             };
-            Ok(Any::object(crate::function::from_extern_c(
+            Ok(Any::object(crate::value::function::from_extern_c(
                 self_, safe_call, deleter,
             )))
         },
@@ -111,8 +113,8 @@ pub(super) fn register(globals: &mut Globals) {
 }
 
 /// The registry entry of global `name`, or Apache's error for a missing one.
-fn registered(name: &[u8]) -> Result<std::sync::Arc<crate::registry::GlobalEntry>, Error> {
-    crate::registry::get(name).ok_or_else(|| {
+fn registered(name: &[u8]) -> Result<std::sync::Arc<crate::registry::globals::GlobalEntry>, Error> {
+    crate::registry::globals::get(name).ok_or_else(|| {
         Error::new(
             "RuntimeError",
             format!(

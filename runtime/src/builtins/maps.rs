@@ -13,14 +13,15 @@
 //! * The iterator functor answers `f(0)` with the current key, `f(1)` with the current value
 //!   and any other integer by advancing, returning whether an entry is left.
 
-use super::{def_packed, def_typed, Call, Globals, Signature};
 use crate::abi::TVMFFIAny;
-use crate::any::{view_to_owned, Any};
 use crate::containers::map::{Cursor, Dict, Map, MapView};
-use crate::error::Error;
-use crate::object::ObjectRef;
+use crate::registry::args::{Call, Signature};
+use crate::registry::define::{def_packed, def_typed, Globals};
+use crate::registry::type_schema::{function, Ty, ANY, INT, NONE, PACKED_FUNCTION};
 use crate::tindex;
-use crate::type_schema::{function, Ty, ANY, INT, NONE, PACKED_FUNCTION};
+use crate::value::any::{view_to_owned, Any};
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
 use std::sync::Mutex;
 
 const MAP: Ty = Ty::Named("ffi.Map");
@@ -175,14 +176,14 @@ fn count(map: MapView<'_>, key: &TVMFFIAny) -> Result<Any, Error> {
 
 /// The "MISSING" sentinel, from the global `ffi.GetInvalidObject`.
 fn missing_sentinel() -> Result<Any, Error> {
-    let entry = crate::registry::get(b"ffi.GetInvalidObject").ok_or_else(|| {
+    let entry = crate::registry::globals::get(b"ffi.GetInvalidObject").ok_or_else(|| {
         Error::new(
             "RuntimeError",
             "Global Function is not found: ffi.GetInvalidObject",
         )
     })?;
     // SAFETY: registered globals are live Function objects; no arguments.
-    unsafe { crate::function::call(entry.function.as_ptr(), &[]) }
+    unsafe { crate::value::function::call(entry.function.as_ptr(), &[]) }
 }
 
 /// Apache's `MapForwardIterFunctor` over a Map or Dict (the functor keeps the map alive).
@@ -195,7 +196,7 @@ fn iter_functor(map: ObjectRef) -> Result<Any, Error> {
         ret: ANY,
         params: vec![INT],
     };
-    let functor = super::typed_function(signature, move |call| {
+    let functor = crate::registry::define::typed_function(signature, move |call| {
         let command = call.int(0)?;
         let mut cursor = cursor.lock().unwrap_or_else(|e| e.into_inner());
         match command {
@@ -221,7 +222,7 @@ fn def_dict_mutator(
         ret: NONE,
         params,
     };
-    let functor = super::typed_function(signature, move |call| {
+    let functor = crate::registry::define::typed_function(signature, move |call| {
         let mut dict = if call.any(0).type_index == tindex::MAP {
             let obj = call.object_view(0, tindex::MAP)?;
             view(&obj)?.copy_to_dict()?
@@ -233,5 +234,5 @@ fn def_dict_mutator(
         imp(call, &mut dict)?;
         Ok(Any::none())
     });
-    super::insert(globals, name, &ty, functor);
+    crate::registry::define::insert(globals, name, &ty, functor);
 }

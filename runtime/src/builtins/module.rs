@@ -4,12 +4,13 @@
 //! Arguments are converted last to first: Apache's C++ unpacks them as call arguments, which
 //! GCC evaluates right to left, so when several are wrong its TypeError names the last one.
 
-use super::{def_packed, def_typed, Call, Globals};
-use crate::any::Any;
-use crate::error::Error;
 use crate::module::Module;
+use crate::registry::args::Call;
+use crate::registry::define::{def_packed, def_typed, Globals};
+use crate::registry::type_schema::{Ty, BOOL, INT, NONE, PACKED_FUNCTION, STRING};
 use crate::tindex;
-use crate::type_schema::{Ty, BOOL, INT, NONE, PACKED_FUNCTION, STRING};
+use crate::value::any::Any;
+use crate::value::error::Error;
 
 const MODULE: Ty = Ty::Named("ffi.Module");
 
@@ -166,12 +167,12 @@ pub(super) fn register(globals: &mut Globals) {
         let prefix = match args.first() {
             None => &b""[..],
             // SAFETY: arguments are valid views for the duration of the call.
-            Some(arg) => unsafe { crate::string::str_bytes(arg) }.ok_or_else(|| {
+            Some(arg) => unsafe { crate::value::string::str_bytes(arg) }.ok_or_else(|| {
                 Error::new(
                     "TypeError",
                     format!(
                         "Cannot convert from type `{}` to `str`",
-                        crate::types::type_key_of(arg.type_index)
+                        crate::registry::types::type_key_of(arg.type_index)
                     ),
                 )
             })?,

@@ -1,25 +1,26 @@
 //! Reflection globals: type keys, field accessors for types defined at run time, the generated
 //! `__ffi_init__`, the sentinel objects, and `ffi.ReprPrint`.
 
-use super::{def_packed, def_typed, Call, Globals};
 use crate::abi::{
     TVMFFIAny, TVMFFIFieldFlagBitMask as Flag, TVMFFIFieldInfo, TVMFFIObject, TVMFFITypeInfo,
 };
-use crate::any::{byte_array_slice, Any, RAW_NONE};
-use crate::error::Error;
-use crate::object::ObjectRef;
-use crate::reflection::{
+use crate::registry::args::Call;
+use crate::registry::define::{def_packed, def_typed, Globals};
+use crate::registry::reflection::{
     all_fields, create_empty, kwargs_object, missing_object, new_reflected, set_field,
     set_field_to_default, shallow_copy, Accessor,
 };
+use crate::registry::type_schema::{Ty, ANY, INT, NONE, OBJECT, PACKED_FUNCTION, STRING};
 use crate::tindex;
-use crate::type_schema::{Ty, ANY, INT, NONE, OBJECT, PACKED_FUNCTION, STRING};
+use crate::value::any::{byte_array_slice, Any, RAW_NONE};
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::Arc;
 
 pub(crate) fn type_info_of(type_index: i32) -> Result<&'static TVMFFITypeInfo, Error> {
-    crate::types::type_info(type_index).ok_or_else(|| {
+    crate::registry::types::type_info(type_index).ok_or_else(|| {
         Error::new(
             "ValueError",
             format!("Cannot find type info for type_index={type_index}"),
@@ -120,7 +121,7 @@ impl InitPlan {
             .iter()
             // SAFETY: reading the object payload of object-typed views.
             .position(|a| {
-                crate::object::is_object_index(a.type_index)
+                crate::value::object::is_object_index(a.type_index)
                     && unsafe { a.value.v_obj } == kwargs.as_ptr()
             });
         let positional = &args[..split.unwrap_or(args.len())];
@@ -143,7 +144,7 @@ impl InitPlan {
             }
             for pair in pairs.chunks_exact(2) {
                 // SAFETY: keys are valid views.
-                let key = unsafe { crate::string::str_bytes(&pair[0]) }
+                let key = unsafe { crate::value::string::str_bytes(&pair[0]) }
                     .ok_or_else(|| self.type_error("keyword names must be strings".into()))?;
                 let key_text = String::from_utf8_lossy(key);
                 let &i = self.by_name.get(key).ok_or_else(|| {
@@ -188,7 +189,7 @@ unsafe impl Sync for InitPlan {}
 /// its reflected fields and fills defaults.
 pub(crate) fn make_init(type_index: i32) -> Result<ObjectRef, Error> {
     let plan = Arc::new(InitPlan::new(type_info_of(type_index)?));
-    Ok(crate::function::from_closure(move |args| {
+    Ok(crate::value::function::from_closure(move |args| {
         let obj = create_empty(plan.info)?;
         plan.bind(&obj, args)?;
         Ok(Any::object(obj))
@@ -200,7 +201,7 @@ pub(crate) fn register_attr(
     name: &[u8],
     function: ObjectRef,
 ) -> Result<(), Error> {
-    crate::types::register_attr(type_index, name, Any::object(function).as_raw())
+    crate::registry::types::register_attr(type_index, name, Any::object(function).as_raw())
 }
 
 /// `ffi._PyClassRegisterTypeAttrColumns`: constructor, allocator and shallow copy for a type a
@@ -224,10 +225,11 @@ pub(crate) fn object_size(total_size: i64) -> Result<usize, Error> {
 /// Registers `__ffi_new__` (zeroed objects of `size` bytes) for a type defined at run time;
 /// returns its shallow copy function, for the caller to register.
 pub(crate) fn register_allocator(type_index: i32, size: usize) -> Result<ObjectRef, Error> {
-    let new =
-        crate::function::from_closure(move |_| Ok(Any::object(new_reflected(type_index, size))));
+    let new = crate::value::function::from_closure(move |_| {
+        Ok(Any::object(new_reflected(type_index, size)))
+    });
     register_attr(type_index, b"__ffi_new__", new)?;
-    Ok(crate::function::from_closure(move |args| {
+    Ok(crate::value::function::from_closure(move |args| {
         match args.first() {
             Some(src) if src.type_index == type_index => {
                 // SAFETY: the argument is a live object of this type.
@@ -268,7 +270,7 @@ fn make_field_setter(call: &Call) -> Result<Any, Error> {
     type Convert = unsafe extern "C" fn(*mut c_void, *const TVMFFIAny, *mut TVMFFIAny) -> i32;
     // SAFETY: the caller passes the address of a function with this signature.
     let convert: Convert = unsafe { std::mem::transmute::<usize, Convert>(convert) };
-    let setter = crate::function::from_closure(move |args| {
+    let setter = crate::value::function::from_closure(move |args| {
         let [field, value] = args else {
             return Err(Error::new(
                 "TypeError",
@@ -286,7 +288,7 @@ fn make_field_setter(call: &Call) -> Result<Any, Error> {
         let converted = unsafe {
             match convert(converter as *mut c_void, value, &mut converted) {
                 0 => Any::from_raw(converted),
-                code => return Err(crate::error::take_raised_or_unknown(code)),
+                code => return Err(crate::value::error::take_raised_or_unknown(code)),
             }
         };
         // SAFETY: the binding passes the address of a field of this storage kind.
@@ -306,8 +308,8 @@ fn make_object_from_packed_args(args: &[TVMFFIAny]) -> Result<Any, Error> {
         // SAFETY: the tag says the payload is an integer.
         tindex::INT => (unsafe { first.value.v_int64 }) as i32,
         // SAFETY: `first` is a valid view.
-        _ => match unsafe { crate::string::str_bytes(first) } {
-            Some(key) => crate::types::key_to_index(key).ok_or_else(|| {
+        _ => match unsafe { crate::value::string::str_bytes(first) } {
+            Some(key) => crate::registry::types::key_to_index(key).ok_or_else(|| {
                 Error::new(
                     "ValueError",
                     format!("unknown type `{}`", String::from_utf8_lossy(key)),
@@ -332,7 +334,7 @@ fn make_object_from_packed_args(args: &[TVMFFIAny]) -> Result<Any, Error> {
     let keys = rest
         .chunks_exact(2)
         // SAFETY: keys are valid views.
-        .map(|pair| unsafe { crate::string::str_bytes(&pair[0]) })
+        .map(|pair| unsafe { crate::value::string::str_bytes(&pair[0]) })
         .collect::<Option<Vec<&[u8]>>>()
         .ok_or_else(|| Error::new("TypeError", "field names must be strings"))?;
     let mut used = vec![false; keys.len()];
@@ -387,15 +389,15 @@ pub(super) fn register(globals: &mut Globals) {
         Ty::Generic("ffi.Array", vec![STRING]),
         vec![],
         |_| {
-            let keys: Vec<Any> = crate::types::registered_keys()
+            let keys: Vec<Any> = crate::registry::types::registered_keys()
                 .iter()
                 .map(Any::string)
                 .collect();
             let views: Vec<TVMFFIAny> = keys.iter().map(|k| *k.as_raw()).collect();
-            let array = crate::registry::get(b"ffi.Array")
+            let array = crate::registry::globals::get(b"ffi.Array")
                 .ok_or_else(|| Error::new("RuntimeError", "ffi.Array is missing"))?;
             // SAFETY: registered functions are live.
-            unsafe { crate::function::call(array.function.as_ptr(), &views) }
+            unsafe { crate::value::function::call(array.function.as_ptr(), &views) }
         },
     );
     def_typed(globals, "ffi.GetInvalidObject", OBJECT, vec![], |_| {
@@ -433,6 +435,6 @@ pub(super) fn register(globals: &mut Globals) {
         make_object_from_packed_args,
     );
     def_typed(globals, "ffi.ReprPrint", STRING, vec![ANY], |call| {
-        Ok(Any::string(crate::repr::repr(call.any(0))?))
+        Ok(Any::string(crate::walks::repr::repr(call.any(0))?))
     });
 }

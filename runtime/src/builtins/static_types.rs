@@ -1,8 +1,8 @@
 //! The types every TVM-FFI runtime has from the start, at Apache's fixed indices.
 
 use crate::abi::TVMFFITypeMetadata;
+use crate::registry::types::{TypeRegistrar, TypeSpec};
 use crate::tindex;
-use crate::types::{TypeRegistrar, TypeSpec};
 
 /// POD kinds (depth 0, no parent).
 const POD_TYPES: [(&str, i32); 14] = [
@@ -51,14 +51,14 @@ fn fixed(index: i32, depth: i32, parent_index: i32) -> TypeSpec {
 
 /// Registers the fixed types; called once while the type registry is created.
 pub(crate) fn register_types(registrar: &mut TypeRegistrar) {
-    fn fail(what: &str, e: crate::error::Error) -> ! {
+    fn fail(what: &str, e: crate::value::error::Error) -> ! {
         panic!("registering builtin type {what}: {e}")
     }
     registrar
         .get_or_alloc_index(b"ffi.Object", fixed(tindex::OBJECT, 0, -1))
         .unwrap_or_else(|e| fail("ffi.Object", e));
     let object_metadata = TVMFFITypeMetadata {
-        doc: crate::any::byte_array(b""),
+        doc: crate::value::any::byte_array(b""),
         creator: None,
         total_size: std::mem::size_of::<crate::abi::TVMFFIObject>() as i32,
         structural_eq_hash_kind: 0,

@@ -1,12 +1,12 @@
 //! The structural globals: equality, hashing, first mismatch, structural keys, the structural
-//! visitor and the visit-error access-path finder (logic in `crate::structural`).
+//! visitor and the visit-error access-path finder (logic in `crate::walks::structural`).
 
-use super::{def_typed, Globals};
-use crate::any::{view_to_owned, Any};
-use crate::structural::equal::{first_mismatch, structural_equal, Options};
-use crate::structural::hash::structural_hash;
-use crate::structural::{error_context, key, mutate, visit};
-use crate::type_schema::{Ty, ANY, BOOL, INT, OBJECT, PACKED_FUNCTION};
+use crate::registry::define::{def_typed, Globals};
+use crate::registry::type_schema::{Ty, ANY, BOOL, INT, OBJECT, PACKED_FUNCTION};
+use crate::value::any::{view_to_owned, Any};
+use crate::walks::structural::equal::{first_mismatch, structural_equal, Options};
+use crate::walks::structural::hash::structural_hash;
+use crate::walks::structural::{error_context, key, mutate, visit};
 
 fn optional(ty: Ty) -> Ty {
     Ty::Generic("Optional", vec![ty])
@@ -97,7 +97,10 @@ pub(super) fn register(globals: &mut Globals) {
         vec![OBJECT, Ty::Named("ffi.VisitErrorContext"), BOOL],
         |call| {
             let root = call.object(0, crate::tindex::OBJECT)?;
-            let context = call.object(1, crate::types::runtime_index::VISIT_ERROR_CONTEXT)?;
+            let context = call.object(
+                1,
+                crate::registry::types::runtime_index::VISIT_ERROR_CONTEXT,
+            )?;
             error_context::find_access_paths(&root, &context, call.bool(2)?)
         },
     );

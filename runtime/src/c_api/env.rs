@@ -4,7 +4,7 @@
 use super::{non_null, or_exit, out_ptr, safe_call};
 use crate::abi::{TVMFFICustomAllocator, TVMFFIObjectHandle, TVMFFIStreamHandle};
 use crate::dlpack::{DLPackManagedTensorAllocator, DLTensor};
-use crate::error::Error;
+use crate::value::error::Error;
 use std::ffi::{c_char, c_void, CStr};
 
 /// Sets this thread's stream for a device; the previous one goes to `opt_out_original_stream`.
@@ -16,7 +16,7 @@ pub unsafe extern "C" fn TVMFFIEnvSetStream(
     opt_out_original_stream: *mut TVMFFIStreamHandle,
 ) -> i32 {
     safe_call(|| {
-        let previous = crate::env::set_stream(device_type, device_id, stream);
+        let previous = crate::value::env::set_stream(device_type, device_id, stream);
         if let Some(out) = opt_out_original_stream.as_mut() {
             *out = previous;
         }
@@ -31,7 +31,7 @@ pub unsafe extern "C" fn TVMFFIEnvGetStream(
     device_id: i32,
 ) -> TVMFFIStreamHandle {
     or_exit("TVMFFIEnvGetStream", || {
-        Ok(crate::env::stream(device_type, device_id))
+        Ok(crate::value::env::stream(device_type, device_id))
     })
 }
 
@@ -43,7 +43,8 @@ pub unsafe extern "C" fn TVMFFIEnvSetDLPackManagedTensorAllocator(
     opt_out_original_allocator: *mut DLPackManagedTensorAllocator,
 ) -> i32 {
     safe_call(|| {
-        let previous = crate::env::set_tensor_allocator(allocator, write_to_global_context != 0);
+        let previous =
+            crate::value::env::set_tensor_allocator(allocator, write_to_global_context != 0);
         if let Some(out) = opt_out_original_allocator.as_mut() {
             *out = previous;
         }
@@ -56,7 +57,7 @@ pub unsafe extern "C" fn TVMFFIEnvSetDLPackManagedTensorAllocator(
 pub unsafe extern "C" fn TVMFFIEnvGetDLPackManagedTensorAllocator() -> DLPackManagedTensorAllocator
 {
     or_exit("TVMFFIEnvGetDLPackManagedTensorAllocator", || {
-        Ok(crate::env::tensor_allocator())
+        Ok(crate::value::env::tensor_allocator())
     })
 }
 
@@ -71,7 +72,7 @@ pub unsafe extern "C" fn TVMFFIEnvTensorAlloc(
     let status = safe_call(|| {
         let prototype = non_null(prototype, "prototype")?;
         let out = out_ptr(out, "out")?;
-        match crate::tensor::Tensor::env_alloc(prototype) {
+        match crate::containers::tensor::Tensor::env_alloc(prototype) {
             Ok(tensor) => {
                 *out = tensor.into_object().into_raw().cast();
                 Ok(())
@@ -92,9 +93,9 @@ pub unsafe extern "C" fn TVMFFIEnvTensorAlloc(
 /// Asks the host interpreter whether a signal is pending (0 when no host registered hooks).
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIEnvCheckSignals() -> i32 {
-    match crate::env::check_signals() {
+    match crate::value::env::check_signals() {
         Ok(code) => code,
-        Err(error) => crate::error::raise(error),
+        Err(error) => crate::value::error::raise(error),
     }
 }
 
@@ -104,7 +105,7 @@ pub unsafe extern "C" fn TVMFFIEnvCheckSignals() -> i32 {
 pub unsafe extern "C" fn TVMFFIEnvRegisterCAPI(name: *const c_char, symbol: *mut c_void) -> i32 {
     safe_call(|| {
         let name = CStr::from_ptr(non_null(name, "name")?);
-        crate::env::register_host_api(&name.to_string_lossy(), symbol)
+        crate::value::env::register_host_api(&name.to_string_lossy(), symbol)
     })
 }
 
@@ -131,7 +132,7 @@ pub unsafe extern "C" fn TVMFFIEnvModRegisterContextSymbol(
 ) -> i32 {
     safe_call(|| {
         let name = CStr::from_ptr(non_null(name, "name")?);
-        crate::env::register_context_symbol(name.to_bytes(), symbol);
+        crate::value::env::register_context_symbol(name.to_bytes(), symbol);
         Ok(())
     })
 }
@@ -143,7 +144,7 @@ pub unsafe extern "C" fn TVMFFIEnvModRegisterSystemLibSymbol(
     symbol: *mut c_void,
 ) -> i32 {
     if let Some(name) = name.as_ref() {
-        crate::env::register_system_lib_symbol(CStr::from_ptr(name).to_bytes(), symbol);
+        crate::value::env::register_system_lib_symbol(CStr::from_ptr(name).to_bytes(), symbol);
     }
     0
 }
@@ -151,14 +152,14 @@ pub unsafe extern "C" fn TVMFFIEnvModRegisterSystemLibSymbol(
 /// The current custom object allocator (never NULL).
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIGetCustomAllocator() -> *mut TVMFFICustomAllocator {
-    crate::env::custom_allocator()
+    crate::value::env::custom_allocator()
 }
 
 /// Installs a custom object allocator (NULL restores the builtin one); it must live forever.
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFISetCustomAllocator(allocator: *mut TVMFFICustomAllocator) -> i32 {
     safe_call(|| {
-        crate::env::set_custom_allocator(allocator);
+        crate::value::env::set_custom_allocator(allocator);
         Ok(())
     })
 }
@@ -170,8 +171,8 @@ pub unsafe extern "C" fn TVMFFIHandleInitOnce(
     init_func: Option<unsafe extern "C" fn(result: *mut *mut c_void) -> i32>,
 ) -> i32 {
     match (handle_addr.is_null(), init_func) {
-        (false, Some(init)) => crate::env::init_once(handle_addr, init),
-        _ => crate::error::raise(Error::new(
+        (false, Some(init)) => crate::value::env::init_once(handle_addr, init),
+        _ => crate::value::error::raise(Error::new(
             "ValueError",
             "handle_addr and init_func must not be NULL",
         )),
@@ -185,8 +186,8 @@ pub unsafe extern "C" fn TVMFFIHandleDeinitOnce(
     deinit_func: Option<unsafe extern "C" fn(handle: *mut c_void) -> i32>,
 ) -> i32 {
     match (handle_addr.is_null(), deinit_func) {
-        (false, Some(deinit)) => crate::env::deinit_once(handle_addr, deinit),
-        _ => crate::error::raise(Error::new(
+        (false, Some(deinit)) => crate::value::env::deinit_once(handle_addr, deinit),
+        _ => crate::value::error::raise(Error::new(
             "ValueError",
             "handle_addr and deinit_func must not be NULL",
         )),

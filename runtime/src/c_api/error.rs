@@ -1,9 +1,9 @@
 //! Errors and backtraces.
 
 use crate::abi::{TVMFFIByteArray, TVMFFIObjectHandle};
-use crate::any::byte_array_slice;
-use crate::error::{set_raised, take_raised_resolved, Error};
-use crate::object::ObjectRef;
+use crate::value::any::byte_array_slice;
+use crate::value::error::{set_raised, take_raised_resolved, Error};
+use crate::value::object::ObjectRef;
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr};
 
@@ -41,8 +41,8 @@ pub unsafe extern "C" fn TVMFFIErrorSetRaised(error: TVMFFIObjectHandle) {
 }
 
 fn raise_with_backtrace(kind: &[u8], message: &[u8]) {
-    let trace = crate::backtrace::capture_addresses();
-    crate::error::raise(Error::with_trace(kind, message, trace));
+    let trace = crate::value::backtrace::capture_addresses();
+    crate::value::error::raise(Error::with_trace(kind, message, trace));
 }
 
 /// Raises a new error from C strings.
@@ -129,10 +129,10 @@ pub unsafe extern "C" fn TVMFFIBacktrace(
     if !filename.is_null() && !func.is_null() {
         let file = String::from_utf8_lossy(c_str(filename));
         let func = String::from_utf8_lossy(c_str(func));
-        crate::backtrace::push_frame(&mut text, &file, lineno.max(0) as u32, &func);
-        text.push_str(&crate::backtrace::capture_after_caller());
+        crate::value::backtrace::push_frame(&mut text, &file, lineno.max(0) as u32, &func);
+        text.push_str(&crate::value::backtrace::capture_after_caller());
     } else {
-        text.push_str(&crate::backtrace::capture());
+        text.push_str(&crate::value::backtrace::capture());
     }
     LAST_BACKTRACE.with(|slot| {
         let mut slot = slot.borrow_mut();

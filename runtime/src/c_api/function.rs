@@ -4,10 +4,10 @@ use super::{byte_array_arg, non_null, out_ptr, safe_call};
 use crate::abi::{
     TVMFFIAny, TVMFFIByteArray, TVMFFIMethodInfo, TVMFFIObjectHandle, TVMFFISafeCallType,
 };
-use crate::error::Error;
-use crate::object::ObjectRef;
-use crate::registry::{GlobalEntry, DEFAULT_FLAGS};
+use crate::registry::globals::{GlobalEntry, DEFAULT_FLAGS};
 use crate::tindex;
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
 use std::ffi::c_void;
 
 /// Creates a Function over a C safe-call function.
@@ -21,7 +21,7 @@ pub unsafe extern "C" fn TVMFFIFunctionCreate(
     safe_call(|| {
         let out = out_ptr(out, "out")?;
         let call = safe_call_fn.ok_or_else(null_safe_call)?;
-        *out = crate::function::from_extern_c(self_, call, deleter)
+        *out = crate::value::function::from_extern_c(self_, call, deleter)
             .into_raw()
             .cast();
         Ok(())
@@ -68,7 +68,7 @@ pub unsafe extern "C" fn TVMFFIFunctionGetGlobal(
     safe_call(|| {
         let name = byte_array_arg(name, "name")?;
         let out = out_ptr(out, "out")?;
-        *out = crate::registry::get(name).map_or(std::ptr::null_mut(), |e| {
+        *out = crate::registry::globals::get(name).map_or(std::ptr::null_mut(), |e| {
             e.function.clone().into_raw().cast()
         });
         Ok(())
@@ -78,7 +78,9 @@ pub unsafe extern "C" fn TVMFFIFunctionGetGlobal(
 fn function_ref(handle: *mut crate::abi::TVMFFIObject) -> Result<ObjectRef, Error> {
     // SAFETY: non-NULL handles given to the C API are live objects.
     unsafe {
-        if handle.is_null() || !crate::types::is_instance((*handle).type_index, tindex::FUNCTION) {
+        if handle.is_null()
+            || !crate::registry::types::is_instance((*handle).type_index, tindex::FUNCTION)
+        {
             return Err(Error::new("TypeError", "expected a Function object"));
         }
         Ok(ObjectRef::from_borrowed(handle))
@@ -100,7 +102,7 @@ pub unsafe extern "C" fn TVMFFIFunctionSetGlobal(
             metadata: Box::default(),
             flags: DEFAULT_FLAGS,
         };
-        crate::registry::register(name, entry, allow_override != 0).map_err(|_| {
+        crate::registry::globals::register(name, entry, allow_override != 0).map_err(|_| {
             let name = String::from_utf8_lossy(name);
             Error::new(
                 "RuntimeError",
@@ -119,7 +121,7 @@ pub unsafe extern "C" fn TVMFFIFunctionSetGlobalFromMethodInfo(
     safe_call(|| {
         let info = non_null(method_info, "method_info")?;
         let function = match info.method.type_index {
-            t if crate::object::is_object_index(t) => function_ref(info.method.value.v_obj)?,
+            t if crate::value::object::is_object_index(t) => function_ref(info.method.value.v_obj)?,
             _ => {
                 return Err(Error::new(
                     "TypeError",
@@ -134,7 +136,7 @@ pub unsafe extern "C" fn TVMFFIFunctionSetGlobalFromMethodInfo(
             flags: info.flags,
         };
         let name = byte_array_arg(&info.name, "method_info.name")?;
-        crate::registry::register(name, entry, allow_override != 0).map_err(|_| {
+        crate::registry::globals::register(name, entry, allow_override != 0).map_err(|_| {
             // Apache's wording for registrations that carry method info.
             let name = String::from_utf8_lossy(name);
             Error::new(

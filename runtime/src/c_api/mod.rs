@@ -12,8 +12,8 @@ pub(crate) mod string;
 mod tensor;
 mod types;
 
-use crate::error::{raise, Error};
-use crate::function::panic_error;
+use crate::value::error::{raise, Error};
+use crate::value::function::panic_error;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs `body` as a safe call: 0 on success, -1 with the error raised otherwise (panics included).

@@ -4,9 +4,9 @@ use super::{non_null, out_ptr, safe_call};
 use crate::abi::{
     TVMFFIAny, TVMFFIObject, TVMFFIObjectHandle, TVMFFIOpaqueObjectCell, TVMFFIVersion,
 };
-use crate::error::Error;
-use crate::object::alloc_object;
 use crate::tindex;
+use crate::value::error::Error;
+use crate::value::object::alloc_object;
 use std::ffi::c_void;
 
 /// Writes the ABI version implemented by this runtime.
@@ -26,7 +26,7 @@ pub unsafe extern "C" fn TVMFFIGetVersion(out_version: *mut TVMFFIVersion) {
 pub unsafe extern "C" fn TVMFFIObjectIncRef(obj: TVMFFIObjectHandle) -> i32 {
     safe_call(|| {
         let obj = non_null(obj.cast::<TVMFFIObject>(), "obj")?;
-        crate::object::inc_ref(obj as *const TVMFFIObject as *mut TVMFFIObject);
+        crate::value::object::inc_ref(obj as *const TVMFFIObject as *mut TVMFFIObject);
         Ok(())
     })
 }
@@ -35,7 +35,7 @@ pub unsafe extern "C" fn TVMFFIObjectIncRef(obj: TVMFFIObjectHandle) -> i32 {
 #[no_mangle]
 pub unsafe extern "C" fn TVMFFIObjectDecRef(obj: TVMFFIObjectHandle) -> i32 {
     // Nothing here can fail or unwind: deleters are `extern "C"` (a panic in one aborts).
-    crate::object::dec_ref_status(obj.cast())
+    crate::value::object::dec_ref_status(obj.cast())
 }
 
 /// Payload of opaque foreign objects: the cell, then the foreign deleter.
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn TVMFFIAnyViewToOwnedAny(
     safe_call(|| {
         let view = non_null(any_view, "any_view")?;
         let out = out_ptr(out, "out")?;
-        *out = crate::any::view_to_owned(view)?.into_raw();
+        *out = crate::value::any::view_to_owned(view)?.into_raw();
         Ok(())
     })
 }

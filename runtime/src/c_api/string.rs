@@ -2,10 +2,10 @@
 
 use super::{byte_array_arg, non_null, out_ptr, safe_call};
 use crate::abi::{TVMFFIAny, TVMFFIByteArray};
-use crate::any::{Any, RAW_NONE};
 use crate::dlpack::DLDataType;
-use crate::error::Error;
 use crate::tindex;
+use crate::value::any::{Any, RAW_NONE};
+use crate::value::error::Error;
 
 /// Writes the value `make` makes to the required output `out`, or None when it fails (the
 /// caller never reads a stale value).
@@ -33,7 +33,7 @@ pub unsafe extern "C" fn TVMFFIStringFromByteArray(
     out: *mut TVMFFIAny,
 ) -> i32 {
     make_value(out, || {
-        crate::string::try_string_any(byte_array_arg(input, "input")?)
+        crate::value::string::try_string_any(byte_array_arg(input, "input")?)
     })
 }
 
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn TVMFFIBytesFromByteArray(
     out: *mut TVMFFIAny,
 ) -> i32 {
     make_value(out, || {
-        crate::string::try_bytes_any(byte_array_arg(input, "input")?)
+        crate::value::string::try_bytes_any(byte_array_arg(input, "input")?)
     })
 }
 
@@ -72,7 +72,7 @@ pub unsafe extern "C" fn TVMFFIBigIntFromByteArray(
                 .chunks_exact(8)
                 .map(|w| i64::from_ne_bytes(w.try_into().expect("8-byte chunk"))),
         );
-        Ok(crate::string::bigint_any(&words))
+        Ok(crate::value::string::bigint_any(&words))
     })
 }
 
@@ -83,7 +83,7 @@ pub unsafe extern "C" fn TVMFFIBigIntGetContentByteArray(
 ) -> TVMFFIByteArray {
     match value.as_ref() {
         Some(v) if v.type_index == tindex::INT || v.type_index == tindex::BIG_INT => {
-            crate::string::bigint_words(v)
+            crate::value::string::bigint_words(v)
         }
         _ => TVMFFIByteArray {
             data: std::ptr::null(),
@@ -101,7 +101,7 @@ pub unsafe extern "C" fn TVMFFIDataTypeFromString(
     safe_call(|| {
         let text = byte_array_arg(str, "str")?;
         let out = out_ptr(out, "out")?;
-        *out = crate::dtype::parse_dtype_registered(text)?;
+        *out = crate::registry::dtype::parse_dtype_registered(text)?;
         Ok(())
     })
 }
@@ -115,7 +115,7 @@ pub unsafe extern "C" fn TVMFFIDataTypeToString(
     safe_call(|| {
         let dtype = *non_null(dtype, "dtype")?;
         let out = out_ptr(out, "out")?;
-        let text = crate::dtype::format_dtype_registered(dtype)?;
+        let text = crate::registry::dtype::format_dtype_registered(dtype)?;
         *out = Any::string(text).into_raw();
         Ok(())
     })

@@ -1,11 +1,11 @@
-//! Tensors and DLPack exchange: the C surface of [`crate::tensor`].
+//! Tensors and DLPack exchange: the C surface of [`crate::containers::tensor`].
 #![warn(unsafe_op_in_unsafe_fn)]
 
 use super::{non_null, out_ptr, safe_call};
 use crate::abi::TVMFFIObjectHandle;
+use crate::containers::tensor::Tensor;
 use crate::dlpack::{DLManagedTensor, DLManagedTensorVersioned, DLTensor};
-use crate::object::ObjectRef;
-use crate::tensor::Tensor;
+use crate::value::object::ObjectRef;
 use std::mem::ManuallyDrop;
 
 /// Apache converts the `int32_t` alignment with `static_cast<size_t>`: a negative value becomes

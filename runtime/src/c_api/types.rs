@@ -5,8 +5,8 @@ use crate::abi::{
     TVMFFIAny, TVMFFIByteArray, TVMFFIFieldInfo, TVMFFIMethodInfo, TVMFFITypeAttrColumn,
     TVMFFITypeInfo, TVMFFITypeMetadata,
 };
-use crate::error::Error;
-use crate::types::TypeSpec;
+use crate::registry::types::TypeSpec;
+use crate::value::error::Error;
 
 /// The index of `type_key`, allocating it (under `parent_type_index`) if new; with
 /// `parent_type_index == -2` only looks the key up and returns -2 if it is unknown.
@@ -28,7 +28,7 @@ pub unsafe extern "C" fn TVMFFITypeGetOrAllocIndex(
             child_slots_can_overflow: child_slots_can_overflow != 0,
             parent_index: parent_type_index,
         };
-        crate::types::get_or_alloc_index(key, spec)
+        crate::registry::types::get_or_alloc_index(key, spec)
     })
 }
 
@@ -41,7 +41,7 @@ pub unsafe extern "C" fn TVMFFITypeKeyToIndex(
     safe_call(|| {
         let key = byte_array_arg(type_key, "type_key")?;
         let out = out_ptr(out_tindex, "out_tindex")?;
-        *out = crate::types::key_to_index(key).ok_or_else(|| {
+        *out = crate::registry::types::key_to_index(key).ok_or_else(|| {
             // Apache's wording, down to the check it reports.
             Error::new(
                 "InternalError",
@@ -60,7 +60,7 @@ pub unsafe extern "C" fn TVMFFITypeKeyToIndex(
 pub unsafe extern "C" fn TVMFFIGetTypeInfo(type_index: i32) -> *const TVMFFITypeInfo {
     or_exit("TVMFFIGetTypeInfo", || {
         crate::compat::before_type_info_read(type_index);
-        crate::types::type_info(type_index)
+        crate::registry::types::type_info(type_index)
             .map(|info| info as *const TVMFFITypeInfo)
             .ok_or_else(|| {
                 Error::new(
@@ -77,7 +77,7 @@ pub unsafe extern "C" fn TVMFFITypeRegisterField(
     type_index: i32,
     info: *const TVMFFIFieldInfo,
 ) -> i32 {
-    safe_call(|| crate::types::register_field(type_index, non_null(info, "info")?))
+    safe_call(|| crate::registry::types::register_field(type_index, non_null(info, "info")?))
 }
 
 /// Appends a method record (strings and method are copied).
@@ -86,7 +86,7 @@ pub unsafe extern "C" fn TVMFFITypeRegisterMethod(
     type_index: i32,
     info: *const TVMFFIMethodInfo,
 ) -> i32 {
-    safe_call(|| crate::types::register_method(type_index, non_null(info, "info")?))
+    safe_call(|| crate::registry::types::register_method(type_index, non_null(info, "info")?))
 }
 
 /// Sets a type's metadata (once).
@@ -95,7 +95,9 @@ pub unsafe extern "C" fn TVMFFITypeRegisterMetadata(
     type_index: i32,
     metadata: *const TVMFFITypeMetadata,
 ) -> i32 {
-    safe_call(|| crate::types::register_metadata(type_index, non_null(metadata, "metadata")?))
+    safe_call(|| {
+        crate::registry::types::register_metadata(type_index, non_null(metadata, "metadata")?)
+    })
 }
 
 /// Stores an attribute value for a type (type index 0 only creates the column).
@@ -107,7 +109,7 @@ pub unsafe extern "C" fn TVMFFITypeRegisterAttr(
 ) -> i32 {
     safe_call(|| {
         let name = byte_array_arg(attr_name, "attr_name")?;
-        crate::types::register_attr(type_index, name, non_null(attr_value, "attr_value")?)
+        crate::registry::types::register_attr(type_index, name, non_null(attr_value, "attr_value")?)
     })
 }
 
@@ -119,7 +121,7 @@ pub unsafe extern "C" fn TVMFFIGetTypeAttrColumn(
     or_exit("TVMFFIGetTypeAttrColumn", || {
         let name = byte_array_arg(attr_name, "attr_name")?;
         crate::compat::before_enum_column_read(name);
-        Ok(crate::types::attr_column(name)
+        Ok(crate::registry::types::attr_column(name)
             .map_or(std::ptr::null(), |c| c as *const TVMFFITypeAttrColumn))
     })
 }

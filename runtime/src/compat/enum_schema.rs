@@ -20,15 +20,15 @@
 //!   (see [`sync_class`] for why not the reverse).
 
 use crate::abi::TVMFFIFieldInfo;
-use crate::any::{byte_array, Any, RAW_NONE};
 use crate::containers::map::Dict;
 use crate::containers::seq::List;
-use crate::error::Error;
-use crate::object::ObjectRef;
-use crate::reflection::{read_field, Accessor};
+use crate::registry::reflection::{init_field, new_reflected, read_field, Accessor};
+use crate::registry::types::runtime_index::{ENUM, ENUM_STATE};
+use crate::registry::types::TypeRegistrar;
 use crate::tindex;
-use crate::types::runtime_index::{ENUM, ENUM_STATE};
-use crate::types::TypeRegistrar;
+use crate::value::any::{byte_array, Any, RAW_NONE};
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
 use std::cell::Cell;
 use std::sync::{Mutex, OnceLock};
 
@@ -124,13 +124,16 @@ static OLDER_NAMES: OnceLock<bool> = OnceLock::new();
 /// their interpreter hooks and install none. Before any Python package loaded (C++, Rust and
 /// ffihub's own bindings), the names of 0.1.13+ stay.
 pub(crate) fn before_type_info_read(type_index: i32) {
-    if type_index != ENUM || OLDER_NAMES.get().is_some() || !crate::env::python_host_registered() {
+    if type_index != ENUM
+        || OLDER_NAMES.get().is_some()
+        || !crate::value::env::python_host_registered()
+    {
         return;
     }
     OLDER_NAMES.get_or_init(|| {
-        let older = !crate::env::custom_allocator_installed();
+        let older = !crate::value::env::custom_allocator_installed();
         // The registry holds ffi.Enum from startup; nothing else can fail here.
-        older && crate::types::present_fields(ENUM, older_fields()).is_ok()
+        older && crate::registry::types::present_fields(ENUM, older_fields()).is_ok()
     });
 }
 
@@ -156,7 +159,7 @@ pub(crate) fn sync(wanted: &[u8]) {
     }
     let _syncing = Syncing;
     let _guard = SYNC.lock().unwrap_or_else(|e| e.into_inner());
-    for (class, _) in crate::types::attr_values(ENTRIES_COLUMN) {
+    for (class, _) in crate::registry::types::attr_values(ENTRIES_COLUMN) {
         // Deliberately ignored: one malformed class must not fail another's lookup.
         let _ = sync_class(class, wanted);
     }
@@ -164,7 +167,7 @@ pub(crate) fn sync(wanted: &[u8]) {
 
 /// An object attribute of `class` in `column`, if it is one of type `type_index`.
 fn attr_object(column: &[u8], class: i32, type_index: i32) -> Option<ObjectRef> {
-    let value = crate::types::attr_value(column, class)?;
+    let value = crate::registry::types::attr_value(column, class)?;
     value
         .as_object()
         .filter(|obj| obj.type_index() == type_index)
@@ -173,7 +176,7 @@ fn attr_object(column: &[u8], class: i32, type_index: i32) -> Option<ObjectRef> 
 
 /// Registers `value` as `class`'s attribute in `column` and returns it.
 fn register_attr(column: &[u8], class: i32, value: ObjectRef) -> Result<ObjectRef, Error> {
-    crate::types::register_attr(class, column, Any::object(value.clone()).as_raw())?;
+    crate::registry::types::register_attr(class, column, Any::object(value.clone()).as_raw())?;
     Ok(value)
 }
 
@@ -195,7 +198,7 @@ fn dict_of(obj: ObjectRef) -> Result<Dict, Error> {
 /// An enum singleton's canonical indices: (`_int_index`, `_str_index`).
 fn indices(entry: &Any) -> Option<(i64, Any)> {
     let obj = entry.as_object()?;
-    if !crate::types::is_instance(obj.type_index(), ENUM) {
+    if !crate::registry::types::is_instance(obj.type_index(), ENUM) {
         return None;
     }
     let int_index = read_field(obj.as_ptr(), INT_INDEX, Accessor::I64);
@@ -222,6 +225,20 @@ struct Forms {
 /// older form is never made for a class that has only the newer one: consumers of 0.1.11/0.1.12
 /// register their (empty) form themselves before reading it, which merges the newer form's
 /// entries in, and the suites of 0.1.13+ check that a class they define gets no older form.
+/// A new, empty `ffi.EnumState` (what its `__ffi_init__` returns).
+pub(crate) fn new_enum_state() -> Result<Any, Error> {
+    let state = new_reflected(ENUM_STATE, 48);
+    for (offset, constructor) in [
+        (STATE_ENTRIES, "ffi.List"),
+        (STATE_INDEXES, "ffi.Dict"),
+        (STATE_ATTRS, "ffi.Dict"),
+    ] {
+        let container = crate::registry::globals::call(constructor, &[])?;
+        init_field(&state, offset, Accessor::ObjectRef, &container)?;
+    }
+    Ok(Any::object(state))
+}
+
 fn sync_class(class: i32, wanted: &[u8]) -> Result<(), Error> {
     let Some(by_name) = attr_object(ENTRIES_COLUMN, class, tindex::DICT) else {
         return Ok(());
@@ -229,7 +246,7 @@ fn sync_class(class: i32, wanted: &[u8]) -> Result<(), Error> {
     let state = match attr_object(STATE_COLUMN, class, ENUM_STATE) {
         Some(state) => state,
         None if wanted == STATE_COLUMN => {
-            let state = crate::builtins::new_enum_state()?;
+            let state = new_enum_state()?;
             let state = state.as_object().cloned().expect("an EnumState object");
             register_attr(STATE_COLUMN, class, state)?
         }

@@ -9,9 +9,9 @@
 //! own layout instead (same kind, message and backtrace, no cause, no extra context).
 
 use crate::abi::{TVMFFIErrorCell, TVMFFIObject};
-use crate::error::Error;
-use crate::object::ObjectRef;
 use crate::tindex;
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
 
 /// Whether `error` has the layout of an `ErrorObjFromStd` of the 0.1.0 to 0.1.7 headers: the
 /// words after its (shorter) cell are the kind's `std::string`, whose data pointer and length

@@ -1,15 +1,14 @@
 //! What ffihub serves to consumers built for older 0.1.x releases of Apache TVM-FFI, beyond the
-//! release it implements (docs/compatibility.md): the global functions later releases removed,
-//! the older schema of `ffi.Enum`, and errors in the layout of the earliest releases. The C++
-//! entries whose argument layout changed are in `runtime/cxx/legacy.cc`.
+//! release it implements (docs/compatibility.md): the older schema of `ffi.Enum` and errors in the
+//! layout of the earliest releases. The global functions later releases removed are registered
+//! with the other built-ins (`builtins/compat.rs`); the C++ entries whose argument layout changed
+//! are in `runtime/cxx/legacy.cc`.
 
 mod enum_schema;
-mod globals;
 mod legacy_error;
 
-pub(crate) use enum_schema::before_type_info_read;
 pub(crate) use enum_schema::register as register_enum_schema;
-pub(crate) use globals::register as register_globals;
+pub(crate) use enum_schema::{before_type_info_read, new_enum_state};
 pub(crate) use legacy_error::upgrade_raised as upgrade_raised_error;
 
 /// Brings both schemas of enum entries in step before column `name` is read, when it is an enum

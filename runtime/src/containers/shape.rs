@@ -7,9 +7,9 @@
 //! the cell.
 
 use crate::abi::{TVMFFIAny, TVMFFIObject, TVMFFIShapeCell};
-use crate::any::Any;
-use crate::object::{alloc_object, tail, ObjectRef, RustObject};
 use crate::tindex;
+use crate::value::any::Any;
+use crate::value::object::{alloc_object, tail, ObjectRef, RustObject};
 
 /// The payload of our Shape objects: the cell; the values follow inline.
 #[repr(C)]
@@ -106,8 +106,8 @@ impl Shape {
 
     /// The product of the values (1 for the empty shape); a ValueError when it overflows int64
     /// (Apache's `Product()` wraps).
-    pub fn product(&self) -> Result<i64, crate::error::Error> {
-        crate::tensor::checked_numel(self.as_slice())
+    pub fn product(&self) -> Result<i64, crate::value::error::Error> {
+        crate::containers::tensor::checked_numel(self.as_slice())
     }
 
     /// The object.

@@ -20,11 +20,11 @@ use super::{
     lock, new_module, Module, ModuleImpl, PROPERTY_BINARY_SERIALIZABLE, PROPERTY_RUNNABLE,
 };
 use crate::abi::{TVMFFIAny, TVMFFIFunctionCell};
-use crate::any::{Any, RAW_NONE};
-use crate::error::{take_raised_or_unknown, Error};
-use crate::function::SafeCallFn;
-use crate::object::{alloc_object, payload, ObjectRef};
 use crate::tindex;
+use crate::value::any::{Any, RAW_NONE};
+use crate::value::error::{take_raised_or_unknown, Error};
+use crate::value::function::SafeCallFn;
+use crate::value::object::{alloc_object, payload, ObjectRef};
 use std::collections::HashMap;
 use std::ffi::c_void;
 use std::sync::atomic::AtomicPtr;
@@ -60,8 +60,10 @@ impl Library {
         match self {
             #[cfg(unix)]
             Library::Dso { handle, .. } => dso_symbol(handle, name),
-            Library::System { prefix } => crate::env::system_lib_symbol(&concat(&[prefix, name]))
-                .or_else(|| crate::env::system_lib_symbol(name)),
+            Library::System { prefix } => {
+                crate::value::env::system_lib_symbol(&concat(&[prefix, name]))
+                    .or_else(|| crate::value::env::system_lib_symbol(name))
+            }
         }
     }
 
@@ -72,8 +74,10 @@ impl Library {
             #[cfg(unix)]
             Library::Dso { handle, .. } => dso_symbol(handle, &concat(&[SYMBOL_PREFIX, name])),
             Library::System { prefix } => {
-                crate::env::system_lib_symbol(&concat(&[SYMBOL_PREFIX, prefix, name]))
-                    .or_else(|| crate::env::system_lib_symbol(&concat(&[SYMBOL_PREFIX, name])))
+                crate::value::env::system_lib_symbol(&concat(&[SYMBOL_PREFIX, prefix, name]))
+                    .or_else(|| {
+                        crate::value::env::system_lib_symbol(&concat(&[SYMBOL_PREFIX, name]))
+                    })
             }
         }
     }
@@ -201,14 +205,14 @@ unsafe fn call_string_getter(symbol: *mut c_void) -> Result<Vec<u8>, Error> {
     }
     let rv = Any::from_raw(rv);
     match rv.type_index() {
-        tindex::SMALL_STR | tindex::STR => Ok(crate::string::str_bytes(rv.as_raw())
+        tindex::SMALL_STR | tindex::STR => Ok(crate::value::string::str_bytes(rv.as_raw())
             .unwrap_or_default()
             .to_vec()),
         other => Err(Error::new(
             "TypeError",
             format!(
                 "Cannot convert from type `{}` to `str`",
-                crate::types::type_key_of(other)
+                crate::registry::types::type_key_of(other)
             ),
         )),
     }
@@ -286,7 +290,7 @@ fn create_library_module(library: Library) -> Result<Module, Error> {
     let library = Arc::new(library);
     let bin = library.symbol(LIBRARY_BIN);
     let ctx_slot = library.symbol(LIBRARY_CTX);
-    for (name, value) in crate::env::context_symbols() {
+    for (name, value) in crate::value::env::context_symbols() {
         if let Some(slot) = library.symbol(&name) {
             // SAFETY: a context symbol the library defines is a `void*` variable by convention.
             unsafe { write_slot(slot, value) };
@@ -388,7 +392,7 @@ pub fn load_dso(path: &[u8]) -> Result<Module, Error> {
     let os_path = std::ffi::OsStr::from_bytes(path);
     // An error the library's initializers raise fails the load (an extension refusing to be
     // loaded twice from two paths does that); one raised earlier is no longer anyone's.
-    drop(crate::error::take_raised());
+    drop(crate::value::error::take_raised());
     // SAFETY: opening runs the library's initializers; loading this library is what the
     // caller asked for. RTLD_NODELETE: the library is never unmapped, since what its code made
     // (closures, objects and their deleters, global functions) may outlive every module of it
@@ -403,7 +407,7 @@ pub fn load_dso(path: &[u8]) -> Result<Module, Error> {
             format!("Failed to load dynamic shared library {display} {reason}"),
         )
     })?;
-    if let Some(error) = crate::error::take_raised() {
+    if let Some(error) = crate::value::error::take_raised() {
         return Err(Error::from_object(error));
     }
     create_library_module(Library::Dso {
@@ -441,7 +445,7 @@ pub fn load_from_file(path: &[u8]) -> Result<Module, Error> {
         format = b"so";
     }
     let loader_name = concat(&[b"ffi.Module.load_from_file.", format]);
-    let Some(loader) = crate::registry::get(&loader_name) else {
+    let Some(loader) = crate::registry::globals::get(&loader_name) else {
         // Apache's message, spacing included.
         return Err(Error::new(
             "RuntimeError",
@@ -457,14 +461,14 @@ pub fn load_from_file(path: &[u8]) -> Result<Module, Error> {
     let args = [Any::string(path), Any::string(format)];
     let raw = [*args[0].as_raw(), *args[1].as_raw()];
     // SAFETY: registry entries hold live Function objects; the arguments are owned above.
-    let result = unsafe { crate::function::call(loader.function.as_ptr(), &raw)? };
+    let result = unsafe { crate::value::function::call(loader.function.as_ptr(), &raw)? };
     Module::from_any(result)
 }
 
 /// Turns serialized bytes back into a module with global `ffi.Module.load_from_bytes.<kind>`.
 pub fn load_from_bytes(kind: &[u8], bytes: &[u8]) -> Result<Module, Error> {
     let loader_name = concat(&[b"ffi.Module.load_from_bytes.", kind]);
-    let Some(loader) = crate::registry::get(&loader_name) else {
+    let Some(loader) = crate::registry::globals::get(&loader_name) else {
         return Err(Error::new(
             "RuntimeError",
             format!(
@@ -475,9 +479,10 @@ pub fn load_from_bytes(kind: &[u8], bytes: &[u8]) -> Result<Module, Error> {
             ),
         ));
     };
-    let arg = crate::string::bytes_any(bytes);
+    let arg = crate::value::string::bytes_any(bytes);
     // SAFETY: registry entries hold live Function objects; the argument is owned above.
-    let result = unsafe { crate::function::call(loader.function.as_ptr(), &[*arg.as_raw()])? };
+    let result =
+        unsafe { crate::value::function::call(loader.function.as_ptr(), &[*arg.as_raw()])? };
     Module::from_any(result)
 }
 

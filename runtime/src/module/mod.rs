@@ -25,10 +25,11 @@
 //! methods of an ffihub module reaches its [`ModuleImpl`] through the vtable of the C++ layer
 //! (`runtime/cxx/module.cc`), and the runtime calls the virtual methods of a module made by
 //! foreign C++ code (any `ModuleObj` subclass) through that module's own vtable, with C++
-//! exceptions turned into errors (`crate::cxx`). Imports are read through the `imports_` array
+//! exceptions turned into errors (`crate::module::cxx`). Imports are read through the `imports_` array
 //! of every module; the base `ImportModule`/`ClearImports` edit it. `ffihub.LiveObjectCount`
 //! counts a module through the two containers it always owns.
 
+pub(crate) mod cxx;
 mod library;
 pub mod library_bin;
 mod symbol_extent;
@@ -38,13 +39,13 @@ pub use library::{
 };
 
 use crate::abi::TVMFFIObject;
-use crate::any::Any;
 use crate::containers::map::Map;
 use crate::containers::seq::Array;
-use crate::cxx::virtual_call;
-use crate::error::Error;
-use crate::object::{dec_ref, ObjectRef, DELETE_STRONG, DELETE_WEAK, FRESH_COUNT};
+use crate::module::cxx::virtual_call;
 use crate::tindex;
+use crate::value::any::Any;
+use crate::value::error::Error;
+use crate::value::object::{dec_ref, ObjectRef, DELETE_STRONG, DELETE_WEAK, FRESH_COUNT};
 use std::collections::HashSet;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::sync::atomic::AtomicU64;
@@ -155,7 +156,7 @@ unsafe extern "C" fn delete_module(obj: *mut c_void, flags: i32) {
     }
     if flags & DELETE_WEAK != 0 {
         // SAFETY: the block came from `Box::new` in `new_module`, whose layout is this one.
-        crate::object::count_free(obj.cast());
+        crate::value::object::count_free(obj.cast());
         std::alloc::dealloc(block.cast(), std::alloc::Layout::new::<ModuleBlock>());
     }
 }
@@ -172,7 +173,7 @@ static IMPORTS_SLOT: Mutex<()> = Mutex::new(());
 pub fn new_module(imp: impl ModuleImpl) -> Module {
     let kind = CString::new(imp.kind().replace('\0', "")).unwrap_or_default();
     let block = Box::new(ModuleBlock {
-        vptr: crate::cxx::module_vptr(),
+        vptr: crate::module::cxx::module_vptr(),
         header: TVMFFIObject {
             combined_ref_count: AtomicU64::new(FRESH_COUNT),
             type_index: tindex::MODULE,
@@ -190,7 +191,7 @@ pub fn new_module(imp: impl ModuleImpl) -> Module {
     // SAFETY: the block is live, only ours, and its header carries the one fresh reference.
     unsafe {
         let header = std::ptr::addr_of_mut!((*block).header);
-        crate::object::count_allocation(header);
+        crate::value::object::count_allocation(header);
         Module(ObjectRef::from_raw(header))
     }
 }
@@ -216,7 +217,7 @@ impl Module {
                 "TypeError",
                 format!(
                     "Cannot convert from type `{}` to `ffi.Module`",
-                    crate::types::type_key_of(obj.type_index())
+                    crate::registry::types::type_key_of(obj.type_index())
                 ),
             ))
         }
@@ -230,7 +231,7 @@ impl Module {
                 "TypeError",
                 format!(
                     "Cannot convert from type `{}` to `ffi.Module`",
-                    crate::types::type_key_of(value.type_index())
+                    crate::registry::types::type_key_of(value.type_index())
                 ),
             )),
         }
@@ -536,7 +537,7 @@ impl Module {
         }
         let found = match found {
             Some(function) => function,
-            None => crate::registry::get(name)
+            None => crate::registry::globals::get(name)
                 .map(|entry| entry.function.clone())
                 .ok_or_else(|| {
                     Error::new(

@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::abi::TVMFFIAny;
-use crate::any::RAW_NONE;
+use crate::value::any::RAW_NONE;
+use crate::value::env::register_system_lib_symbol;
 use std::collections::BTreeMap;
 
 /// A module kind serving named closures.
@@ -26,7 +27,7 @@ impl ModuleImpl for Table {
 }
 
 fn constant(v: i64) -> ObjectRef {
-    crate::function::from_closure(move |_| Ok(Any::int(v)))
+    crate::value::function::from_closure(move |_| Ok(Any::int(v)))
 }
 
 fn table(kind: &'static str, entries: &[(&'static str, i64)]) -> Module {
@@ -37,7 +38,7 @@ fn table(kind: &'static str, entries: &[(&'static str, i64)]) -> Module {
 }
 
 fn call_int(f: &ObjectRef) -> i64 {
-    let out = unsafe { crate::function::call(f.as_ptr(), &[]) }.unwrap();
+    let out = unsafe { crate::value::function::call(f.as_ptr(), &[]) }.unwrap();
     unsafe { out.as_raw().value.v_int64 }
 }
 
@@ -52,7 +53,7 @@ fn layout_has_the_cxx_vptr_an_imports_array_and_a_cache_map() {
         assert!(!vptr.is_null());
         assert_eq!(
             vptr,
-            crate::cxx::module_vptr(),
+            crate::module::cxx::module_vptr(),
             "the C++ layer's module class"
         );
         let imports = *handle.cast::<u8>().add(24).cast::<*mut TVMFFIObject>();
@@ -144,7 +145,7 @@ fn lookup_from_imports_caches_and_falls_back_to_globals() {
     let ctx = root.library_ctx();
     let f = lookup_from_imports(ctx, c"shared").unwrap();
     assert_eq!(lookup_from_imports(ctx, c"shared").unwrap(), f, "cached");
-    let out = unsafe { crate::function::call(f, &[]) }.unwrap();
+    let out = unsafe { crate::value::function::call(f, &[]) }.unwrap();
     assert_eq!(unsafe { out.as_raw().value.v_int64 }, 7);
     // The module's own functions are not searched; globals are.
     let e = lookup_from_imports(ctx, c"own").unwrap_err();
@@ -155,7 +156,7 @@ fn lookup_from_imports_caches_and_falls_back_to_globals() {
     let g = lookup_from_imports(ctx, c"ffi.ModuleGetKind").unwrap();
     assert_eq!(
         g,
-        crate::registry::get(b"ffi.ModuleGetKind")
+        crate::registry::globals::get(b"ffi.ModuleGetKind")
             .unwrap()
             .function
             .as_ptr()
@@ -242,16 +243,17 @@ extern "C" fn sys_doc(_: *mut c_void, _: *const TVMFFIAny, _: i32, rv: *mut TVMF
 }
 
 fn call1(f: &ObjectRef, v: i64) -> i64 {
-    let out = unsafe { crate::function::call(f.as_ptr(), &[*Any::int(v).as_raw()]) }.unwrap();
+    let out =
+        unsafe { crate::value::function::call(f.as_ptr(), &[*Any::int(v).as_raw()]) }.unwrap();
     unsafe { out.as_raw().value.v_int64 }
 }
 
 #[test]
 fn system_library_prefixes_and_singletons() {
-    crate::env::register_system_lib_symbol(b"__tvm_ffi_ut_a.add", sys_add_one as *mut c_void);
-    crate::env::register_system_lib_symbol(b"__tvm_ffi_ut_b.add", sys_add_two as *mut c_void);
-    crate::env::register_system_lib_symbol(b"__tvm_ffi_ut_plain", sys_add_one as *mut c_void);
-    crate::env::register_system_lib_symbol(b"ut_a.__tvm_ffi__doc_add", sys_doc as *mut c_void);
+    register_system_lib_symbol(b"__tvm_ffi_ut_a.add", sys_add_one as *mut c_void);
+    register_system_lib_symbol(b"__tvm_ffi_ut_b.add", sys_add_two as *mut c_void);
+    register_system_lib_symbol(b"__tvm_ffi_ut_plain", sys_add_one as *mut c_void);
+    register_system_lib_symbol(b"ut_a.__tvm_ffi__doc_add", sys_doc as *mut c_void);
     let a = system_lib(b"ut_a.").unwrap();
     let b = system_lib(b"ut_b.").unwrap();
     assert_eq!(
@@ -293,7 +295,7 @@ extern "C" fn failing_getter(
     _: i32,
     _: *mut TVMFFIAny,
 ) -> i32 {
-    crate::error::raise(Error::new("ValueError", "no metadata today"))
+    crate::value::error::raise(Error::new("ValueError", "no metadata today"))
 }
 
 extern "C" fn int_getter(_: *mut c_void, _: *const TVMFFIAny, _: i32, rv: *mut TVMFFIAny) -> i32 {
@@ -303,11 +305,8 @@ extern "C" fn int_getter(_: *mut c_void, _: *const TVMFFIAny, _: i32, rv: *mut T
 
 #[test]
 fn metadata_getters_must_succeed_and_return_strings() {
-    crate::env::register_system_lib_symbol(
-        b"ut_m.__tvm_ffi__metadata_f",
-        failing_getter as *mut c_void,
-    );
-    crate::env::register_system_lib_symbol(b"ut_m.__tvm_ffi__doc_f", int_getter as *mut c_void);
+    register_system_lib_symbol(b"ut_m.__tvm_ffi__metadata_f", failing_getter as *mut c_void);
+    register_system_lib_symbol(b"ut_m.__tvm_ffi__doc_f", int_getter as *mut c_void);
     let m = system_lib(b"ut_m.").unwrap();
     let e = m.function_metadata(b"f", false).unwrap_err();
     assert_eq!(e.kind(), b"ValueError");
@@ -352,11 +351,11 @@ fn pinning_keeps_a_module_alive() {
     globals_add(&m);
     globals_add(&m);
     drop(m);
-    assert_eq!(unsafe { crate::object::strong_count(raw) }, 1);
+    assert_eq!(unsafe { crate::value::object::strong_count(raw) }, 1);
     let m = Module(unsafe { ObjectRef::from_borrowed(raw) });
     globals_remove(&m);
     globals_remove(&m);
-    assert_eq!(unsafe { crate::object::strong_count(raw) }, 1);
+    assert_eq!(unsafe { crate::value::object::strong_count(raw) }, 1);
 }
 
 #[test]

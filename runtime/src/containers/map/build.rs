@@ -4,10 +4,10 @@
 
 use super::layout::*;
 use super::table::*;
-use crate::any::Any;
-use crate::error::Error;
-use crate::object::ObjectRef;
 use crate::tindex;
+use crate::value::any::Any;
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
 use std::ptr;
 
 /// Apache's `SmallMapBaseObj::CreateFromRange` (no duplicate check) into `n` slots.

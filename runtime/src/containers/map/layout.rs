@@ -2,10 +2,10 @@
 //! storage this runtime allocates for it, and who frees which part.
 
 use crate::abi::TVMFFIObject;
-use crate::any::Any;
-use crate::error::Error;
-use crate::object::{alloc_object, ObjectRef};
 use crate::tindex;
+use crate::value::any::Any;
+use crate::value::error::Error;
+use crate::value::object::{alloc_object, ObjectRef};
 use std::ffi::c_void;
 use std::ptr;
 
@@ -142,7 +142,7 @@ pub(super) unsafe extern "C" fn release_inline_owner(data: *mut c_void) {
         .cast::<u8>()
         .sub(std::mem::size_of::<MapBaseObj>())
         .cast::<TVMFFIObject>();
-    crate::object::dec_ref(owner);
+    crate::value::object::dec_ref(owner);
 }
 
 /// The payload of map objects made here: the `MapBaseObj` fields after the header. Small maps

@@ -51,12 +51,11 @@ use build::*;
 use table::*;
 
 use crate::abi::{TVMFFIAny, TVMFFIObject};
-use crate::any::Any;
-use crate::error::Error;
-use crate::object::ObjectRef;
 use crate::tindex;
+use crate::value::any::Any;
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
 use std::marker::PhantomData;
-use std::sync::atomic::Ordering;
 
 // ---------------------------------------------------------------------------------------------
 // Safe API
@@ -327,14 +326,7 @@ impl Map {
 
     /// Is this handle the only strong reference (so the map may be written in place)?
     pub fn is_unique(&self) -> bool {
-        // SAFETY: we hold a reference, so the header is live. Acquire pairs with the releasing
-        // decrements of former holders, so their reads happen before our writes.
-        let count = unsafe {
-            (*self.0.as_ptr())
-                .combined_ref_count
-                .load(Ordering::Acquire)
-        };
-        count & 0xFFFF_FFFF == 1
+        self.0.is_unique()
     }
 
     fn copy_on_write(&mut self) -> Result<Raw, Error> {

@@ -4,10 +4,10 @@
 use super::build::*;
 use super::layout::*;
 use crate::abi::TVMFFIAny;
-use crate::any::Any;
-use crate::error::Error;
-use crate::object::ObjectRef;
 use crate::tindex;
+use crate::value::any::Any;
+use crate::value::error::Error;
+use crate::value::object::ObjectRef;
 use std::ptr;
 
 /// A raw map object (ours or foreign). Every method requires a live map object whose fields are
@@ -164,7 +164,7 @@ impl Raw {
     unsafe fn find_prev(self, i: u64, hashes: &SlotHashes) -> Result<u64, Error> {
         let hash = match hashes.get(i) {
             Some(cached) => cached.hash,
-            None => crate::any_hash::any_hash(self.key(i))?,
+            None => crate::containers::any_hash::any_hash(self.key(i))?,
         };
         let mut next = self.index_from_hash(hash)?;
         let mut prev = next;
@@ -184,7 +184,7 @@ impl Raw {
     /// Position of `key`: an index in the small array or a dense slot.
     #[inline]
     pub(super) unsafe fn find(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
-        if crate::any_hash::is_view_form(key.type_index) {
+        if crate::containers::any_hash::is_view_form(key.type_index) {
             return self.find_view(key);
         }
         self.find_owned(key)
@@ -195,16 +195,16 @@ impl Raw {
     /// its bytes otherwise.
     #[inline(never)]
     unsafe fn find_view(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
-        use crate::any_hash::{equals_heap_text, heap_text_hash, view_text};
+        use crate::containers::any_hash::{equals_heap_text, heap_text_hash, view_text};
         match view_text(key) {
-            Some((kind, bytes)) => match crate::string::small_text(kind, bytes) {
+            Some((kind, bytes)) => match crate::value::string::small_text(kind, bytes) {
                 Some(small) => self.find_owned(&small),
                 None => self.search(
                     || Ok(heap_text_hash(kind, bytes)),
                     |stored| Ok(equals_heap_text(stored, kind, bytes)),
                 ),
             },
-            None => self.find_owned(crate::any_hash::owned_form(key).as_raw()),
+            None => self.find_owned(crate::containers::any_hash::owned_form(key).as_raw()),
         }
     }
 
@@ -212,8 +212,8 @@ impl Raw {
     #[inline(never)]
     unsafe fn find_owned(self, key: &TVMFFIAny) -> Result<Option<u64>, Error> {
         self.search(
-            || crate::any_hash::hash_owned(key),
-            |stored| crate::any_hash::equal_owned(stored, key),
+            || crate::containers::any_hash::hash_owned(key),
+            |stored| crate::containers::any_hash::equal_owned(stored, key),
         )
     }
 
@@ -375,7 +375,7 @@ impl Raw {
         while let Some(node) = next {
             if let NewEntry::Key(key) = &entry {
                 if hashes.may_be_equal(node, hash, key)
-                    && crate::any_hash::any_equal(key.as_raw(), self.key(node))?
+                    && crate::containers::any_hash::any_equal(key.as_raw(), self.key(node))?
                 {
                     return Ok(Ok(Placed::Existing(node)));
                 }
@@ -593,7 +593,7 @@ impl NewEntry<'_> {
 }
 
 /// The `any_hash` of a key, with a private fingerprint of its content (see
-/// [`crate::any_hash::content_fingerprint`]).
+/// [`crate::containers::any_hash::content_fingerprint`]).
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct KeyHash {
     pub(super) hash: u64,
@@ -605,8 +605,8 @@ impl KeyHash {
     /// `key` is a valid owned value.
     pub(super) unsafe fn of(key: &TVMFFIAny) -> Result<KeyHash, Error> {
         Ok(KeyHash {
-            hash: crate::any_hash::any_hash(key)?,
-            fingerprint: crate::any_hash::content_fingerprint(key),
+            hash: crate::containers::any_hash::any_hash(key)?,
+            fingerprint: crate::containers::any_hash::content_fingerprint(key),
         })
     }
 }
@@ -748,7 +748,7 @@ impl SlotHashes {
 /// Do different hashes prove two keys different (no user hook can make them equal)?
 #[inline]
 pub(super) fn hash_decides_equality(type_index: i32) -> bool {
-    !crate::object::is_object_index(type_index)
+    !crate::value::object::is_object_index(type_index)
         || type_index == tindex::STR
         || type_index == tindex::BYTES
 }

@@ -59,7 +59,7 @@ fn assert_same_layout(a: &Map, b: &Map) {
             assert_eq!(*ra.meta(i), *rb.meta(i), "slot {i}");
             if ra.occupied(i) {
                 let (ia, ib) = (ra.item(i), rb.item(i));
-                assert!(crate::any_hash::any_equal(ra.key(i), rb.key(i)).unwrap());
+                assert!(crate::containers::any_hash::any_equal(ra.key(i), rb.key(i)).unwrap());
                 assert_eq!(((*ia).prev, (*ia).next), ((*ib).prev, (*ib).next));
             }
         }
@@ -256,8 +256,11 @@ fn raw_string_and_byte_keys_find_their_owned_forms() {
             .collect();
         for (i, text) in texts.iter().enumerate() {
             m.set(Any::string(text), int(i as i64)).unwrap();
-            m.set(crate::string::bytes_any(text.as_bytes()), int(-(i as i64)))
-                .unwrap();
+            m.set(
+                crate::value::string::bytes_any(text.as_bytes()),
+                int(-(i as i64)),
+            )
+            .unwrap();
         }
         assert_eq!(m.view().is_small(), entries == 2, "{entries} entries");
         for (i, text) in texts.iter().enumerate() {
