@@ -93,7 +93,25 @@ function _dlopen(file::AbstractString, flags)
     end
 end
 
-function _open_library()
+# Apache's runtime installs a SIGSEGV handler (a backtrace printer) when it is loaded. Julia needs
+# its own: with several threads, garbage collection stops them at safepoints by a protected page
+# that faults. So Julia's handler is put back after the runtime is opened (Linux; `struct
+# sigaction` fits in the buffer on every Linux ABI).
+const _SIGSEGV = 11
+function _keeping_sigsegv_handler(open::F) where {F}
+    Sys.islinux() || return open()
+    saved = zeros(UInt8, 512)
+    ccall(:sigaction, Cint, (Cint, Ptr{Cvoid}, Ptr{UInt8}), _SIGSEGV, C_NULL, saved) == 0 || return open()
+    try
+        return open()
+    finally
+        ccall(:sigaction, Cint, (Cint, Ptr{UInt8}, Ptr{Cvoid}), _SIGSEGV, saved, C_NULL)
+    end
+end
+
+_open_library() = _keeping_sigsegv_handler(_open_library_now)
+
+function _open_library_now()
     flags = Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL
     given = library_path()
     handle = nothing
@@ -163,7 +181,7 @@ path raises one naming both paths).
 function load_library(path::AbstractString)
     _LIB_HANDLE[] == C_NULL && error("TVMFFI is not initialized")
     _raised_error_if_any()  # one raised earlier is no longer anyone's
-    handle = Libdl.dlopen(String(path), Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL)
+    handle = _keeping_sigsegv_handler(() -> Libdl.dlopen(String(path), Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL))
     err = _raised_error_if_any()
     err === nothing || throw(err)
     return handle
