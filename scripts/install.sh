@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs ffihub for C and C++ users (and the generator for everyone) under a prefix:
 #   P/lib/libtvm_ffi.so                      the runtime
+#   P/lib/libtvmffi_julia.so                 the native entry points of the Julia package TVMFFI
+#                                            (found next to the runtime it opens; ADR 0016)
 #   P/include/tvm/ffi/*.h, P/include/dlpack/ the TVM-FFI C headers
 #   P/include/ffihub/*.hpp                   the header-only C++ support library
 #   P/bin/ffihub                             the binding generator (finds P/lib/libtvm_ffi.so)
@@ -31,7 +33,7 @@ PREFIX="$(cd "$PREFIX" && pwd)"
 cd "$ROOT"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 [[ "$TARGET" = /* ]] || TARGET="$ROOT/$TARGET"
-cargo build --release --locked -p ffihub-runtime
+cargo build --release --locked -p ffihub-runtime -p ffihub-julia-shim
 if [[ "$PROFILE" == release ]]; then
     cargo build --release --locked -p ffihub-bindgen --bin ffihub
 else
@@ -40,6 +42,7 @@ fi
 
 install -d "$PREFIX/bin" "$PREFIX/lib/cmake/ffihub" "$PREFIX/lib/pkgconfig" "$PREFIX/include"
 install -m 755 "$TARGET/release/libtvm_ffi.so" "$PREFIX/lib/libtvm_ffi.so"
+install -m 755 "$TARGET/release/libtvmffi_julia.so" "$PREFIX/lib/libtvmffi_julia.so"
 install -m 755 "$TARGET/$PROFILE/ffihub" "$PREFIX/bin/ffihub"
 cp -R runtime/include/tvm runtime/include/dlpack bindings/cpp/include/ffihub "$PREFIX/include/"
 install -m 644 bindings/cpp/cmake/ffihub-config.cmake bindings/cpp/cmake/ffihub-generate.cmake \

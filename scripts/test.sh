@@ -51,8 +51,8 @@ scripts/setup-julia.sh
 step "Node packages for the Node binding tests (typescript, pinned by a lockfile)"
 scripts/setup-node.sh
 
-step "build the runtime (target/release/libtvm_ffi.so; everything else links it)"
-cargo build --release --locked -p ffihub-runtime
+step "build the runtime (target/release/libtvm_ffi.so; everything else links it) and TVMFFI's native entry points (libtvmffi_julia.so)"
+cargo build --release --locked -p ffihub-runtime -p ffihub-julia-shim
 
 step "formatting, lints and API docs (no rustdoc warnings: broken or private links)"
 cargo fmt --all -- --check

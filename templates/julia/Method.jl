@@ -12,9 +12,9 @@ const {{ info.name }} = {{ info.value }}
 {%- if !loop.first %}
 {% endif %}
 {%- if m.packed %}
-{{ m.def_name }}({{ o.params }}) where {N} = TVMFFI.call_packed({{ m.handle }}{{ o.args }}, args...)
+{% if m.extend_base %}TVMFFI.@extend_base {% endif %}{{ m.def_name }}({{ o.params }}) where {N} = TVMFFI.call_packed({{ m.handle }}{{ o.args }}, args...)
 {%- else %}
-function {{ m.def_name }}({{ o.params }})
+{% if m.extend_base %}TVMFFI.@extend_base {% endif %}function {{ m.def_name }}({{ o.params }})
     return TVMFFI.call_typed({{ m.ret }}, {{ m.handle }}{% if let Some(info) = m.info %}, {{ info.name }}{% endif %}{{ o.args }})
 end
 {%- endif %}

@@ -94,6 +94,7 @@ fn generate(runtime: &Runtime) -> Generated {
 
 /// `string(@doc name)` of each name, from the generated Julia packages loaded on `runtime`.
 fn julia_docstrings(runtime: &Runtime, generated: &Generated, names: &[&str]) -> Vec<String> {
+    ffihub_tests::build_julia_shim();
     let root = workspace_root();
     let lib_dirs = [
         kdocs_library().parent().unwrap().to_path_buf(),

@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use ffihub_tests::http::{Response, Server};
 use ffihub_tests::{
-    build_demo_and_generator, ffihub_runtime_checked, julia_lock, run_ok, run_ok_within,
-    run_with_timeout, target_dir, tree_size, workspace_root,
+    build_demo_and_generator, build_julia_shim, ffihub_runtime_checked, julia_lock, run_ok,
+    run_ok_within, run_with_timeout, target_dir, tree_size, workspace_root,
 };
 
 use super::julia;
@@ -187,6 +187,7 @@ fn julia_pkg_add_from_a_registry_installs_the_libraries_as_artifacts() {
     let target = target_dir();
     let runtime = ffihub_runtime_checked().lib_dir.join("libtvm_ffi.so");
     build_demo_and_generator();
+    build_julia_shim();
     let _serial = julia_lock();
     let tmp = std::env::temp_dir().join(format!("ffihub-julia-release-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
@@ -202,6 +203,8 @@ fn julia_pkg_add_from_a_registry_installs_the_libraries_as_artifacts() {
         .arg(&release)
         .arg("--runtime")
         .arg(&runtime)
+        .arg("--shim")
+        .arg(target.join("release/libtvmffi_julia.so"))
         .env("JULIA_DEPOT_PATH", &author_depot)
         .env_remove("TVM_FFI_LIB")
         .env_remove("TVM_FFI_LIB_DIR");
@@ -317,14 +320,16 @@ fn julia_pkg_add_from_a_registry_installs_the_libraries_as_artifacts() {
                 "using Demo
                  println(Demo.add_one(41), \" \", Demo.Point(3.0, 4.0).x)
                  println(Demo.TVMFFI.loaded_library())
+                 println(Demo.TVMFFI.shim_library())
                  println(first(l[findfirst('/', l):end] for l in eachline(\"/proc/self/maps\") if occursin(\"libffihub_demo.so\", l)))",
             ],
             &user_env,
         ),
     );
     let expected = format!(
-        "42 3.0\n{}\n{}\n",
+        "42 3.0\n{}\n{}\n{}\n",
         artifact(&tvmffi).join("lib/libtvm_ffi.so").display(),
+        artifact(&tvmffi).join("lib/libtvmffi_julia.so").display(),
         artifact(&demo).join("lib/libffihub_demo.so").display()
     );
     assert_eq!(out, expected, "Demo did not run on the artifacts");

@@ -33,9 +33,9 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, apache_testing_lib, build_demo_and_generator, build_reflect_probe, cargo_build,
-    ffihub_runtime, ffihub_runtime_checked, julia_lock, run_ok, run_with_timeout, target_dir,
-    workspace_root, Runtime,
+    apache_runtime, apache_testing_lib, build_demo_and_generator, build_julia_shim,
+    build_reflect_probe, cargo_build, compile_cxx, ffihub_runtime, ffihub_runtime_checked,
+    julia_lock, run_ok, run_with_timeout, scratch_dir, target_dir, workspace_root, Runtime,
 };
 
 /// The whole suite takes a few minutes (a 1,000,000-call GC stress test included).
@@ -63,21 +63,23 @@ fn counts_line(stdout: &str) -> Option<&str> {
     stdout.lines().rev().find(|l| l.starts_with("julia: "))
 }
 
-/// Runs `scripts/julia --project=<project> <script>` on `runtime` and checks its counts line.
+/// Runs `scripts/julia --project=<project> <script> <args>` on `runtime` and checks its counts
+/// line.
 fn run_julia(
     what: &str,
     runtime: &Runtime,
     project: &Path,
-    script: &Path,
+    script: &[&Path],
     env: &[(&str, PathBuf)],
 ) {
+    build_julia_shim();
     let _serial = julia_lock();
     let root = workspace_root();
     let mut cmd = Command::new(julia());
     cmd.current_dir(&root)
         .arg("--startup-file=no")
         .arg(format!("--project={}", project.display()))
-        .arg(script)
+        .args(script)
         .env("TVM_FFI_LIB", runtime.lib_dir.join("libtvm_ffi.so"))
         .env_remove("LD_LIBRARY_PATH")
         .env_remove("FFIHUB_LIBRARY_PATH")
@@ -109,14 +111,51 @@ fn run_julia(
     );
 }
 
+/// `libthreads_lib.so` (tests/julia/threads_lib.cc, against Apache's headers): a library that calls
+/// back from threads of its own and keeps tensors, for test_threads.jl.
+fn threads_lib() -> PathBuf {
+    static LIB: OnceLock<PathBuf> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let apache = apache_runtime();
+        let lib = scratch_dir("julia-threads-lib").join("libthreads_lib.so");
+        let lib_dir = format!("-L{}", apache.lib_dir.display());
+        compile_cxx(
+            &[workspace_root().join("tests/julia/threads_lib.cc")],
+            &apache.include_dir,
+            &lib,
+            &["-shared", "-fPIC", "-pthread", &lib_dir, "-ltvm_ffi"],
+        );
+        lib
+    })
+    .clone()
+}
+
 fn run_suite(runtime: &Runtime) {
     let root = workspace_root();
     run_julia(
         "Julia suite",
         runtime,
         &root.join("bindings/julia/TVMFFI"),
-        &root.join("tests/julia/runtests.jl"),
-        &[],
+        &[&root.join("tests/julia/runtests.jl")],
+        &[("FFIHUB_THREADS_LIB", threads_lib())],
+    );
+}
+
+/// test_threads.jl again with four Julia threads (the suite runs with one).
+fn run_threads(runtime: &Runtime) {
+    let root = workspace_root();
+    run_julia(
+        "Julia library-thread tests with 4 threads",
+        runtime,
+        &root.join("bindings/julia/TVMFFI"),
+        &[
+            &root.join("tests/julia/runtests.jl"),
+            Path::new("test_threads.jl"),
+        ],
+        &[
+            ("FFIHUB_THREADS_LIB", threads_lib()),
+            ("JULIA_NUM_THREADS", PathBuf::from("4")),
+        ],
     );
 }
 
@@ -214,7 +253,7 @@ fn run_generated(runtime: &Runtime) {
         "Julia suite of the generated packages",
         runtime,
         &g.env,
-        &workspace_root().join("tests/julia/generated/runtests.jl"),
+        &[&workspace_root().join("tests/julia/generated/runtests.jl")],
         &[
             ("FFIHUB_LIBRARY_PATH", g.library_path.clone()),
             ("FFIHUB_REFLECT_PROBE", g.reflect_probe.clone()),
@@ -231,6 +270,7 @@ fn run_generated(runtime: &Runtime) {
 /// that scripts/setup-julia.sh provides.
 fn run_pkg_test(runtime: &Runtime) {
     generated();
+    build_julia_shim();
     let _serial = julia_lock();
     let target = target_dir();
     let folder = std::env::temp_dir().join(format!("ffihub-julia-pkg-test-{}", std::process::id()));
@@ -320,6 +360,16 @@ fn julia_suite_on_ffihub_runtime() {
 #[test]
 fn julia_suite_on_apache_runtime() {
     run_suite(&apache_runtime());
+}
+
+#[test]
+fn julia_threads_with_4_threads_on_ffihub_runtime() {
+    run_threads(&ffihub_runtime_checked());
+}
+
+#[test]
+fn julia_threads_with_4_threads_on_apache_runtime() {
+    run_threads(&apache_runtime());
 }
 
 #[test]

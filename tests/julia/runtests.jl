@@ -23,6 +23,7 @@ const TEST_FILES = [
     "test_objects.jl",
     "test_gc_stress.jl",
     "test_artifacts.jl",
+    "test_threads.jl",
 ]
 
 include(joinpath(@__DIR__, "common.jl"))

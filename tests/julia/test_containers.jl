@@ -168,4 +168,22 @@ check_no_leaks(label = "containers") do
     end
 end
 
+@testset "to_ffi: typed containers passed back, nothing in Any" begin
+    arr_int = get_global_func("testing.schema_id_arr_int")
+    ints = T.FFIArray{Int64}([1, 2, 3])
+    @test T.to_ffi(T.ArrayOf{Int64}, ints) === ints           # passed as it is, no MethodError
+    @test collect(arr_int(T.to_ffi(T.ArrayOf{Int64}, ints))) == [1, 2, 3]
+    floats = T.FFIArray{Float64}([1.5])
+    @test T.to_ffi(T.ArrayOf{Float64}, floats) === floats
+    list = T.FFIList{Int64}([4])
+    @test T.to_ffi(T.ListOf{Int64}, list) === list
+    flist = T.FFIList{Float64}([4.5])
+    @test T.to_ffi(T.ListOf{Float64}, flist) === flist
+    @test T.to_ffi(Any, nothing) === nothing
+    @test T.to_ffi(Nothing, nothing) === nothing
+    @test collect(echo(T.to_ffi(T.ArrayOf{Any}, Any[1, nothing]))) == Any[1, nothing]
+    m = echo(T.to_ffi(T.MapOf{String,Any}, Dict("a" => nothing)))
+    @test m["a"] === nothing
+end
+
 end # module

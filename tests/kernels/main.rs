@@ -74,6 +74,7 @@ fn on(runtime: &Runtime, program: impl AsRef<Path>) -> Command {
 }
 
 fn run_julia(runtime: &Runtime) {
+    ffihub_tests::build_julia_shim();
     let _julia = julia_lock();
     let root = workspace_root();
     let mut cmd = on(runtime, root.join("scripts/julia"));

@@ -7,7 +7,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 pub mod http;
@@ -423,6 +423,14 @@ pub fn build_demo_and_generator() {
 
 /// `cargo build --locked ARGS` in the workspace (the nested builds of the drivers share the
 /// target folder, so they are quick once the workspace is built).
+/// Builds `target/release/libtvmffi_julia.so`, the native entry points of the Julia package TVMFFI
+/// (`bindings/julia/shim`), which TVMFFI finds in the checkout's release folder; once per test
+/// process.
+pub fn build_julia_shim() {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| cargo_build(&["--release", "-p", "ffihub-julia-shim"]));
+}
+
 pub fn cargo_build(args: &[&str]) {
     let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     build

@@ -7,6 +7,8 @@ module GenTest
 
 using Test
 using TVMFFI
+# `Base.Docs.doc` has methods only once REPL is loaded since 1.11; scripts never load it.
+import REPL
 using Demo: Demo
 
 export runtime_name, is_ffihub, settle, check_no_leaks, @test_ffihub

@@ -23,6 +23,7 @@ const TEST_FILES = [
     "test_objects.jl",
     "test_testing_lib.jl",
     "test_define.jl",
+    "test_base_names.jl",
     "test_tensors.jl",
     "test_zero_copy.jl",
     "test_gc_stress.jl",

@@ -79,7 +79,8 @@ end
         Demo.make_shape(Any[1, "x"])
         nothing
     catch
-        Base.catch_stack()
+        # `catch_stack` is deprecated since 1.7 (a warning under `--depwarn`).
+        VERSION >= v"1.7" ? Base.current_exceptions() : Base.catch_stack()
     end
     @test length(stack) == 2
     @test first(stack[2]) isa ArgumentError

@@ -18,6 +18,11 @@ const use_count = get_global_func("testing.object_use_count")
 const to_json_graph = get_global_func("ffi.ToJSONGraphString")
 const from_json_graph = get_global_func("ffi.FromJSONGraphString")
 
+"A field of any value, `nothing` by default."
+@ffi_object "define_test.Loose" mutable struct Loose
+    x::Any = nothing
+end
+
 "A point with integer coordinates."
 @ffi_object "define_test.Point" eq = :structural struct Point
     x::Int64
@@ -198,7 +203,7 @@ end
         z::Complex{Float64}
     end)
     @test bad isa ArgumentError && occursin("field `z` of define_test.Bad", bad.msg) &&
-          occursin("Complex{Float64} has no TVM-FFI equivalent", bad.msg)
+          occursin("$(Complex{Float64}) has no TVM-FFI equivalent", bad.msg)   # ComplexF64 on 1.6+
     @test T._lookup_type_index("define_test.Bad") === nothing          # nothing was registered
     bad = err(() -> @eval @ffi_object "define_test.Shadow" struct Shadow <: Shape
         corners::Int64
@@ -304,6 +309,16 @@ end
     check_no_leaks(workload; label = "defined objects")
     settle()
     @test use_count(shared) == base                      # every object that held it was freed
+end
+
+@testset "a field x::Any = nothing" begin
+    l = Loose()
+    @test l.x === nothing
+    l.x = 3
+    @test l.x == 3
+    l.x = nothing
+    @test l.x === nothing
+    @test Loose("s").x == "s"
 end
 
 end # module

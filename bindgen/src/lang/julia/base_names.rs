@@ -1,7 +1,13 @@
-//! The names Julia's `Base` and `Core` export (`names(Base)` and `names(Core)` of Julia 1.5.3,
-//! plus the exports added up to Julia 1.11). A generated type with one of these names would
-//! shadow Base's inside the package, and an exported function would clash with Base's in every
-//! module that does `using` the package: `names.rs` escapes or qualifies them.
+//! The names Julia's `Base` and `Core` export on some supported Julia version: `names(Base)` and
+//! `names(Core)` of Julia 1.5.3 (the one installable here), and the exports added since
+//! ([`LATER_EXPORTS`]). A generated type with one of these names would shadow Base's inside the
+//! package, and an exported function would clash with Base's in every module that does `using`
+//! the package: `names.rs` escapes or qualifies them, over this union of the versions.
+//!
+//! Which names extend `Base`: those of 1.5.3 that are generic functions there (every later
+//! version keeps them), directly (`Base.sum`); a later name only where the running Julia's Base
+//! has it (`TVMFFI.@extend_base`, decided when the package is precompiled); builtins
+//! ([`BUILTINS`]) never, as they take no methods.
 
 /// Sorted (byte order), for binary search.
 pub const BASE_EXPORTS: &[&str] = &[
@@ -13,9 +19,12 @@ pub const BASE_EXPORTS: &[&str] = &[
     "AbstractDisplay",
     "AbstractFloat",
     "AbstractIrrational",
+    "AbstractMatch",
     "AbstractMatrix",
+    "AbstractPattern",
     "AbstractRange",
     "AbstractSet",
+    "AbstractSlices",
     "AbstractString",
     "AbstractUnitRange",
     "AbstractVecOrMat",
@@ -36,6 +45,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "BoundsError",
     "Broadcast",
     "C_NULL",
+    "CanonicalIndexError",
     "CapturedException",
     "CartesianIndex",
     "CartesianIndices",
@@ -50,6 +60,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "Clonglong",
     "Cmd",
     "Colon",
+    "ColumnSlices",
     "Complex",
     "ComplexF16",
     "ComplexF32",
@@ -129,6 +140,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "Iterators",
     "KeyError",
     "LOAD_PATH",
+    "LazyString",
     "Libc",
     "LinRange",
     "LineNumberNode",
@@ -186,9 +198,11 @@ pub const BASE_EXPORTS: &[&str] = &[
     "RoundToZero",
     "RoundUp",
     "RoundingMode",
+    "RowSlices",
     "SegmentationFault",
     "Set",
     "Signed",
+    "Slices",
     "Some",
     "StackOverflowError",
     "StackTraces",
@@ -315,10 +329,12 @@ pub const BASE_EXPORTS: &[&str] = &[
     "circshift",
     "circshift!",
     "cis",
+    "cispi",
     "clamp",
     "clamp!",
     "cld",
     "close",
+    "closewrite",
     "cmp",
     "coalesce",
     "code_lowered",
@@ -331,11 +347,14 @@ pub const BASE_EXPORTS: &[&str] = &[
     "conj",
     "conj!",
     "contains",
+    "contractuser",
     "convert",
     "copy",
     "copy!",
+    "copyline",
     "copysign",
     "copyto!",
+    "copyuntil",
     "cos",
     "cosc",
     "cosd",
@@ -358,6 +377,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "cumprod!",
     "cumsum",
     "cumsum!",
+    "current_exceptions",
     "current_task",
     "deepcopy",
     "deg2rad",
@@ -371,6 +391,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "digits!",
     "dirname",
     "disable_sigint",
+    "diskstat",
     "display",
     "displayable",
     "displaysize",
@@ -395,6 +416,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "eof",
     "eps",
     "error",
+    "errormonitor",
     "esc",
     "escape_string",
     "eval",
@@ -452,6 +474,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "foldl",
     "foldr",
     "foreach",
+    "fourthroot",
     "frexp",
     "fullname",
     "functionloc",
@@ -468,6 +491,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "getpid",
     "getproperty",
     "gperm",
+    "hardlink",
     "hasfield",
     "hash",
     "haskey",
@@ -480,6 +504,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "htol",
     "hton",
     "hvcat",
+    "hvncat",
     "hypot",
     "identity",
     "ifelse",
@@ -491,6 +516,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "include_string",
     "indexin",
     "insert!",
+    "insertdims",
     "insorted",
     "instances",
     "intersect",
@@ -642,6 +668,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "mv",
     "nameof",
     "names",
+    "nand",
     "ncodeunits",
     "ndigits",
     "ndims",
@@ -651,6 +678,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "nextprod",
     "nfields",
     "nonmissingtype",
+    "nor",
     "normpath",
     "nothing",
     "notify",
@@ -727,6 +755,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "readbytes!",
     "readchomp",
     "readdir",
+    "readeach",
     "readline",
     "readlines",
     "readlink",
@@ -767,6 +796,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "rsplit",
     "rstrip",
     "run",
+    "samefile",
     "schedule",
     "searchsorted",
     "searchsortedfirst",
@@ -779,6 +809,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "seekstart",
     "selectdim",
     "set_zero_subnormals",
+    "setcpuaffinity",
     "setdiff",
     "setdiff!",
     "setenv",
@@ -799,6 +830,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "sinc",
     "sincos",
     "sincosd",
+    "sincospi",
     "sind",
     "sinh",
     "sinpi",
@@ -850,6 +882,7 @@ pub const BASE_EXPORTS: &[&str] = &[
     "tan",
     "tand",
     "tanh",
+    "tanpi",
     "task_local_storage",
     "tempdir",
     "tempname",
@@ -921,10 +954,97 @@ pub const BASE_EXPORTS: &[&str] = &[
     "ℯ",
 ];
 
+/// Names of [`BASE_EXPORTS`] that Julia 1.5.3's Base does not have: exports of later versions
+/// (`stack` 1.9, `logrange` 1.11, `insertdims` 1.12...), the keyword `public` (1.11) and the
+/// names of the compatibility review of 1.6-1.12 (docs/julia.md, "Julia versions"). Sorted.
+pub const LATER_EXPORTS: &[&str] = &[
+    "AbstractMatch",
+    "AbstractPattern",
+    "AbstractSlices",
+    "AnnotatedString",
+    "CanonicalIndexError",
+    "ColumnSlices",
+    "ComposedFunction",
+    "LazyString",
+    "Lockable",
+    "Memory",
+    "MemoryRef",
+    "Returns",
+    "RowSlices",
+    "Slices",
+    "addenv",
+    "allequal",
+    "annotate!",
+    "annotations",
+    "chopprefix",
+    "chopsuffix",
+    "cispi",
+    "closewrite",
+    "contractuser",
+    "copyline",
+    "copyuntil",
+    "current_exceptions",
+    "diskstat",
+    "eachrsplit",
+    "eachsplit",
+    "errormonitor",
+    "fourthroot",
+    "hardlink",
+    "hvncat",
+    "insertdims",
+    "insorted",
+    "ismutabletype",
+    "ispublic",
+    "isunordered",
+    "keepat!",
+    "logrange",
+    "memoryref",
+    "nand",
+    "nor",
+    "pkgversion",
+    "public",
+    "readeach",
+    "redirect_stdio",
+    "samefile",
+    "setcpuaffinity",
+    "sincospi",
+    "stack",
+    "takestring!",
+    "tanpi",
+];
+
+/// Names of [`BASE_EXPORTS`] bound to builtin functions in Julia 1.5.3 (`getfield(Base, n) isa
+/// Core.Builtin`), which take no methods. Sorted.
+pub const BUILTINS: &[&str] = &[
+    "applicable",
+    "cglobal",
+    "fieldtype",
+    "getfield",
+    "ifelse",
+    "invoke",
+    "isa",
+    "isdefined",
+    "nfields",
+    "setfield!",
+    "throw",
+    "tuple",
+    "typeassert",
+    "typeof",
+];
+
 #[cfg(test)]
 mod tests {
     #[test]
     fn sorted() {
-        assert!(super::BASE_EXPORTS.windows(2).all(|w| w[0] < w[1]));
+        for list in [super::BASE_EXPORTS, super::LATER_EXPORTS, super::BUILTINS] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]));
+        }
+    }
+
+    #[test]
+    fn later_names_and_builtins_are_exports() {
+        for name in super::LATER_EXPORTS.iter().chain(super::BUILTINS) {
+            assert!(super::BASE_EXPORTS.binary_search(name).is_ok(), "{name}");
+        }
     }
 }

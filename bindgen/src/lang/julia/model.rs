@@ -225,6 +225,9 @@ pub struct Method {
     pub ident: String,
     /// The name it is defined under (`norm`, or `Base.sum` for names Base exports).
     pub def_name: String,
+    /// Defined under `TVMFFI.@extend_base`: Base's function where the loading Julia has it
+    /// (`names::extends_base_on_load`).
+    pub extend_base: bool,
     /// The constant holding its `TVMFFI.FFIFunction`.
     pub handle: String,
     /// Registered name, as a `Symbol` literal.
@@ -915,6 +918,7 @@ impl TypeNames {
                 &ident,
                 if place.nested { &place.prefix } else { "" },
             ),
+            extend_base: names::extends_base_on_load(&ident),
             ident: ident.clone(),
             handle,
             ffi_symbol: names::symbol_literal(&m.name),

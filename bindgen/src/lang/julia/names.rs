@@ -9,7 +9,7 @@
 use crate::lang::case;
 use crate::lang::naming::Spelling;
 
-use super::base_names::BASE_EXPORTS;
+use super::base_names::{BASE_EXPORTS, BUILTINS, LATER_EXPORTS};
 
 /// Julia's reserved words (including the contextual ones that cannot name a function), and
 /// names that generated code relies on.
@@ -82,7 +82,13 @@ pub fn module(name: &str) -> String {
 
 /// The abstract supertype that stands for a type and its subtypes.
 pub fn abstract_type_name(type_name: &str) -> String {
-    format!("Abstract{type_name}")
+    // TVM's `ir.Range` would make `AbstractRange`, Base's on every version.
+    let name = format!("Abstract{type_name}");
+    if is_base_export(&name) {
+        format!("{name}_")
+    } else {
+        name
+    }
 }
 
 /// A function, method, field or parameter name.
@@ -104,12 +110,25 @@ pub fn param_name(name: &str) -> String {
 /// function (`Base.sum(self::AbstractTestIntPair)`: the receiver is a generated type, so this
 /// adds a method without changing Base's behaviour for anything else).
 /// `prefix` qualifies other names (`Tvm.relax.`, for a type of a namespace).
+/// Builtins (`tuple`, `typeof`) take no methods: the package defines its own function. A name only
+/// later versions' Base has is written as the package's own, under `TVMFFI.@extend_base`
+/// ([`extends_base_on_load`]).
 pub fn method_definition(ident: &str, prefix: &str) -> String {
-    if is_base_export(ident) {
+    if is_base_export(ident) && !is_sorted_in(BUILTINS, ident) && !extends_base_on_load(ident) {
         format!("Base.{ident}")
     } else {
         format!("{prefix}{ident}")
     }
+}
+
+/// Whether a method named `ident` extends Base's function only where the Julia that precompiles
+/// the package has one (`TVMFFI.@extend_base`): names of some versions' Base only.
+pub fn extends_base_on_load(ident: &str) -> bool {
+    is_sorted_in(LATER_EXPORTS, ident)
+}
+
+fn is_sorted_in(list: &[&str], ident: &str) -> bool {
+    list.binary_search(&ident).is_ok()
 }
 
 /// A Julia `Symbol` literal: `:x`, or `Symbol("end")` when `:name` would not parse.
@@ -180,6 +199,12 @@ mod tests {
         assert_eq!(Julia::verbatim_value("end"), "end_");
         assert_eq!(param_name("self"), "self_");
         assert_eq!(method_definition("sum", ""), "Base.sum");
+        assert_eq!(method_definition("tuple", ""), "tuple");
+        assert_eq!(method_definition("logrange", "T.a."), "T.a.logrange");
+        assert!(extends_base_on_load("stack") && extends_base_on_load("public"));
+        assert!(!extends_base_on_load("sum") && !extends_base_on_load("tuple"));
+        assert_eq!(abstract_type_name("Range"), "AbstractRange_");
+        assert_eq!(abstract_type_name("Point"), "AbstractPoint");
         assert_eq!(method_definition("norm", ""), "norm");
         assert_eq!(method_definition("norm", "T.a."), "T.a.norm");
         assert_eq!(symbol_literal("x"), ":x");

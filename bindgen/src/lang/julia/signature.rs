@@ -55,7 +55,7 @@ pub fn literal_expr(value: &Literal) -> String {
         Literal::None => "nothing".into(),
         Literal::Bool(b) => b.to_string(),
         Literal::Int(i) => i.to_string(),
-        Literal::Float(f) => format!("{f:?}"),
+        Literal::Float(f) => float_literal(*f),
         Literal::String(s) => literal(s),
         Literal::EmptyArray => "[]".into(),
         Literal::EmptyMap => "Dict()".into(),
@@ -64,6 +64,18 @@ pub fn literal_expr(value: &Literal) -> String {
             device_type,
             device_id,
         } => format!("TVMFFI.DLDevice({device_type}, {device_id})"),
+    }
+}
+
+/// A float as Julia spells it: Rust's `{:?}` (always with a `.` or an exponent, so that it reads
+/// back as a `Float64`), except the non-finite values, which Julia names `Inf` and `NaN`.
+fn float_literal(f: f64) -> String {
+    if f.is_nan() {
+        "NaN".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "Inf" } else { "-Inf" }.into()
+    } else {
+        format!("{f:?}")
     }
 }
 
@@ -290,5 +302,14 @@ mod tests {
         assert_eq!(join_decls(None, "a"), "a");
         assert_eq!(literal_expr(&Literal::Float(-1.0)), "-1.0");
         assert_eq!(literal_expr(&Literal::String("root".into())), "\"root\"");
+    }
+
+    #[test]
+    fn non_finite_floats_are_spelled_for_julia() {
+        assert_eq!(literal_expr(&Literal::Float(f64::INFINITY)), "Inf");
+        assert_eq!(literal_expr(&Literal::Float(f64::NEG_INFINITY)), "-Inf");
+        assert_eq!(literal_expr(&Literal::Float(f64::NAN)), "NaN");
+        assert_eq!(literal_expr(&Literal::Float(1e300)), "1e300");
+        assert_eq!(literal_expr(&Literal::Float(0.5)), "0.5");
     }
 }

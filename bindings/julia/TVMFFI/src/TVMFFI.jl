@@ -27,7 +27,9 @@ else the system loader; see [`library_path`](@ref) and the repository's docs/ins
 Memory rules: results are owned by their Julia wrappers, which release them in finalizers (or
 `close`); arguments are borrowed for the call and kept alive with `GC.@preserve`; Julia callbacks
 and arrays that C holds are kept alive by integer-indexed slots, released by the C object's
-deleter; no C deleter runs Julia code that allocates or locks.
+deleter, and the memory of a kept array cannot move or be freed (`kept.jl`); callbacks are entered
+and C objects deleted through native code (`libtvmffi_julia.so`, `shim.jl`), so that no Julia
+code runs on a thread Julia cannot run it on, and no deleter runs Julia code.
 """
 module TVMFFI
 
@@ -45,8 +47,10 @@ include("abi.jl")
 include("error.jl")
 include("object.jl")
 include("keepalive.jl")
+include("kept.jl")
 include("any.jl")
 include("function.jl")
+include("shim.jl")
 include("containers.jl")
 include("tensor.jl")
 include("typed.jl")
@@ -55,6 +59,7 @@ include("module.jl")
 include("reflection.jl")
 include("metadata.jl")
 include("exports.jl")
+include("extend_base.jl")
 include("fieldtype.jl")
 include("define.jl")
 include("show.jl")
@@ -62,19 +67,16 @@ include("precompile.jl")
 
 function __init__()
     _warn_if_exceptions_crash()
+    _find_package_paths()
     _open_library()
-    _SAFE_CALL_PTR[] = @cfunction(_callback_safe_call, Int32, (Ptr{Cvoid}, Ptr{TVMFFIAny}, Int32, Ptr{TVMFFIAny}))
-    _DLPACK_DELETER[] = @cfunction(_dlpack_deleter, Cvoid, (Ptr{DLManagedTensorVersioned},))
-    _CELL_DELETER[] = _USE_SEMAPHORE ? Libdl.dlsym(Libdl.dlopen("libc.so.6"), :sem_post) :
-                      @cfunction(_cell_mark_released, Cvoid, (Ptr{Cvoid},))
+    _open_shim()
+    _find_shared_bit()
     # Nothing cached at precompile time refers to this process's runtime.
     empty!(_GLOBAL_CACHE)
     empty!(_WRAPPER_CACHE)
     empty!(_TABLES)
     _MISSING_SENTINEL[] = nothing
     _KWARGS_MARKER[] = nothing
-    resize!(_NESTING, Threads.nthreads())
-    fill!(_NESTING, 0)
     return nothing
 end
 

@@ -18,7 +18,7 @@
 #         dims::AbstractVector{<:Integer}, got a vector of Int64 and String values
 #
 # thrown while the library's error is handled, so that it stays on the exception stack (Julia
-# prints it as the cause; `Base.catch_stack()` lists it).
+# prints it as the cause; `current_exceptions()`, `Base.catch_stack()` before 1.7, lists it).
 
 """
     TVMFFI.throw_argument_error(signature, params, types, annotations, required, keywords, args, kwargs)

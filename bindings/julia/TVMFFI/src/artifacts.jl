@@ -7,10 +7,14 @@
 # `bind_library_artifact` (scripts/release-julia.sh for TVMFFI itself, docs/install.md).
 #
 # Julia 1.5 has artifacts in Pkg (`Pkg.Artifacts`, `Pkg.BinaryPlatforms`); later versions keep
-# those names.
+# those names. Pkg is loaded only when a package has an Artifacts.toml (a release) or one is made:
+# since 1.11 it is not in the system image, and loading it costs every `using`. Code that uses it
+# runs through `invokelatest`, as it is loaded after TVMFFI's methods were compiled.
 
-using Pkg: Pkg
-using SHA: sha256
+const _PKG = Base.PkgId(Base.UUID("44cfe95a-1eb2-52ea-b672-e2afdf69b78f"), "Pkg")
+const _SHA = Base.PkgId(Base.UUID("ea8e919c-243c-51af-8825-aaa63cd721ce"), "SHA")
+
+_with_pkg(f) = Base.invokelatest(f, Base.require(_PKG))
 
 """
     artifact_library(root, name, file) -> (path, nothing) or (nothing, why)
@@ -24,13 +28,17 @@ of the places tried.
 function artifact_library(root::AbstractString, name::AbstractString, file::AbstractString)
     toml = joinpath(root, "Artifacts.toml")
     isfile(toml) || return nothing, nothing
+    return _with_pkg(Pkg -> _artifact_library(Pkg, toml, String(name), String(file)))
+end
+
+function _artifact_library(Pkg::Module, toml::String, name::String, file::String)
     what = "the artifact $name of $toml"
-    meta = Pkg.Artifacts.artifact_meta(String(name), toml)
+    meta = Pkg.Artifacts.artifact_meta(name, toml)
     if meta === nothing
         return nothing, "$what (none for $(Pkg.BinaryPlatforms.triplet(Pkg.BinaryPlatforms.platform_key_abi())))"
     end
     dir = try
-        Pkg.Artifacts.ensure_artifact_installed(String(name), meta, toml; quiet_download = true)
+        Pkg.Artifacts.ensure_artifact_installed(name, meta, toml; quiet_download = true)
     catch e
         e isa InterruptException && rethrow()
         return nothing, "$what (cannot install it: $(sprint(showerror, e)))"
@@ -58,13 +66,21 @@ on this machine's architecture, with its C library; strip their debug info first
 function bind_library_artifact(package_dir::AbstractString, files; url_base::AbstractString,
                                tarball_dir::AbstractString = pwd())
     Sys.islinux() || error("bind_library_artifact: only Linux libraries are packaged (this is $(Sys.KERNEL))")
+    sha256 = Base.require(_SHA).sha256
+    return _with_pkg(Pkg -> _bind_library_artifact(Pkg, sha256, package_dir, files, url_base, tarball_dir))
+end
+
+function _bind_library_artifact(Pkg::Module, sha256, package_dir, files, url_base, tarball_dir)
     project = Pkg.TOML.parsefile(joinpath(package_dir, "Project.toml"))
     name, version = project["name"], project["version"]
     for file in files
         isfile(file) || error("bind_library_artifact: $file: no such file")
     end
     host = Pkg.BinaryPlatforms.platform_key_abi()
-    platform = Pkg.BinaryPlatforms.Linux(Pkg.BinaryPlatforms.arch(host); libc = Pkg.BinaryPlatforms.libc(host))
+    # `arch`/`libc` are Symbols on 1.5 and Strings on 1.6+ (Base's HostPlatform); the
+    # compatibility constructor takes Symbols on every version.
+    platform = Pkg.BinaryPlatforms.Linux(Symbol(Pkg.BinaryPlatforms.arch(host));
+                                         libc = Symbol(Pkg.BinaryPlatforms.libc(host)))
     hash = Pkg.Artifacts.create_artifact() do dir
         mkpath(joinpath(dir, "lib"))
         for file in files

@@ -9,21 +9,22 @@
 # --- building from Julia -----------------------------------------------------------------------------
 
 # How deep Julia containers may nest when converted (the same limit as the Node binding): deeper
-# or cyclic values raise an ArgumentError instead of overflowing the stack. The depth of the
-# conversion running on each thread is in `_NESTING` (sized in `__init__`).
+# or cyclic values raise an ArgumentError instead of overflowing the stack. The depth is counted
+# per task (in its task-local storage), not per thread: a task may move between threads (1.7+),
+# and thread ids are not bounded by `nthreads()` (interactive and adopted threads, 1.9+).
 const MAX_NESTING = 1000
-const _NESTING = Int[]
+const _NESTING_KEY = :TVMFFI_nesting
 
 function _nested(convert::F) where {F}
-    tid = Threads.threadid()
-    depth = (_NESTING[tid] += 1)
+    depth = get!(() -> Ref(0), task_local_storage(), _NESTING_KEY)::Base.RefValue{Int}
+    d = (depth[] += 1)
     try
-        depth > MAX_NESTING && throw(ArgumentError(
+        d > MAX_NESTING && throw(ArgumentError(
             "TVMFFI: cannot convert a value nested more than $MAX_NESTING levels deep " *
             "(arrays, tuples or dicts) to TVM-FFI; is it cyclic?"))
         return convert()
     finally
-        _NESTING[tid] -= 1
+        depth[] -= 1
     end
 end
 

@@ -215,6 +215,9 @@ field_read_type(::Type{FFIList}) = FFIList{Any}
 field_read_type(::Type{FFIMap}) = FFIMap{Any,Any}
 field_read_type(::Type{FFIDict}) = FFIDict{Any,Any}
 field_read_type(::Type{Union{Nothing,T}}) where {T} = Union{Nothing,field_read_type(T)}
+# `Any` and `Nothing` are `Union{Nothing,T}` too (T = Any, T = Union{}): not recursed into.
+field_read_type(::Type{Any}) = Any
+field_read_type(::Type{Nothing}) = Nothing
 
 """
     TVMFFI.field_value(T::Type, x)
@@ -237,6 +240,7 @@ _description(::Type{MapOf{K,V}}) where {K,V} = MapOf{_description(K),_descriptio
 _description(::Type{DictOf{K,V}}) where {K,V} = DictOf{_description(K),_description(V)}
 _description(::Type{Union{Nothing,T}}) where {T} = Union{Nothing,_description(T)}
 _description(::Type{Any}) = Any
+_description(::Type{Nothing}) = Nothing
 
 # --- writes: the check every value stored in a field goes through -------------------------------------
 

@@ -13,9 +13,9 @@ wraps a Julia callable `f` as a TVM-FFI function that C code can call and keep (
 [`register_global_func`](@ref)). Any Julia `Function` passed as an argument is converted the same
 way automatically.
 
-A callback must only be called on Julia threads: calling it from a thread that Julia did not
-create is not supported (it is never done by TVM-FFI itself, only by C code that starts its own
-threads).
+A library may call it on a thread of its own: Julia 1.9 and later run the call there (an adopted
+thread); before 1.9 the call fails with a `RuntimeError` raised in the library (no Julia code
+runs), which reaches the Julia caller of the library function if it reports it.
 """
 mutable struct FFIFunction <: FFIObject
     handle::Ptr{Cvoid}
@@ -214,11 +214,10 @@ end
 
 # --- Julia callbacks -------------------------------------------------------------------------------
 
-# TVMFFISafeCallType of every Julia callback (set in __init__).
-const _SAFE_CALL_PTR = Ref{Ptr{Cvoid}}(C_NULL)
-
-# The safe-call entry of Julia callbacks: `self` is the cell of the callback's keep-alive slot.
-# Exceptions never leave this function: they become the raised error and -1.
+# The Julia safe-call entry of Julia callbacks, which the shim's `tvmffi_julia_safe_call` (the
+# function the runtime calls) calls on threads Julia can run it on (shim.jl): `self` is the cell
+# of the callback's keep-alive slot. Exceptions never leave this function: they become the raised
+# error and -1.
 function _callback_safe_call(self::Ptr{Cvoid}, args::Ptr{TVMFFIAny}, nargs::Int32, rv::Ptr{TVMFFIAny})::Int32
     try
         f = _slot_value(self)
@@ -243,7 +242,7 @@ function _new_callback(@nospecialize(f))
     cell = _slot_new(f)
     out = Ref{Ptr{Cvoid}}(C_NULL)
     rc = ccall(_fp_TVMFFIFunctionCreate[], Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Ptr{Cvoid}}),
-        cell, _SAFE_CALL_PTR[], _CELL_DELETER[], out)
+        cell, _shim_safe_call[], _shim_cell_deleter[], out)
     if rc != 0
         _slot_discard(cell)
         _check(rc)

@@ -3,19 +3,16 @@
 #
 # C never holds a pointer to a Julia object. It holds a *cell*: a small block of C memory
 # (`Libc.malloc`) that stores the slot id (an integer index into `_SLOTS`) and a "released" mark.
-# When the C object dies, its deleter only marks the cell:
-# - for callbacks on Linux the deleter *is* libc's `sem_post` on a POSIX semaphore inside the cell:
-#   no Julia code runs, so the last reference may be dropped on any thread, inside a finalizer or
-#   at exit;
-# - for tensors (and callbacks elsewhere) the deleter is a tiny Julia function that marks the cell
-#   without allocating or locking, so it is safe inside finalizers.
-# No Julia data structure is ever touched from a deleter. Normal Julia code sweeps marked cells
-# and frees their slots (amortized, when new slots are made, and on `sweep_keepalive!()`).
+# When the C object dies, its deleter only sets the mark: the deleters are functions of the native
+# shim (shim.jl, `tvmffi_julia_cell_deleter` for callbacks, `tvmffi_julia_dlpack_deleter` for
+# tensors), so no Julia code runs and the last reference may be dropped on any thread, inside a
+# finalizer or at exit. Normal Julia code sweeps marked cells and frees their slots (amortized, when
+# new slots are made, and on `sweep_keepalive!()`); freeing the slot of a kept array also ends the
+# protection of its memory (kept.jl).
 
 const _CELL_SIZE = 64
-const _CELL_ID_OFFSET = 32      # after a 32-byte sem_t
-const _CELL_FLAG_OFFSET = 40
-const _USE_SEMAPHORE = Sys.islinux()
+const _CELL_ID_OFFSET = 32
+const _CELL_FLAG_OFFSET = 40    # the shim's CELL_FLAG_OFFSET
 
 mutable struct _SlotTable
     values::Vector{Any}
@@ -28,31 +25,10 @@ end
 const _SLOTS = _SlotTable(Any[], Ptr{Cvoid}[], Int[], 0, 64)
 const _SLOT_LOCK = ReentrantLock()
 
-# Deleter of callback Functions: `sem_post` (Linux) or `_cell_mark_released` (set in __init__).
-const _CELL_DELETER = Ref{Ptr{Cvoid}}(C_NULL)
+# An atomic load of the mark, in the shim (the deleter stores it from any thread).
+_cell_released(cell::Ptr{Cvoid}) = ccall(_shim_cell_released[], Cint, (Ptr{Cvoid},), cell) != 0
 
-function _cell_mark_released(cell::Ptr{Cvoid})
-    if _USE_SEMAPHORE
-        ccall(:sem_post, Cint, (Ptr{Cvoid},), cell)
-    else
-        unsafe_store!(Ptr{UInt64}(cell + _CELL_FLAG_OFFSET), UInt64(1))
-    end
-    return nothing
-end
-
-function _cell_released(cell::Ptr{Cvoid})
-    if _USE_SEMAPHORE
-        return ccall(:sem_trywait, Cint, (Ptr{Cvoid},), cell) == 0
-    else
-        return unsafe_load(Ptr{UInt64}(cell + _CELL_FLAG_OFFSET)) != 0
-    end
-end
-
-function _cell_free(cell::Ptr{Cvoid})
-    _USE_SEMAPHORE && ccall(:sem_destroy, Cint, (Ptr{Cvoid},), cell)
-    Libc.free(cell)
-    return nothing
-end
+_cell_free(cell::Ptr{Cvoid}) = Libc.free(cell)
 
 @inline _cell_id(cell::Ptr{Cvoid}) = unsafe_load(Ptr{Int64}(cell + _CELL_ID_OFFSET))
 
@@ -64,6 +40,7 @@ function _sweep_locked!(t::_SlotTable)
         if _cell_released(cell)
             _cell_free(cell)
             t.cells[id] = C_NULL
+            _unkeep(t.values[id])
             t.values[id] = nothing
             push!(t.free, id)
             t.live -= 1
@@ -78,10 +55,6 @@ function _slot_new(@nospecialize(value))
     cell = Libc.malloc(_CELL_SIZE)
     cell == C_NULL && throw(OutOfMemoryError())
     ccall(:memset, Ptr{Cvoid}, (Ptr{Cvoid}, Cint, Csize_t), cell, 0, _CELL_SIZE)
-    if _USE_SEMAPHORE && ccall(:sem_init, Cint, (Ptr{Cvoid}, Cint, Cuint), cell, 0, 0) != 0
-        Libc.free(cell)
-        error("TVMFFI: sem_init failed: $(Libc.strerror())")
-    end
     lock(_SLOT_LOCK)
     try
         t = _SLOTS
@@ -124,6 +97,7 @@ function _slot_discard(cell::Ptr{Cvoid})
     try
         t = _SLOTS
         t.cells[id] = C_NULL
+        _unkeep(t.values[id])
         t.values[id] = nothing
         push!(t.free, id)
         t.live -= 1

@@ -7,12 +7,16 @@
 
 const _LIBNAME = "libtvm_ffi." * Libdl.dlext
 
-# This package's folder (its Artifacts.toml, when released with one, binds the runtime).
-const _PACKAGE_ROOT = normpath(joinpath(@__DIR__, ".."))
+# This package's folder (its Artifacts.toml, when released with one, binds the runtime), found in
+# __init__: `@__DIR__` would be the folder the package was precompiled in, and package images can
+# be moved with their depot (1.11+).
+const _PACKAGE_ROOT = Ref{String}("")
+_package_root() = _PACKAGE_ROOT[]
+_find_package_paths() = (_PACKAGE_ROOT[] = something(pkgdir(@__MODULE__), normpath(joinpath(@__DIR__, ".."))))
 
-# The workspace's release build, relative to this package (bindings/julia/TVMFFI/src): the
-# runtime "next to the package" when TVMFFI is used from a checkout.
-const _WORKSPACE_LIB = normpath(joinpath(_PACKAGE_ROOT, "..", "..", "..", "target", "release", _LIBNAME))
+# The workspace's release build, relative to this package (bindings/julia/TVMFFI): the runtime
+# "next to the package" when TVMFFI is used from a checkout.
+_workspace_lib() = normpath(joinpath(_package_root(), "..", "..", "..", "target", "release", _LIBNAME))
 
 """
     library_path() -> Union{Pair{String,String},Nothing}
@@ -89,7 +93,25 @@ function _dlopen(file::AbstractString, flags)
     end
 end
 
-function _open_library()
+# Apache's runtime installs a SIGSEGV handler (a backtrace printer) when it is loaded. Julia needs
+# its own: with several threads, garbage collection stops them at safepoints by a protected page
+# that faults. So Julia's handler is put back after the runtime is opened (Linux; `struct
+# sigaction` fits in the buffer on every Linux ABI).
+const _SIGSEGV = 11
+function _keeping_sigsegv_handler(open::F) where {F}
+    Sys.islinux() || return open()
+    saved = zeros(UInt8, 512)
+    ccall(:sigaction, Cint, (Cint, Ptr{Cvoid}, Ptr{UInt8}), _SIGSEGV, C_NULL, saved) == 0 || return open()
+    try
+        return open()
+    finally
+        ccall(:sigaction, Cint, (Cint, Ptr{UInt8}, Ptr{Cvoid}), _SIGSEGV, saved, C_NULL)
+    end
+end
+
+_open_library() = _keeping_sigsegv_handler(_open_library_now)
+
+function _open_library_now()
     flags = Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL
     given = library_path()
     handle = nothing
@@ -104,11 +126,11 @@ function _open_library()
         handle = Libdl.dlopen(_LIBNAME, Libdl.RTLD_NOLOAD | flags; throw_error = false)
         if handle === nothing
             push!(tried, "a runtime loaded in the process (none)")
-            artifact, why = artifact_library(_PACKAGE_ROOT, "TVMFFI", _LIBNAME)
+            artifact, why = artifact_library(_package_root(), "TVMFFI", _LIBNAME)
             why === nothing || push!(tried, why)
-            for file in (artifact, _WORKSPACE_LIB, _LIBNAME)
+            for file in (artifact, _workspace_lib(), _LIBNAME)
                 file === nothing && continue
-                if file == _WORKSPACE_LIB && !isfile(file)
+                if file == _workspace_lib() && !isfile(file)
                     push!(tried, "$file (no such file)")
                     continue
                 end
@@ -159,7 +181,7 @@ path raises one naming both paths).
 function load_library(path::AbstractString)
     _LIB_HANDLE[] == C_NULL && error("TVMFFI is not initialized")
     _raised_error_if_any()  # one raised earlier is no longer anyone's
-    handle = Libdl.dlopen(String(path), Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL)
+    handle = _keeping_sigsegv_handler(() -> Libdl.dlopen(String(path), Libdl.RTLD_NOW | Libdl.RTLD_GLOBAL))
     err = _raised_error_if_any()
     err === nothing || throw(err)
     return handle

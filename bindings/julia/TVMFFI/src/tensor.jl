@@ -185,17 +185,7 @@ end
 
 # --- Julia array -> tensor -----------------------------------------------------------------------------------
 
-const _DLPACK_DELETER = Ref{Ptr{Cvoid}}(C_NULL)
 const _DLPACK_HEADER = sizeof(DLManagedTensorVersioned)
-
-# Deleter of the DLManagedTensorVersioned of tensors over Julia arrays: marks the keep-alive cell and
-# frees the C block. Allocates nothing and takes no lock (it may run inside a finalizer).
-function _dlpack_deleter(mt::Ptr{DLManagedTensorVersioned})
-    cell = unsafe_load(Ptr{Ptr{Cvoid}}(mt + fieldoffset(DLManagedTensorVersioned, 2)))
-    _cell_mark_released(cell)
-    Libc.free(mt)
-    return nothing
-end
 
 # Arrays whose elements sit at fixed strides in memory (`strides(x)`, from `_data_pointer(x)`): strided
 # arrays, and permutations and transposes of them (an adjoint only of reals, where it is a transpose).
@@ -209,8 +199,7 @@ _is_strided_wrapper(x::AbstractArray) =
 const _LINEAR_ALGEBRA = Base.PkgId(Base.UUID("37e2e46d-f89d-539d-b4ee-838fcccc9c8e"), "LinearAlgebra")
 function _is_transpose(x::AbstractArray)
     T = typeof(x)
-    return nameof(T) in (:Transpose, :Adjoint) &&
-        parentmodule(T) === get(Base.loaded_modules, _LINEAR_ALGEBRA, nothing)
+    return nameof(T) in (:Transpose, :Adjoint) && Base.PkgId(parentmodule(T)) == _LINEAR_ALGEBRA
 end
 
 _data_pointer(x::PermutedDimsArray) = pointer(parent(x))
@@ -232,7 +221,7 @@ function _tensor_from_array(x::AbstractArray{T,N}) where {T,N}
         unsafe_store!(strides_ptr, Int64(strd[i]), i)
     end
     cell = try
-        _slot_new(x)
+        _slot_new(_keep(x))
     catch
         Libc.free(mem)
         rethrow()
@@ -240,7 +229,7 @@ function _tensor_from_array(x::AbstractArray{T,N}) where {T,N}
     data = Ptr{Cvoid}(_data_pointer(x))
     dl = DLTensor(data, DLDevice(kDLCPU, Int32(0)), Int32(N), dt, shape_ptr, strides_ptr, UInt64(0))
     unsafe_store!(Ptr{DLManagedTensorVersioned}(mem),
-        DLManagedTensorVersioned(DLPackVersion(1, 1), cell, _DLPACK_DELETER[], UInt64(0), dl))
+        DLManagedTensorVersioned(DLPackVersion(1, 1), cell, _shim_dlpack_deleter[], UInt64(0), dl))
     out = Ref{Ptr{Cvoid}}(C_NULL)
     rc = ccall(_fp_TVMFFITensorFromDLPackVersioned[], Cint, (Ptr{Cvoid}, Int32, Int32, Ptr{Ptr{Cvoid}}),
         mem, 0, 0, out)
@@ -256,13 +245,20 @@ end
 # --- tensor -> Julia array --------------------------------------------------------------------------------------
 
 # Arrays made over tensors, so that passing them back passes the same tensor:
-# objectid(array) => (WeakRef(array), tensor handle, permuted). The handle is the reference the
-# array's finalizer releases, so it is valid while the WeakRef still points to the array. Dead
-# entries are purged when the table grows. (A finalizer closure does not keep what it captures
-# alive for the GC, so the reference is held as a raw handle, not as a wrapper object.)
-const _WRAPPED = Dict{UInt,Tuple{WeakRef,Ptr{Cvoid},Bool}}()
+# objectid(array) => (WeakRef(array), WeakRef(owner), tensor handle, permuted, data, length). The
+# owner is what carries the finalizer that releases the handle (`_finalized_owner`), so the handle
+# is valid while that WeakRef still points to it; the array still uses the tensor's memory while
+# its owner, data pointer and length are the ones recorded (on 1.11+ a grown array moves to new
+# memory). Dead entries are purged when the table grows. (A finalizer closure does not keep what
+# it captures alive for the GC, so the reference is held as a raw handle, not as a wrapper.)
+const _WRAPPED = Dict{UInt,Tuple{WeakRef,WeakRef,Ptr{Cvoid},Bool,Ptr{Cvoid},Int}}()
 const _WRAPPED_LOCK = ReentrantLock()
 const _WRAPPED_PURGE_AT = Ref(1024)
+
+# What the finalizer of an array over a tensor goes on: since 1.11 the array's `Memory`, which
+# `vec`, `reshape` and views of the array share without referring to the array itself; before,
+# the array (which those refer to as their data owner).
+_finalized_owner(B::Array) = _ARRAYS_OWN_MEMORY ? getfield(B, :ref).mem : B
 
 function _remember_wrapped(B::Array, h::Ptr{Cvoid}, permuted::Bool)
     lock(_WRAPPED_LOCK)
@@ -271,18 +267,20 @@ function _remember_wrapped(B::Array, h::Ptr{Cvoid}, permuted::Bool)
             filter!(kv -> kv[2][1].value !== nothing, _WRAPPED)
             _WRAPPED_PURGE_AT[] = max(1024, 2 * length(_WRAPPED))
         end
-        _WRAPPED[objectid(B)] = (WeakRef(B), h, permuted)
+        _WRAPPED[objectid(B)] = (WeakRef(B), WeakRef(_finalized_owner(B)), h, permuted,
+                                 Ptr{Cvoid}(pointer(B)), length(B))
     finally
         unlock(_WRAPPED_LOCK)
     end
 end
 
-# The tensor handle behind an array made by `_try_array`, or C_NULL.
+# The tensor handle behind an array made by `_try_array` (still over the tensor's memory), or C_NULL.
 function _lookup_wrapped(B::Array, permuted::Bool)
     e = lock(() -> get(_WRAPPED, objectid(B), nothing), _WRAPPED_LOCK)
     e === nothing && return C_NULL
-    (e[1].value === B && e[3] == permuted) || return C_NULL
-    return e[2]
+    (e[1].value === B && e[4] == permuted) || return C_NULL
+    (e[2].value === _finalized_owner(B) && e[5] == Ptr{Cvoid}(pointer(B)) && e[6] == length(B)) || return C_NULL
+    return e[3]
 end
 
 _is_reversed_perm(::PermutedDimsArray{T,N,perm}) where {T,N,perm} = perm == ntuple(i -> N + 1 - i, N)
@@ -351,7 +349,7 @@ function _try_array(t::FFITensor)
     if aliased
         h = getfield(t, :handle)
         setfield!(t, :handle, C_NULL)
-        finalizer(_ -> _decref(h), B)
+        finalizer(_ -> _decref(h), _finalized_owner(B))
         _remember_wrapped(B, h, permuted)
     else
         _release!(t)

@@ -160,6 +160,9 @@ to_ffi(::Type{FFIFunction}, x::Union{Base.Function,FFIFunction}) = x
 to_ffi(::Type{FFIFunction}, x) = _CallbackArg(x)                     # any callable object
 to_ffi(::Type{Union{Nothing,T}}, x) where {T} = x === nothing ? nothing : to_ffi(T, x)
 to_ffi(::Type{Union{Nothing,T}}, ::Nothing) where {T} = nothing
+# `Any` and `Nothing` are `Union{Nothing,T}` too (T = Any, T = Union{}): tie-breakers.
+to_ffi(::Type{Any}, ::Nothing) = nothing
+to_ffi(::Type{Nothing}, ::Nothing) = nothing
 
 to_ffi(::Type{ArrayOf{T}}, x::FFIArray) where {T} = x
 # Homogeneous numeric vectors: the same values as element by element, without boxing (an
@@ -169,6 +172,12 @@ to_ffi(::Type{ArrayOf{Float64}}, x::AbstractVector{<:Union{AbstractFloat,_SmallI
 to_ffi(::Type{ArrayOf{Int64}}, x::AbstractVector{<:_SmallInt}) = _NumSeqArg{Int64}(false, x)
 to_ffi(::Type{ListOf{Float64}}, x::AbstractVector{<:Union{AbstractFloat,_SmallInt}}) = _NumSeqArg{Float64}(true, x)
 to_ffi(::Type{ListOf{Int64}}, x::AbstractVector{<:_SmallInt}) = _NumSeqArg{Int64}(true, x)
+# Typed views of numeric containers (a result passed back) are both containers and numeric
+# vectors: they pass as they are.
+to_ffi(::Type{ArrayOf{Float64}}, x::FFIArray{<:Union{AbstractFloat,_SmallInt}}) = x
+to_ffi(::Type{ArrayOf{Int64}}, x::FFIArray{<:_SmallInt}) = x
+to_ffi(::Type{ListOf{Float64}}, x::FFIList{<:Union{AbstractFloat,_SmallInt}}) = x
+to_ffi(::Type{ListOf{Int64}}, x::FFIList{<:_SmallInt}) = x
 to_ffi(::Type{ArrayOf{T}}, x) where {T} = _SeqArg(false, Any[to_ffi(T, e) for e in x])
 to_ffi(::Type{ListOf{T}}, x::FFIList) where {T} = x
 to_ffi(::Type{ListOf{T}}, x) where {T} = _SeqArg(true, Any[to_ffi(T, e) for e in x])
