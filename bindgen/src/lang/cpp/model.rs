@@ -203,11 +203,11 @@ pub fn literal(s: &str) -> String {
     out
 }
 
-/// The most characters of one piece of [`literal_pieces`], well under the 65,536 characters a
+/// The most characters of one piece of `literal_pieces`, well under the 65,536 characters a
 /// string literal may hold in every conforming compiler (`-pedantic` checks it).
 const MAX_PIECE: usize = 16 * 1024;
 
-/// `s` as C++ string literals of at most [`MAX_PIECE`] characters each, which joined give `s`
+/// `s` as C++ string literals of at most `MAX_PIECE` characters each, which joined give `s`
 /// (one piece unless `s` is longer, none if it is empty).
 pub fn literal_pieces(s: &str) -> Vec<String> {
     let chars: Vec<char> = s.chars().collect();
