@@ -408,6 +408,7 @@ macro_rules! cpp_tests {
 cpp_tests!(
     configs: [
         gcc_cxx17,
+        gcc_cxx20,
         clang_libstdcxx_cxx17,
         clang_libstdcxx_cxx20,
         clang_libcxx_cxx17,

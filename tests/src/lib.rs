@@ -564,6 +564,11 @@ pub const CXX_MATRIX: &[CxxConfig] = &[
         flags: &["-std=c++17"],
     },
     CxxConfig {
+        name: "gcc_cxx20",
+        compiler: "g++",
+        flags: &["-std=c++20"],
+    },
+    CxxConfig {
         name: "clang_libstdcxx_cxx17",
         compiler: CLANGXX,
         flags: &["-std=c++17"],
