@@ -42,7 +42,7 @@ fn harvest_writes_a_reviewable_deterministic_overlay() {
     for line in [
         "harvest: 7 Python files (0 not parsed), 2 FFI namespaces, 5 registered classes, 17 call sites of 15 registered entries",
         "harvest: 14 entries: 14 named, 0 partly, 0 positional;",
-        "parameter names: 22 direct, 2 fan-out, 3 receiver",
+        "parameter names: 24 direct, 2 fan-out, 3 receiver",
         "harvest: roles: 2 constructor, 3 method, 9 plain, 1 property",
         "mylib.ops.clash: clash: parameter 1: `x` here, `first` at mylib/ops/core.py:20 clash_b",
         "mylib.ops.split: `names`: weak name (fan-out)",
@@ -116,8 +116,8 @@ fn generate_harvest_names_parameters_and_hand_entries_win() {
         "constructor(size: number | bigint, options?: { strict?: boolean; });",
         // One parameter fanned out to two locals.
         "export function split(names: ",
-        // Names that collide in camelCase are made unique.
-        "export function spelled(anyThing: number | bigint, anyThing_: number | bigint)",
+        // Names that collide in camelCase are made unique; a JavaScript keyword is escaped.
+        "export function spelled(anyThing: number | bigint, anyThing_: number | bigint, end: number | bigint, new_: number | bigint)",
     ] {
         assert!(dts.contains(decl), "no `{decl}` in:\n{dts}");
     }
@@ -239,4 +239,49 @@ fn a_call_of_another_arity_is_a_warning_and_not_used() {
         "{report}"
     );
     assert!(yaml.contains("# mylib/ops/core.py:16 clash_a\n"), "{yaml}");
+}
+
+/// Python names are valid Python but may be keywords, or collide, once Julia or C++ spells
+/// them: `spelled(any_thing, anyThing, end, new)` keeps four distinct, legal names in each
+/// (both spell `anyThing` in snake case, so the second becomes `any_thing_`).
+#[test]
+fn harvested_names_are_spelled_legally_in_julia_and_cpp() {
+    let dir = scratch("harvest-spelling");
+    let generate = |lang: &str| {
+        let out = dir.join(lang);
+        let gen = ffihub(&[
+            "generate",
+            "--lang",
+            lang,
+            "--name",
+            "mylib",
+            "--metadata",
+            &library(),
+            "--harvest",
+            "--python",
+            &package("mylib"),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            gen.status.success(),
+            "{}",
+            String::from_utf8_lossy(&gen.stderr)
+        );
+        out
+    };
+    let jl = std::fs::read_to_string(generate("julia").join("src/Mylib.jl")).unwrap();
+    let decl = "spelled(any_thing::Integer, any_thing_::Integer, end_::Integer, new::Integer)";
+    assert!(jl.contains(decl), "no `{decl}` in:\n{jl}");
+    let header = generate("cpp").join("mylib/ops.hpp");
+    let hpp = std::fs::read_to_string(&header).unwrap();
+    let decl = "spelled(int64_t any_thing, int64_t any_thing_, int64_t end, int64_t new_)";
+    assert!(hpp.contains(decl), "no `{decl}` in:\n{hpp}");
+    let status = cpp_syntax_check(&dir.join("all.cpp"), &[header])
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "the harvested C++ header does not compile"
+    );
 }
