@@ -5,7 +5,9 @@
 
 use crate::ir::{self, docstring, overlay, Library};
 use ffihub_harvest::{Entry, Harvest, NameHow, PackageRoot, Registry, Role};
-use ffihub_schema::{ParamEntry, SignatureEntry, Signatures, SIGNATURES_VERSION};
+use ffihub_schema::{
+    ParamEntry, RoleEntry, RoleKind, SignatureEntry, Signatures, SIGNATURES_VERSION,
+};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -150,7 +152,14 @@ pub fn overlay_of(lib: &Library, h: &Harvest) -> HarvestOverlay {
             continue;
         }
         let (mut entry, mut notes) = entry_of(e);
-        if entry.params.as_ref().is_none_or(Vec::is_empty) && entry.returns.is_none() {
+        if name.ends_with(".__init__") {
+            // The type's own constructor: its role is what it already is.
+            entry.role = None;
+        }
+        if entry.params.as_ref().is_none_or(Vec::is_empty)
+            && entry.returns.is_none()
+            && entry.role.is_none()
+        {
             continue;
         }
         match overlay::fit(&mut scratch, name, &mut entry) {
@@ -170,6 +179,21 @@ pub fn overlay_of(lib: &Library, h: &Harvest) -> HarvestOverlay {
                 notes,
             },
         );
+    }
+    // Two harvested constructors of one class with as many parameters: the first keeps its role.
+    let roles: Vec<(String, ffihub_schema::RoleEntry)> = out
+        .entries
+        .iter()
+        .filter_map(|(k, h)| h.entry.role.clone().map(|r| (k.clone(), r)))
+        .collect();
+    for (name, first) in overlay::same_arity_constructors(lib, roles.iter().map(|(k, r)| (k, r))) {
+        if let Some(h) = out.entries.get_mut(&name) {
+            h.entry.role = None;
+            h.notes.push(format!(
+                "dropped the role: `{first}` is a constructor of the same class with as many \
+                 parameters"
+            ));
+        }
     }
     let r = &h.report;
     out.warnings.extend(r.parse_warnings.iter().cloned());
@@ -303,9 +327,25 @@ fn entry_of(e: &Entry) -> (SignatureEntry, Vec<String>) {
         SignatureEntry {
             params: Some(params),
             returns: e.returns.clone(),
+            role: role_entry(&e.role),
         },
         notes,
     )
+}
+
+/// The overlay role of a harvested role, when its class is a registered type.
+fn role_entry(role: &Role) -> Option<RoleEntry> {
+    let (kind, name) = match role {
+        Role::Plain => return None,
+        Role::Constructor { .. } => (RoleKind::Constructor, None),
+        Role::Method { method, .. } => (RoleKind::Method, Some(method.clone())),
+        Role::Property { property, .. } => (RoleKind::Property, Some(property.clone())),
+    };
+    Some(RoleEntry {
+        kind,
+        of: role.key()?.to_string(),
+        name,
+    })
 }
 
 /// A YAML scalar: plain when it cannot be mistaken for anything else, else double-quoted
@@ -338,7 +378,10 @@ pub fn to_yaml(h: &HarvestOverlay, command: &str) -> String {
         "# Each entry names the Python function it came from; hand-written entries of a --config\n\
          # file win over harvested ones, entry by entry (docs/harvest.md)."
     );
-    s.push_str("signatures:\n  version: 1\n  entries:\n");
+    let _ = write!(
+        s,
+        "signatures:\n  version: {SIGNATURES_VERSION}\n  entries:\n"
+    );
     if h.entries.is_empty() {
         s.truncate(s.len() - 1);
         s.push_str(" {}\n");
@@ -346,9 +389,11 @@ pub fn to_yaml(h: &HarvestOverlay, command: &str) -> String {
     for (name, e) in &h.entries {
         let role = match &e.role {
             Role::Plain => String::new(),
-            Role::Constructor { class } => format!(" (constructor of {class})"),
-            Role::Method { class, method } => format!(" (method {class}.{method})"),
-            Role::Property { class, property } => format!(" (property {class}.{property})"),
+            Role::Constructor { class, .. } => format!(" (constructor of {class})"),
+            Role::Method { class, method, .. } => format!(" (method {class}.{method})"),
+            Role::Property {
+                class, property, ..
+            } => format!(" (property {class}.{property})"),
         };
         let _ = writeln!(s, "    # {}{role}", e.origin);
         for n in &e.notes {
@@ -396,6 +441,23 @@ pub fn to_yaml(h: &HarvestOverlay, command: &str) -> String {
                 s,
                 "      returns: {}",
                 serde_json::to_string(r).unwrap_or_default()
+            );
+        }
+        if let Some(r) = &e.entry.role {
+            let kind = match r.kind {
+                RoleKind::Constructor => "constructor",
+                RoleKind::Method => "method",
+                RoleKind::Property => "property",
+            };
+            let name = r
+                .name
+                .as_ref()
+                .map(|n| format!(", name: {n}"))
+                .unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "      role: {{ kind: {kind}, of: {}{name} }}",
+                scalar(&r.of)
             );
         }
     }

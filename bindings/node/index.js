@@ -82,6 +82,7 @@ module.exports = {
   types: define.types,
   construct: object.construct,
   constructArranged: object.constructArranged,
+  constructByMember: object.constructByMember,
   fieldGetters: object.fieldGetters,
   getField: object.getField,
   setField: object.setField,

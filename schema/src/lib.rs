@@ -20,7 +20,9 @@ pub use document::{
     Constructor, DefaultValue, Field, FieldFlags, Function, Metadata, Method, Module, ObjectType,
     Reflection, TypingReport, UntypedReason, FORMAT_VERSION, MODULES_VERSION,
 };
-pub use signatures::{ParamEntry, SignatureEntry, Signatures, SIGNATURES_VERSION};
+pub use signatures::{
+    ParamEntry, RoleEntry, RoleKind, SignatureEntry, Signatures, SIGNATURES_VERSION,
+};
 pub use type_schema::{Origin, SchemaError, Signature, TypeSchema};
 
 use std::fmt;

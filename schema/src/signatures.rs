@@ -19,7 +19,13 @@
 //!           default: null
 //!           keyword_only: true
 //!       returns: mylib.Grammar               # narrower than the library's return type
+//!     mylib.GrammarVocabSize:                # a global the Python API reads as a property
+//!       role: { kind: property, of: mylib.Grammar, name: vocab_size }
 //! ```
+//!
+//! `role` (version 2) says what the library's Python API makes of a global function or a
+//! method: the constructor of a type, a method or a property of it (the receiver is the first
+//! parameter of a global), under its Python name.
 //!
 //! This module only reads the file; `ffihub-bindgen` checks it against the library (names,
 //! arity, types, defaults) and applies it.
@@ -30,8 +36,9 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// The overlay format version this crate reads.
-pub const SIGNATURES_VERSION: u32 = 1;
+/// The overlay format version this crate writes; it reads this one and version 1 (which has no
+/// `role`).
+pub const SIGNATURES_VERSION: u32 = 2;
 
 /// The `signatures:` section.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -59,6 +66,34 @@ pub struct SignatureEntry {
     /// A narrower return type, in the compact type spelling (`mylib.Grammar`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub returns: Option<String>,
+    /// What the library's Python API makes of it (version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<RoleEntry>,
+}
+
+/// The role of a global function or method in the library's Python API.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleEntry {
+    /// Constructor, method or property.
+    pub kind: RoleKind,
+    /// The type key of the class it belongs to.
+    pub of: String,
+    /// The Python name of the method or property (none for a constructor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+/// What a role makes of a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoleKind {
+    /// Constructs the class: its parameters are the constructor's, its result the instance.
+    Constructor,
+    /// A method: a global's first parameter is the receiver.
+    Method,
+    /// A read-only property: a global's only parameter is the receiver.
+    Property,
 }
 
 /// One parameter: its name, and optionally a narrower type, a default, keyword-only, a doc.
@@ -128,20 +163,36 @@ impl Signatures {
     /// Checks what the serde model cannot: the version, and that parameter names are
     /// identifiers.
     pub fn validate(&self) -> Result<(), String> {
-        if self.version != SIGNATURES_VERSION {
+        if !(1..=SIGNATURES_VERSION).contains(&self.version) {
             return Err(format!(
-                "signatures.version {} is not supported (this ffihub reads version {SIGNATURES_VERSION})",
+                "signatures.version {} is not supported (this ffihub reads versions 1 to {SIGNATURES_VERSION})",
                 self.version
             ));
         }
         for (key, entry) in &self.entries {
+            if let Some(role) = &entry.role {
+                if self.version < 2 {
+                    return Err(format!(
+                        "signatures: `{key}`: `role` needs signatures.version 2"
+                    ));
+                }
+                let named = role.name.as_deref().is_some_and(is_identifier);
+                match (role.kind, &role.name) {
+                    (RoleKind::Constructor, Some(_)) => {
+                        return Err(format!(
+                            "signatures: `{key}`: a constructor's role has no `name`"
+                        ))
+                    }
+                    (RoleKind::Method | RoleKind::Property, _) if !named => {
+                        return Err(format!(
+                            "signatures: `{key}`: the role's `name` must be an identifier"
+                        ))
+                    }
+                    _ => {}
+                }
+            }
             for (i, p) in entry.params.iter().flatten().enumerate() {
-                let mut chars = p.name.chars();
-                let identifier = chars
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-                    && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-                if !identifier {
+                if !is_identifier(&p.name) {
                     return Err(format!(
                         "signatures: `{key}`: parameter {} is named `{}`, not an identifier \
                          (letters, digits and `_`)",
@@ -153,4 +204,13 @@ impl Signatures {
         }
         Ok(())
     }
+}
+
+/// Letters, digits and `_`, not starting with a digit.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

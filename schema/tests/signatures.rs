@@ -34,6 +34,12 @@ fn sample_reads_validates_and_round_trips() {
         "null is a default, not its absence"
     );
     assert!(scale.keyword_only);
+    let role = overlay.entries["sample.BaseWithTag"].role.as_ref().unwrap();
+    assert_eq!(role.kind, ffihub_schema::RoleKind::Method);
+    assert_eq!(
+        (role.of.as_str(), role.name.as_deref()),
+        ("sample.Base", Some("with_tag"))
+    );
 
     let yaml: Value = serde_yaml::from_str(SAMPLE).unwrap();
     assert_eq!(schema_errors(&yaml), Vec::<String>::new());
@@ -77,8 +83,11 @@ fn bad_overlays_are_rejected_by_serde_and_by_the_json_schema() {
     }
     // serde reads these; `validate` and the JSON Schema reject them.
     for text in [
-        "version: 2\n",
+        "version: 3\n",
         "version: 1\nentries: {f: {params: [\"a b\"]}}\n",
+        "version: 2\nentries: {f: {role: {kind: constructor, of: t.T, name: make}}}\n",
+        "version: 2\nentries: {f: {role: {kind: method, of: t.T}}}\n",
+        "version: 2\nentries: {f: {role: {kind: property, of: t.T, name: \"a b\"}}}\n",
     ] {
         let overlay: Signatures = serde_yaml::from_str(text).unwrap();
         assert!(overlay.validate().is_err(), "{text}");
@@ -88,6 +97,17 @@ fn bad_overlays_are_rejected_by_serde_and_by_the_json_schema() {
             "the JSON Schema accepts {text}"
         );
     }
+    // A role needs version 2 (the JSON Schema does not tie keys to the version).
+    let overlay: Signatures = serde_yaml::from_str(
+        "version: 1\nentries: {f: {role: {kind: method, of: t.T, name: m}}}\n",
+    )
+    .unwrap();
+    assert!(overlay.validate().unwrap_err().contains("version 2"));
+    // An unknown role kind.
+    assert!(serde_yaml::from_str::<Signatures>(
+        "version: 2\nentries: {f: {role: {kind: field, of: t.T, name: m}}}\n"
+    )
+    .is_err());
     // A default that is not a literal the bindings can spell (checked against the library by
     // the generator too).
     let value: Value =

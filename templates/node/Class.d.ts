@@ -6,6 +6,16 @@
  */
 {% endif -%}
 {{ c.decl }}class {{ c.ident }} extends {{ c.base }} {
+{%- for mc in c.member_constructors %}
+{%- if !mc.doc.is_empty() %}
+  /**
+{%- for line in mc.doc %}
+   * {{ line }}
+{%- endfor %}
+   */
+{%- endif %}
+  constructor({{ mc.dts_params }});
+{%- endfor %}
 {%- if let Some(k) = c.constructor %}
 {%- if !k.jsdoc.is_empty() %}
   /**
@@ -15,7 +25,7 @@
    */
 {%- endif %}
   constructor({% for p in k.positional %}{{ p.decl }}{% if !loop.last || !k.keyword.is_empty() %}, {% endif %}{% endfor %}{% if !k.keyword.is_empty() %}options{% if k.options_optional %}?{% endif %}: { {% for p in k.keyword %}{{ p.decl }}; {% endfor %}}{% endif %});
-{%- else %}
+{%- else if c.member_constructors.is_empty() %}
   protected constructor(token: never);
 {%- endif %}
 {%- for fld in c.fields %}
@@ -41,6 +51,10 @@
 {%- endfor %}
    */
 {%- endif %}
+{%- if m.property %}
+  readonly {{ m.ident }}: {{ m.ret }};
+{%- else %}
   {% if m.is_static %}static {% endif %}{{ m.ident }}({{ m.call.dts_params }}): {{ m.ret }};
+{%- endif %}
 {%- endfor %}
 }

@@ -13,11 +13,21 @@ function {{ c.binding }}A({{ a.js_params }}) {
 {{ c.path }} = class {{ c.ident }} extends {{ c.js_base }} {
 {%- if let Some(k) = c.constructor %}
   constructor(...args) {
+{%- if !c.member_constructors.is_empty() %}
+    const made = __ffi.constructByMember(args, [{% for mc in c.member_constructors %}[{{ mc.min }}, {{ mc.max }}, {{ mc.global }}]{% if !loop.last %}, {% endif %}{% endfor %}], true);
+    if (made !== undefined) return made;
+{%- endif %}
 {%- if k.arrange.is_some() %}
     super(__ffi.constructArranged({{ c.key }}, args, {{ c.binding }}A, {{ c.binding }}C));
 {%- else %}
     super(__ffi.construct({{ c.key }}, args, {{ k.coercions }}, {{ k.keywords }}, {{ c.binding }}C));
 {%- endif %}
+  }
+{%- else if !c.member_constructors.is_empty() %}
+  constructor(...args) {
+    const made = __ffi.constructByMember(args, [{% for mc in c.member_constructors %}[{{ mc.min }}, {{ mc.max }}, {{ mc.global }}]{% if !loop.last %}, {% endif %}{% endfor %}], false);
+    if (made !== undefined) return made;
+    super(args[0]);
   }
 {%- endif %}
 {%- for fld in c.fields %}
@@ -37,8 +47,18 @@ function {{ c.binding }}A({{ a.js_params }}) {
 {%- endif %}
 {%- endfor %}
 {%- for m in c.methods %}
-
-  {% if m.is_static %}static {% endif %}{{ m.ident }}({{ m.call.js_params }}) {
+{% if let Some(g) = m.global %}
+{%- if m.property %}
+  get {{ m.ident }}() {
+    return {{ g }}(this);
+  }
+{%- else %}
+  {{ m.ident }}(...args) {
+    return {{ g }}(this, ...args);
+  }
+{%- endif %}
+{%- else %}
+  {% if m.property %}get {% endif %}{% if m.is_static %}static {% endif %}{{ m.ident }}({{ m.call.js_params }}) {
 {%- if m.packed %}
     return {{ c.binding }}[{{ m.ffi_name }}]({{ m.call.args }});
 {%- else %}
@@ -53,6 +73,7 @@ function {{ c.binding }}A({{ a.js_params }}) {
     }
 {%- endif %}
   }
+{%- endif %}
 {%- endfor %}
 };
 {% if c.methods.is_empty() %}__ffi.registerType({{ c.key }}, {{ c.path }});{% else %}const {{ c.binding }} = __ffi.registerType({{ c.key }}, {{ c.path }});{% endif %}

@@ -140,11 +140,15 @@ pub enum Role {
     Constructor {
         /// The class's qualified name.
         class: String,
+        /// The registered type the class is or wraps (`@register_object`, `_handle`).
+        key: Option<String>,
     },
     /// Called from method `method` of a class, with the receiver as an argument.
     Method {
         /// The class's qualified name.
         class: String,
+        /// The registered type the class is or wraps.
+        key: Option<String>,
         /// The Python method's name.
         method: String,
     },
@@ -152,6 +156,8 @@ pub enum Role {
     Property {
         /// The class's qualified name.
         class: String,
+        /// The registered type the class is or wraps.
+        key: Option<String>,
         /// The property's name.
         property: String,
     },
@@ -165,6 +171,16 @@ impl Role {
             Role::Constructor { .. } => "constructor",
             Role::Method { .. } => "method",
             Role::Property { .. } => "property",
+        }
+    }
+
+    /// The registered type of the class, for a constructor, method or property.
+    pub fn key(&self) -> Option<&str> {
+        match self {
+            Role::Plain => None,
+            Role::Constructor { key, .. }
+            | Role::Method { key, .. }
+            | Role::Property { key, .. } => key.as_deref(),
         }
     }
 }

@@ -239,25 +239,33 @@ fn entry(ix: &Index<'_>, rows: &[Row<'_>], best: usize, packed: bool) -> Entry {
 
 fn role(ix: &Index<'_>, site: &Site<'_>, args: &[Arg]) -> Role {
     let sc = &site.scope;
-    let Some(class) = sc.class.map(|c| ix.classes[c].qual.clone()) else {
+    let Some(info) = sc.class.map(|c| &ix.classes[c]) else {
         return Role::Plain;
     };
+    let class = info.qual.clone();
+    let key = info.type_key.clone().or_else(|| info.handle_key.clone());
     let name = sc.def.name.to_string();
     let constructs = matches!(site.via, Via::InitHandle | Via::Init);
     if constructs && name == "__init__" {
-        return Role::Constructor { class };
+        return Role::Constructor { class, key };
     }
-    if sc.self_name.is_none() || !(site.on_self || args.contains(&Arg::Receiver)) {
+    // A method or property is the registered function whose result it returns or that it
+    // calls for its effect: a call whose result the Python method works on further (TVM's
+    // `with_attr` copies with `BaseFuncCopy` first) is not the method.
+    let outcome = site.returned || site.discarded;
+    if sc.self_name.is_none() || !outcome || !(site.on_self || args.contains(&Arg::Receiver)) {
         return Role::Plain;
     }
     if decorated(sc.def, "property") || decorated(sc.def, "cached_property") {
         Role::Property {
             class,
+            key,
             property: name,
         }
     } else {
         Role::Method {
             class,
+            key,
             method: name,
         }
     }

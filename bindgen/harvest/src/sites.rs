@@ -265,6 +265,8 @@ struct Body<'a> {
     if_tests: Vec<&'a Expr>,
     calls: Vec<&'a ast::ExprCall>,
     returned: BTreeSet<u32>,
+    /// Calls whose result is discarded (an expression statement).
+    discarded: BTreeSet<u32>,
     nested: Vec<&'a ast::StmtFunctionDef>,
     /// The `isinstance(p, T)` tests of the branches being visited.
     narrowing: Vec<(String, &'a Expr)>,
@@ -356,6 +358,11 @@ impl<'a> Visitor<'a> for Body<'a> {
                 }
                 return;
             }
+            Stmt::Expr(x) => {
+                if let Expr::Call(c) = &*x.value {
+                    self.discarded.insert(call_start(c));
+                }
+            }
             Stmt::Return(r) => {
                 if let Some(Expr::Call(c)) = r.value.as_deref() {
                     self.returned.insert(call_start(c));
@@ -421,6 +428,8 @@ pub struct Site<'a> {
     pub line: usize,
     /// The function returns the call's result.
     pub returned: bool,
+    /// The call is a statement of its own (its result is not kept).
+    pub discarded: bool,
     /// The receiver of a method call through an instance is the caller's `self`.
     pub on_self: bool,
     /// The `isinstance(p, T)` tests of the branches around the call.
@@ -489,6 +498,7 @@ fn visit_function<'a>(
     let src = ix.modules[module].src;
     for call in &body.calls {
         let returned = body.returned.contains(&call_start(call));
+        let discarded = body.discarded.contains(&call_start(call));
         let line = src.line(call_start(call) as usize);
         let args: &'a [Expr] = &call.arguments.args;
         let keywords = !call.arguments.keywords.is_empty();
@@ -505,6 +515,7 @@ fn visit_function<'a>(
             scope: scope.clone(),
             line,
             returned,
+            discarded,
             on_self,
             narrowed: narrowed.clone(),
         };
@@ -671,6 +682,39 @@ fn param_refs(
     refs
 }
 
+/// An expression that is the receiver or a copy of it: `self._move()`, `a if a is self else
+/// a._move()`, a local every assignment of which is a call on such a value (TVM's `with_attr`:
+/// `new_value = _ffi_api.BaseFuncCopy(self)`, then updated in a loop). `seen`: the locals being
+/// followed (a local updated from itself stays a copy).
+fn receiver_like<'e>(e: &'e Expr, sc: &'e FuncScope<'_>, seen: &mut Vec<&'e str>) -> bool {
+    match e {
+        Expr::Name(n) if sc.self_name.as_deref() == Some(n.id.as_str()) => true,
+        Expr::Name(n) if seen.contains(&n.id.as_str()) => true,
+        Expr::Name(n) => {
+            let Some(values) = sc.assigns.get(n.id.as_str()) else {
+                return false;
+            };
+            seen.push(n.id.as_str());
+            let copy = values.iter().all(|v| match v {
+                Expr::Call(c) => c
+                    .arguments
+                    .args
+                    .first()
+                    .is_some_and(|a| receiver_like(a, sc, seen)),
+                _ => false,
+            });
+            seen.pop();
+            copy
+        }
+        Expr::Call(c) if c.arguments.is_empty() => match &*c.func {
+            Expr::Attribute(a) if a.attr.as_str() == "_move" => receiver_like(&a.value, sc, seen),
+            _ => false,
+        },
+        Expr::If(i) => receiver_like(&i.body, sc, seen) && receiver_like(&i.orelse, sc, seen),
+        _ => false,
+    }
+}
+
 /// Classifies one argument.
 pub fn classify(e: &Expr, sc: &FuncScope<'_>) -> Arg {
     let is_self = |n: &str| sc.self_name.as_deref() == Some(n);
@@ -704,6 +748,7 @@ pub fn classify(e: &Expr, sc: &FuncScope<'_>) -> Arg {
         }
         e if e.is_literal_expr() => return Arg::Constant,
         Expr::UnaryOp(u) if u.operand.is_literal_expr() => return Arg::Constant,
+        e if receiver_like(e, sc, &mut Vec::new()) => return Arg::Receiver,
         _ => {}
     }
     let mut refs = param_refs(e, sc, 0, &mut BTreeSet::new());

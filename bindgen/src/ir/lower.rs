@@ -138,7 +138,43 @@ pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, BuildErro
     if let Some(overlay) = &opts.signatures {
         overlay::apply(&mut lib, overlay).map_err(BuildError::Overlay)?;
     }
+    members(&mut lib);
     Ok(lib)
+}
+
+/// The members of each type from the globals whose role names it (checked by the overlay):
+/// a method or property loses its receiver.
+fn members(lib: &mut Library) {
+    let mut found: BTreeMap<String, Vec<Member>> = BTreeMap::new();
+    for f in &lib.functions {
+        let (Some(role), Some(sig)) = (&f.role, &f.signature) else {
+            continue;
+        };
+        let Some(t) = lib.types.iter().find(|t| t.key == role.of) else {
+            continue;
+        };
+        let mut signature = sig.clone();
+        if role.kind != schema::RoleKind::Constructor {
+            signature.params.remove(0);
+        }
+        found.entry(role.of.clone()).or_default().push(Member {
+            kind: role.kind,
+            name: role
+                .name
+                .clone()
+                .or_else(|| t.path.last().cloned())
+                .unwrap_or_default(),
+            function: f.name.clone(),
+            doc: f.doc.clone(),
+            signature,
+        });
+    }
+    for t in &mut lib.types {
+        if let Some(mut members) = found.remove(&t.key) {
+            members.sort_by(|a, b| (a.kind, &a.name).cmp(&(b.kind, &b.name)));
+            t.members = members;
+        }
+    }
 }
 
 /// A cycle among the library's types, where each type points to its local ancestors (a type
@@ -323,6 +359,7 @@ fn function(f: &schema::Function, path: Vec<String>) -> Function {
         doc,
         signature,
         module: None,
+        role: None,
     }
 }
 
@@ -397,6 +434,7 @@ fn object_type(
                 is_static: m.is_static,
                 doc,
                 signature,
+                role: None,
             }
         })
         .collect();
@@ -430,6 +468,7 @@ fn object_type(
         fields: own.iter().map(|(f, o)| field(f, o)).collect(),
         methods,
         constructor,
+        members: Vec::new(),
     }
 }
 

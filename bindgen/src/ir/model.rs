@@ -280,6 +280,10 @@ pub struct Function {
     /// export name, looked up in that library loaded as a module). `None` for globals.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
+    /// What the library's Python API makes of it (the overlay's `role`): it is then also a
+    /// member of that type ([`ObjectType::members`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<schema::RoleEntry>,
 }
 
 /// An object type.
@@ -311,6 +315,26 @@ pub struct ObjectType {
     pub methods: Vec<Method>,
     /// How to construct it, if possible.
     pub constructor: Option<Constructor>,
+    /// Global functions the library's Python API uses as its constructors, methods and
+    /// properties (their `role`), by kind then name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<Member>,
+}
+
+/// A global function (or static method) that is a member of a type in the library's Python API.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Member {
+    /// Constructor, method or property.
+    pub kind: schema::RoleKind,
+    /// Its Python name (a method's or property's; the type's own for a constructor).
+    pub name: String,
+    /// The registered global it calls (`ir.BaseFuncWithAttr`).
+    pub function: String,
+    /// Documentation (the global's).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub doc: String,
+    /// The signature without the receiver (a method's or property's first parameter).
+    pub signature: Signature,
 }
 
 impl Library {
@@ -440,6 +464,9 @@ pub struct Method {
     pub doc: String,
     /// The signature without the receiver; `None` when packed.
     pub signature: Option<Signature>,
+    /// What the library's Python API makes of it (the overlay's `role`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<schema::RoleEntry>,
 }
 
 /// How a constructor is called.

@@ -15,8 +15,8 @@
 //! checks ([`fit`]) and those that still fail are left out instead of failing the build.
 
 use super::{ConstructorKind, Library, Literal, NameSource, ParamDefault, Signature, Type};
-use ffihub_schema::{ParamEntry, SignatureEntry, Signatures, TypeSchema};
-use std::collections::BTreeSet;
+use ffihub_schema::{ParamEntry, RoleEntry, RoleKind, SignatureEntry, Signatures, TypeSchema};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Where an entry applies: a signature of the library, and whether it is a constructor's.
 enum Target<'a> {
@@ -39,6 +39,9 @@ pub fn apply(lib: &mut Library, overlay: &Signatures) -> Result<(), Vec<String>>
             p.apply(target, NameSource::Overlay);
         }
     }
+    for (name, entry) in &overlay.entries {
+        set_role(lib, name, entry.role.clone());
+    }
     Ok(())
 }
 
@@ -52,7 +55,164 @@ pub fn apply_harvested(lib: &mut Library, overlay: &Signatures) -> Vec<String> {
             p.apply(target, NameSource::Harvest);
         }
     }
+    for (name, entry) in &overlay.entries {
+        if entry.role.is_some() && !problems.iter().any(|p| p.contains(&format!("`{name}`"))) {
+            set_role(lib, name, entry.role.clone());
+        }
+    }
     problems
+}
+
+/// Records the role of the function or method `name` (checked by [`plan_all`]).
+fn set_role(lib: &mut Library, name: &str, role: Option<RoleEntry>) {
+    if role.is_none() {
+        return;
+    }
+    if let Some(f) = lib.functions.iter_mut().find(|f| f.name == name) {
+        f.role = role;
+        return;
+    }
+    let Some((key, member)) = name.rsplit_once('.') else {
+        return;
+    };
+    if let Some(m) = lib
+        .types
+        .iter_mut()
+        .filter(|t| t.key == key)
+        .flat_map(|t| t.methods.iter_mut())
+        .find(|m| m.name == member)
+    {
+        m.role = role;
+    }
+}
+
+/// Checks a role against the function or method `name`: its class is a type of the library;
+/// a method's or property's receiver is of that type or a base, a property takes nothing
+/// else; a constructor returns the type, a base or any object.
+pub fn check_role(lib: &Library, name: &str, role: &RoleEntry) -> Result<(), String> {
+    let Some(class) = lib.types.iter().find(|t| t.key == role.of) else {
+        return Err(format!(
+            "role: unknown class `{}` (not a type of this library)",
+            role.of
+        ));
+    };
+    let is_base = |ty: &Type| match ty {
+        Type::Any | Type::Object => true,
+        Type::Class(k) => *k == class.key || class.ancestors.contains(k),
+        _ => false,
+    };
+    // The parameters after the receiver, and the return type.
+    let (params, ret): (usize, &Type) =
+        if let Some(f) = lib.functions.iter().find(|f| f.name == name) {
+            let Some(sig) = &f.signature else {
+                return Err(packed());
+            };
+            if role.kind == RoleKind::Constructor {
+                (sig.params.len(), &sig.ret)
+            } else {
+                let Some(receiver) = sig.params.first() else {
+                    return Err(
+                        "role: a method or property of a global needs the receiver as its \
+                            first parameter, and it has none"
+                            .into(),
+                    );
+                };
+                if !is_base(receiver.declared_ty()) {
+                    return Err(format!(
+                        "role: the receiver's type `{}` is not `{}` or a base of it",
+                        receiver.declared_ty(),
+                        role.of
+                    ));
+                }
+                (sig.params.len() - 1, &sig.ret)
+            }
+        } else {
+            let (key, member) = name.rsplit_once('.').unwrap_or_default();
+            let Some(m) = lib
+                .types
+                .iter()
+                .filter(|t| t.key == key)
+                .flat_map(|t| &t.methods)
+                .find(|m| m.name == member)
+            else {
+                return Err("role: only a global function or a method takes a role".into());
+            };
+            let Some(sig) = &m.signature else {
+                return Err(packed());
+            };
+            if (role.kind == RoleKind::Constructor) != m.is_static {
+                return Err(
+                    "role: a static method can only be a constructor, an instance method \
+                        only a method or property"
+                        .into(),
+                );
+            }
+            if m.is_static {
+            } else if role.of != key && !class.ancestors.iter().any(|a| a == key) {
+                return Err(format!(
+                    "role: the method's type `{key}` is not `{}` or a base of it",
+                    role.of
+                ));
+            }
+            (sig.params.len(), &sig.ret)
+        };
+    if role.kind == RoleKind::Property && params != 0 {
+        return Err(format!(
+            "role: a property takes only the receiver; this takes {params} more parameter(s)"
+        ));
+    }
+    let derived = |ty: &Type| match ty {
+        Type::Class(k) => lib
+            .types
+            .iter()
+            .any(|t| t.key == *k && t.ancestors.contains(&class.key)),
+        _ => false,
+    };
+    if role.kind == RoleKind::Constructor && !is_base(ret) && !derived(ret) {
+        return Err(format!(
+            "role: a constructor of `{}` returns `{ret}`, no object of it",
+            role.of
+        ));
+    }
+    Ok(())
+}
+
+/// The parameter count of the constructor `name`, a global or static method.
+fn arity(lib: &Library, name: &str) -> Option<usize> {
+    let sig = match lib.functions.iter().find(|f| f.name == name) {
+        Some(f) => f.signature.as_ref(),
+        None => {
+            let (key, member) = name.rsplit_once('.')?;
+            lib.types
+                .iter()
+                .filter(|t| t.key == key)
+                .flat_map(|t| &t.methods)
+                .find(|m| m.name == member)?
+                .signature
+                .as_ref()
+        }
+    };
+    sig.map(|s| s.params.len())
+}
+
+/// Entries whose constructor role takes the arity an earlier entry's constructor of the same
+/// class has (both could not be told apart by a caller), with the entry that has it.
+pub fn same_arity_constructors<'a>(
+    lib: &Library,
+    entries: impl Iterator<Item = (&'a String, &'a RoleEntry)>,
+) -> Vec<(String, String)> {
+    let mut seen: BTreeMap<(String, usize), String> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (name, role) in entries.filter(|(_, r)| r.kind == RoleKind::Constructor) {
+        let Some(n) = arity(lib, name) else { continue };
+        match seen.get(&(role.of.clone(), n)) {
+            Some(first) => out.push((name.clone(), first.clone())),
+            None => {
+                seen.insert((role.of.clone(), n), name.clone());
+            }
+        }
+    }
+    out
 }
 
 fn known_types(lib: &Library) -> (BTreeSet<String>, Vec<(String, Vec<String>)>) {
@@ -76,6 +236,10 @@ fn plan_all(lib: &mut Library, overlay: &Signatures) -> (Vec<(String, Plan)>, Ve
     };
     let mut planned = Vec::new();
     for (name, entry) in &overlay.entries {
+        if let Some(Err(why)) = entry.role.as_ref().map(|r| check_role(lib, name, r)) {
+            problems.push(format!("signatures: `{name}`: {why}"));
+            continue;
+        }
         match resolve(lib, name) {
             Err(why) => problems.push(format!("signatures: `{name}`: {why}")),
             Ok(target) => match plan(name, entry, target, &types) {
@@ -83,6 +247,16 @@ fn plan_all(lib: &mut Library, overlay: &Signatures) -> (Vec<(String, Plan)>, Ve
                 Err(mut why) => problems.append(&mut why),
             },
         }
+    }
+    let roles = overlay
+        .entries
+        .iter()
+        .filter_map(|(k, e)| e.role.as_ref().map(|r| (k, r)));
+    for (name, first) in same_arity_constructors(lib, roles) {
+        problems.push(format!(
+            "signatures: `{name}`: role: `{first}` is a constructor of the same class with as \
+             many parameters"
+        ));
     }
     (planned, problems)
 }
@@ -110,6 +284,10 @@ pub fn fit(
         Target::Constructor(params) => (params.iter().map(|p| p.ty.clone()).collect(), None),
     };
     let mut notes = Vec::new();
+    if let Some(Err(why)) = entry.role.as_ref().map(|r| check_role(lib, name, r)) {
+        notes.push(format!("dropped the {why}"));
+        entry.role = None;
+    }
     if let (Some(text), Some(old)) = (&entry.returns, &ret) {
         match types.narrowed(text, old) {
             Ok(t) if t == *old => entry.returns = None,

@@ -91,6 +91,11 @@ impl Scope {
         ident
     }
 
+    /// Whether `ident` is taken.
+    pub fn is_taken(&self, ident: &str) -> bool {
+        self.taken.contains_key(ident)
+    }
+
     /// Claims `ident` for `item`; reports an error naming both items if it is taken.
     pub fn claim(&mut self, ident: &str, item: &str, lang: &'static str, diags: &mut Diagnostics) {
         match self.taken.get(ident) {
@@ -107,6 +112,47 @@ impl Scope {
                 self.taken.insert(ident.to_string(), format!("`{item}`"));
             }
         }
+    }
+}
+
+/// The members of a type that its bindings render, the same in every language (ADR 0019):
+/// every constructor; then properties, then methods, each under its Python name unless a
+/// field, a registered method of the type or an earlier member has it (a property named like
+/// a method wins; the library's own field or method wins over both). What is left out stays
+/// reachable as the global function, under its own name, like every global that is a member.
+pub fn members(t: &ir::ObjectType) -> Vec<&ir::Member> {
+    use ffihub_schema::RoleKind;
+    let mut taken: BTreeSet<&str> = t
+        .all_fields()
+        .map(|f| f.name.as_str())
+        .chain(t.methods.iter().map(|m| m.name.as_str()))
+        .collect();
+    let mut out: Vec<&ir::Member> = t
+        .members
+        .iter()
+        .filter(|m| m.kind == RoleKind::Constructor)
+        .collect();
+    for kind in [RoleKind::Property, RoleKind::Method] {
+        for m in t.members.iter().filter(|m| m.kind == kind) {
+            if taken.insert(m.name.as_str()) {
+                out.push(m);
+            }
+        }
+    }
+    out
+}
+
+/// A member's documentation in every language: the global's, then which global it calls (the
+/// global stays bound under its own name).
+pub fn member_doc(m: &ir::Member) -> String {
+    let note = format!(
+        "Calls the global function `{}`, which is also bound under its own name.",
+        m.function
+    );
+    if m.doc.is_empty() {
+        note
+    } else {
+        format!("{}\n\n{note}", m.doc)
     }
 }
 

@@ -391,6 +391,20 @@ function construct(key, args, coercions, keywords, info) {
 }
 
 /**
+ * The object a constructor that is a global function makes (ADR 0019): `members` lists each
+ * one's fewest and most arguments and its binding; the first whose range holds `args.length`
+ * makes it. Without a match: `undefined` when the class has its own constructor (`hasOwn`), else
+ * the last one is called (its error names the counts it takes). A subclass's token passes.
+ */
+function constructByMember(args, members, hasOwn) {
+  if (args.length > 0 && args[0] instanceof Token) return undefined;
+  for (const [min, max, make] of members) {
+    if (args.length >= min && args.length <= max) return make(...args);
+  }
+  return hasOwn ? undefined : members[members.length - 1][2](...args);
+}
+
+/**
  * Creates an object of type `key` with its typed `__ffi_init__`, which takes every argument by
  * position, when the generated constructor offers some by name or fills in defaults: `arrange`
  * (generated) makes the positional arguments from the constructor's `args`. The token of a
@@ -621,6 +635,7 @@ module.exports = {
   registerBuiltin,
   construct,
   constructArranged,
+  constructByMember,
   fieldGetters,
   getField,
   setField,

@@ -1088,6 +1088,7 @@ mod tests {
                     param("end", Type::Float, true, Some(ir::Literal::Float(0.5))),
                 ],
             }),
+            members: Vec::new(),
         };
         let lib = ir::Library {
             checksum: "fnv1a64:0".into(),

@@ -94,6 +94,14 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         })
         .collect();
     // Every namespace with an item, and its parents, in the order they are first needed.
+    // The bindings of the globals, for the members that call them.
+    let globals: std::collections::BTreeMap<String, String> = lib
+        .functions
+        .iter()
+        .zip(&functions)
+        .filter(|(f, _)| f.module.is_none())
+        .map(|(f, m)| (f.name.clone(), m.path.clone()))
+        .collect();
     let mut namespaces: Vec<&[String]> = Vec::new();
     for ns in class_places.iter().chain(&function_places).map(|p| &p.ns) {
         for i in 1..=ns.len() {
@@ -107,7 +115,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         .iter()
         .zip(&class_places)
         .enumerate()
-        .map(|(i, (t, p))| types.class(t, p.ident.clone(), (decl(&p.ns), i), &mut diags))
+        .map(|(i, (t, p))| types.class(t, p.ident.clone(), (decl(&p.ns), i), &globals, &mut diags))
         .collect();
     let by_namespace = |places: &[Place]| {
         grouped(

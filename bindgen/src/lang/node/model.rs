@@ -237,6 +237,25 @@ pub struct Method {
     pub packed: bool,
     /// TypeScript return type.
     pub ret: String,
+    /// A getter (a property of the library's Python API).
+    pub property: bool,
+    /// For a global the Python API makes a method or property: the global's binding, which it
+    /// calls with the receiver first (`exports.ir.baseFuncWithAttr`).
+    pub global: Option<String>,
+}
+
+/// A constructor that is a global function (the Python API's `__init__` calls it).
+pub struct MemberConstructor {
+    /// Fewest and most arguments it takes (a call with a count in between is its).
+    pub min: usize,
+    /// See `min`.
+    pub max: usize,
+    /// The global's binding (`exports.ir.var_`).
+    pub global: String,
+    /// TypeScript parameter declarations.
+    pub dts_params: String,
+    /// JSDoc lines.
+    pub doc: Vec<String>,
 }
 
 /// A constructor.
@@ -285,6 +304,8 @@ pub struct Class {
     pub methods: Vec<Method>,
     /// Constructor, if any.
     pub constructor: Option<Constructor>,
+    /// Constructors from globals, tried by argument count before `constructor`.
+    pub member_constructors: Vec<MemberConstructor>,
 }
 
 /// A JS string literal (single quotes).
@@ -679,6 +700,7 @@ impl Types {
         t: &ir::ObjectType,
         ident: String,
         place: (&'static str, usize),
+        globals: &BTreeMap<String, String>,
         diags: &mut Diagnostics,
     ) -> Class {
         let path = self.0.get(&t.key).cloned().unwrap_or_default();
@@ -755,12 +777,54 @@ impl Types {
                     ffi_name: literal(&m.name),
                     is_static: m.is_static,
                     doc: with_params(jsdoc(&m.doc), &call.jsdoc),
+                    property: property_role(m),
                     packed: m.signature.is_none(),
                     call,
                     ret,
+                    global: None,
                 }
             })
             .collect();
+        let mut methods: Vec<Method> = methods;
+        let mut member_constructors = Vec::new();
+        for m in crate::lang::naming::members(t) {
+            let Some(global) = globals.get(&m.function) else {
+                continue;
+            };
+            let spelled = format!("{class_name}.{}", names::member(&m.name));
+            let (call, ret) = self.call(Some(&m.signature), &m.function, &spelled, None, false);
+            let doc = with_params(jsdoc(&crate::lang::naming::member_doc(m)), &call.jsdoc);
+            if m.kind == ffihub_schema::RoleKind::Constructor {
+                let params = &m.signature.params;
+                member_constructors.push(MemberConstructor {
+                    min: params
+                        .iter()
+                        .filter(|p| p.default.is_none() && !p.kw_only)
+                        .count(),
+                    max: params.len(),
+                    global: global.clone(),
+                    dts_params: call.dts_params,
+                    doc,
+                });
+                continue;
+            }
+            let ident = names::member(&m.name);
+            if members.is_taken(&ident) {
+                continue;
+            }
+            names::Node::claim(&mut members, &ident, &m.function, diags);
+            methods.push(Method {
+                ident,
+                ffi_name: literal(&m.function),
+                is_static: false,
+                doc,
+                property: m.kind == ffihub_schema::RoleKind::Property,
+                packed: false,
+                call,
+                ret,
+                global: Some(global.clone()),
+            });
+        }
         let constructor = t
             .constructor
             .as_ref()
@@ -780,6 +844,7 @@ impl Types {
             fields,
             methods,
             constructor,
+            member_constructors,
             ident,
         }
     }
@@ -853,6 +918,15 @@ impl Types {
             jsdoc,
         }
     }
+}
+
+/// Whether a registered method is a property of the library's Python API (it takes only the
+/// receiver).
+fn property_role(m: &ir::Method) -> bool {
+    m.role
+        .as_ref()
+        .is_some_and(|r| r.kind == ffihub_schema::RoleKind::Property)
+        && m.signature.as_ref().is_some_and(|s| s.params.is_empty())
 }
 
 /// JSDoc lines followed by `@param` lines (a blank line between when both are present).
