@@ -16,6 +16,10 @@ class {{ c.ident }} : public {{ c.base }} {
   {{ c.ident }}();
 {%- endif %}
 {%- endif %}
+{%- for mc in c.member_constructors %}
+{%- call m::doc(mc.doc, "  ") %}{% endcall %}
+  {% if mc.params.len() == 1 %}explicit {% endif %}{{ c.ident }}({% call m::params(mc.params) %}{% endcall %});
+{%- endfor %}
 {%- for fld in c.fields %}
 {%- call m::doc(fld.doc, "  ") %}{% endcall %}
   {{ fld.ty }} {{ fld.ident }}() const;

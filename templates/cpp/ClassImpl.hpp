@@ -23,6 +23,13 @@ inline {{ c.qualified }}::{{ c.ident }}({% call m::params_with_defaults(ctor.par
 inline {{ c.qualified }}::{{ c.ident }}() : {{ c.ident }}({{ first }}) {}
 {%- endif %}
 {%- endif %}
+{%- for mc in c.member_constructors %}
+inline {{ c.qualified }}::{{ c.ident }}({% call m::params_with_defaults(mc.params) %}{% endcall %})
+    : {{ c.ident }}([&] {
+        static const ffihub::detail::GlobalFunction ffi_function(detail::ffi_library, {{ mc.global }});
+        return ffi_function.call<{{ c.ident }}>({{ mc.args }});
+      }()) {}
+{%- endfor %}
 {%- for fld in c.fields %}
 inline {{ fld.ty }} {{ c.qualified }}::{{ fld.ident }}() const {
   static const ffihub::detail::FieldAccess ffi_field(detail::ffi_library, {{ c.ident }}::type_key, {{ fld.ffi_name }});
@@ -38,7 +45,10 @@ inline void {{ c.qualified }}::{{ setter }}({{ fld.param_ty }} value) {
 {%- for meth in c.methods %}
 {%- if !meth.packed %}
 inline {{ meth.ret }} {{ c.qualified }}::{{ meth.ident }}({% call m::params_with_defaults(meth.params) %}{% endcall %}){% if !meth.is_static %} const{% endif %} {
-{%- if meth.is_static %}
+{%- if let Some(g) = meth.global %}
+  static const ffihub::detail::GlobalFunction ffi_function(detail::ffi_library, {{ g }});
+  return ffi_function.call<{{ meth.ret }}>(*this{% if !meth.args.is_empty() %}, {{ meth.args }}{% endif %});
+{%- else if meth.is_static %}
   static const ffihub::detail::StaticMethodAccess ffi_method(detail::ffi_library, {{ c.ident }}::type_key, {{ meth.ffi_name }});
   return ffi_method.call<{{ meth.ret }}>({{ meth.args }});
 {%- else %}

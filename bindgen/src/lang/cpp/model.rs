@@ -130,6 +130,21 @@ pub struct Method {
     pub packed: bool,
     /// C++ return type.
     pub ret: String,
+    /// For a global the Python API makes a method or property: its registered name, as a C++
+    /// string literal (it is called with `*this` first).
+    pub global: Option<String>,
+}
+
+/// A constructor that is a global function (the Python API's `__init__` calls it).
+pub struct MemberConstructor {
+    /// Parameters (defaults on the definition, as for methods).
+    pub params: Vec<Param>,
+    /// The call's arguments, in the library's order.
+    pub args: String,
+    /// The global's registered name, as a C++ string literal.
+    pub global: String,
+    /// Doc comment lines.
+    pub doc: Vec<String>,
 }
 
 /// How a constructor argument is passed.
@@ -180,6 +195,8 @@ pub struct Class {
     pub methods: Vec<Method>,
     /// The constructor, if the type has one.
     pub constructor: Option<Constructor>,
+    /// Constructors from globals, as overloads.
+    pub member_constructors: Vec<MemberConstructor>,
     /// Some member is defined out of line, after every class (so that member signatures may
     /// use classes declared later).
     pub has_definitions: bool,
@@ -598,10 +615,69 @@ impl Types {
                     args,
                     options,
                     ret,
+                    global: None,
                 }
             })
             .collect();
         let mut constructor = t.constructor.as_ref().map(|c| self.constructor(t, c));
+        let mut member_constructors: Vec<MemberConstructor> = Vec::new();
+        // The parameter types of each constructor: an overload with the same ones would be a
+        // redefinition.
+        let types_of = |params: &[Param]| -> Vec<String> {
+            params
+                .iter()
+                .map(|p| p.decl.rsplit_once(' ').map_or(p.decl.clone(), |(t, _)| t.to_string()))
+                .collect()
+        };
+        let mut overloads: Vec<Vec<String>> =
+            constructor.iter().map(|c| types_of(&c.params)).collect();
+        for m in crate::lang::naming::members(t) {
+            let ident = if m.kind == ffihub_schema::RoleKind::Constructor {
+                class_ident.clone()
+            } else {
+                names::Cpp::value(&m.name)
+            };
+            let r = self.signature(
+                &Self::layout(&m.signature.params, &m.function),
+                false,
+                (&names::options_struct(&ident), &format!("{class_ident}::{ident}")),
+            );
+            let last = format!("global `{}`: {}", m.function, m.signature);
+            let doc = doc_with_params(&crate::lang::naming::member_doc(m), &r.doc, last);
+            if m.kind == ffihub_schema::RoleKind::Constructor {
+                // Keyword-only parameters would need an options struct per overload, and a
+                // constructor whose parameters all have defaults would be a default one.
+                let all_defaulted = r.params.iter().all(|p| !p.default.is_empty());
+                let types = types_of(&r.params);
+                if r.options.is_some() || all_defaulted || overloads.contains(&types) {
+                    continue;
+                }
+                overloads.push(types);
+                member_constructors.push(MemberConstructor {
+                    args: join_exprs(&r.args),
+                    params: r.params,
+                    global: literal(&m.function),
+                    doc,
+                });
+                continue;
+            }
+            if members.is_taken(&ident) || r.options.is_some() {
+                continue;
+            }
+            names::Cpp::claim(&mut members, &ident, &m.function, diags);
+            methods.push(Method {
+                ident,
+                ffi_name: literal(&m.function),
+                is_static: false,
+                doc,
+                packed: false,
+                args: join_exprs(&r.args),
+                params: r.params,
+                options: None,
+                ret: self.cpp(&m.signature.ret),
+                global: Some(literal(&m.function)),
+            });
+        }
         if constructor.as_ref().is_some_and(|c| c.options.is_some()) {
             names::Cpp::claim(
                 &mut members,
@@ -609,6 +685,14 @@ impl Types {
                 &format!("{}.__ffi_init__", t.key),
                 diags,
             );
+        }
+        // The Python API constructs through the globals: the type's own constructor then takes
+        // every argument, so a call that leaves some out is never ambiguous.
+        if let Some(c) = constructor.as_mut().filter(|_| !member_constructors.is_empty()) {
+            for p in &mut c.params {
+                p.default.clear();
+            }
+            c.default_ctor = None;
         }
         let base = self
             .0
@@ -625,6 +709,7 @@ impl Types {
         }
         Class {
             has_definitions: constructor.is_some()
+                || !member_constructors.is_empty()
                 || !fields.is_empty()
                 || methods.iter().any(|m| !m.packed),
             base,
@@ -633,6 +718,7 @@ impl Types {
             fields,
             methods,
             constructor,
+            member_constructors,
             ident,
             qualified,
         }
