@@ -110,6 +110,82 @@ fn signatures_from_the_overlay_and_docstrings() {
     );
 }
 
+/// IR options with a `signatures:` section read from `text` (a whole `--config` file).
+fn config_overlay(text: &str) -> ir::Options {
+    #[derive(serde::Deserialize)]
+    struct File {
+        signatures: ffihub_schema::Signatures,
+    }
+    let file: File = serde_yaml::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    ir::Options {
+        signatures: Some(file.signatures),
+        ..ir::Options::default()
+    }
+}
+
+/// Globals with roles become constructors, methods and properties of their type in every
+/// language (ADR 0019); one named like a field is left out; the globals stay.
+#[test]
+fn roles_make_members() {
+    let text = std::fs::read_to_string(fixture("members.config.yaml")).unwrap();
+    let lib = ir::build_with(&load("members"), &config_overlay(&text)).unwrap();
+    insta::assert_yaml_snapshot!("ir__members", lib);
+    for backend in lang::BACKENDS {
+        insta::assert_snapshot!(format!("{}__members", backend.name), render(backend, &lib));
+    }
+    let point = lib.types.iter().find(|t| t.key == "shapes.Point").unwrap();
+    let names: Vec<&str> = ffihub_bindgen::lang::naming::members(point)
+        .iter()
+        .map(|m| m.name.as_str())
+        .collect();
+    assert_eq!(names, ["Point", "Point", "label", "scaled"]);
+    assert_eq!(lib.functions.len(), 5, "the globals stay bound");
+}
+
+/// Every way a role can fail to match the library is an error naming the entry.
+#[test]
+fn bad_roles_name_their_entries() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "    shapes.PointLabel: {role: {kind: property, of: shapes.Nope, name: label}}\n",
+            "signatures: `shapes.PointLabel`: role: unknown class `shapes.Nope`",
+        ),
+        (
+            "    shapes.PointScaled: {role: {kind: property, of: shapes.Point, name: s}}\n",
+            "a property takes only the receiver; this takes 1 more parameter(s)",
+        ),
+        (
+            "    shapes.PointScaled: {role: {kind: method, of: shapes.Shape, name: s}}\n    \
+             shapes.PointLabel: {role: {kind: method, of: shapes.Shape, name: l}}\n",
+            "signatures: `shapes.PointLabel`: role: the receiver's type `shapes.Point` is not \
+             `shapes.Shape` or a base of it",
+        ),
+        (
+            "    shapes.PointOrigin: {role: {kind: constructor, of: shapes.Point}}\n    \
+             shapes.PointX: {role: {kind: constructor, of: shapes.Point}}\n",
+            "returns `int`, no object of it",
+        ),
+        (
+            "    shapes.PointLabel: {role: {kind: constructor, of: shapes.Point}}\n    \
+             shapes.PointX: {role: {kind: constructor, of: shapes.Shape}}\n",
+            "returns `str`, no object of it",
+        ),
+        (
+            "    shapes.Point: {role: {kind: constructor, of: shapes.Point}}\n    \
+             shapes.PointScaled: {role: {kind: constructor, of: shapes.Point}}\n",
+            "signatures: `shapes.PointScaled`: role: `shapes.Point` is a constructor of the same \
+             class with as many parameters",
+        ),
+    ];
+    for (entries, want) in cases {
+        let text = format!("signatures:\n  version: 2\n  entries:\n{entries}");
+        let err = ir::build_with(&load("members"), &config_overlay(&text))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(want), "{entries}: {err}");
+    }
+}
+
 /// Every way an overlay entry can fail to match the library is an error naming the entry.
 #[test]
 fn overlay_problems_name_their_entries() {

@@ -29,6 +29,19 @@ async function main() {
   assert.strictEqual(add.name, 'relax.add');
   const llvm = tvm.target.target('llvm');
 
+  // The IR program of tests/tvm/ir_program.py, through the constructors and methods TVM's
+  // Python API gives its globals (ADR 0019): it prints what TVM's Python prints for it.
+  const i32 = new tvm.ir.PrimType('int32');
+  const x = new tvm.ir.Var('x', i32);
+  const y = new tvm.ir.Var('y', i32);
+  const e = new tvm.prim.Add(x, new tvm.prim.Mul(y, new tvm.ir.IntImm('int32', 2n)));
+  const f = new tvm.tirx.PrimFunc([x, y], new tvm.tirx.Evaluate(e), tvm.ir.typeMissing(),
+    new tvm.ir.DictAttrs(new Map())).withAttr('global_symbol', 'main');
+  assert.ok(f instanceof tvm.tirx.PrimFunc);
+  const mod = new tvm.ir.IRModule(new Map([[new tvm.ir.GlobalVar('main'), f]]), null, new Map());
+  const expected = fs.readFileSync(process.env.TVM_IR_EXPECTED, 'utf8');
+  assert.strictEqual(`${String(e)}\n----\n${String(mod)}`, expected);
+
   // `__ffi_repr__` drives util.inspect: types that register it print as TVM chose.
   assert.strictEqual(util.inspect(llvm), String(llvm));
   assert.match(util.inspect(llvm), /"kind":"llvm"/);

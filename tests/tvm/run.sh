@@ -67,6 +67,11 @@ print(f"harvest: {harvested} named from the Python package; {positional} of {tot
 assert positional <= 0.2 * total, (positional, total)
 PY
 
+# The IR program that C++, Node and Julia build through the constructors, methods and properties
+# TVM's Python API gives its globals: what TVM's Python prints for it (ADR 0019).
+export TVM_IR_EXPECTED="$OUT/ir_program.txt"
+"$ROOT/.deps/apache-tvm/venv-apache/bin/python" "$ROOT/tests/tvm/ir_program.py" >"$TVM_IR_EXPECTED"
+
 # C++: the umbrella header (every namespace) and one namespace's header alone (tvm/ir.hpp), each
 # compiled into a program that makes typed calls (on Apache's runtime); the compile times are
 # printed.

@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "../cpp/check.hpp"
@@ -33,6 +35,25 @@ int main() {
   CHECK(llvm.keys().size() > 0);
   CHECK(llvm.attrs().size() > 0);
   CHECK(!llvm.host().has_value());
+  // The IR program of tests/tvm/ir_program.py, through the constructors and methods TVM's
+  // Python API gives its globals (ADR 0019): it prints what TVM's Python prints for it (the
+  // file TVM_IR_EXPECTED). What Python computes in `__init__` (PrimFunc's missing return type
+  // and empty attributes, the dict's string key) is spelled out.
+  const DLDataType i32 = ffihub::dtype("int32");
+  tvm::ir::Var x("x", tvm::ir::PrimType(i32));
+  tvm::ir::Var y("y", tvm::ir::PrimType(i32));
+  tvm::prim::Add e(x, tvm::prim::Mul(y, tvm::ir::IntImm(i32, 2)));
+  tvm::ir::BaseFunc f =
+      tvm::tirx::PrimFunc({x, y}, tvm::tirx::Evaluate(e), tvm::ir::type_missing(),
+                          tvm::ir::DictAttrs(ffihub::Map<std::string, ffihub::Any>()))
+          .with_attr("global_symbol", std::string("main"));
+  tvm::ir::IRModule mod({{tvm::ir::GlobalVar("main"), f}}, ffihub::ObjectRef(), {});
+  const char* expected_file = std::getenv("TVM_IR_EXPECTED");
+  CHECK(expected_file != nullptr);
+  std::ifstream in(expected_file);
+  std::stringstream expected;
+  expected << in.rdbuf();
+  CHECK(ffihub::repr(e) + "\n----\n" + ffihub::repr(mod) == expected.str());
   std::printf("ok: IntImm %s, %zu target kinds, op %s, target %s\n", seven.value().to_string().c_str(),
               static_cast<size_t>(kinds.size()), add.name().c_str(), llvm.kind().name().c_str());
   return 0;

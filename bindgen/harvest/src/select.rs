@@ -249,14 +249,18 @@ fn role(ix: &Index<'_>, site: &Site<'_>, args: &[Arg]) -> Role {
     if constructs && name == "__init__" {
         return Role::Constructor { class, key };
     }
-    // A method or property is the registered function whose result it returns or that it
-    // calls for its effect: a call whose result the Python method works on further (TVM's
-    // `with_attr` copies with `BaseFuncCopy` first) is not the method.
-    let outcome = site.returned || site.discarded;
-    if sc.self_name.is_none() || !outcome || !(site.on_self || args.contains(&Arg::Receiver)) {
+    if sc.self_name.is_none() || !(site.on_self || args.contains(&Arg::Receiver)) {
         return Role::Plain;
     }
-    if decorated(sc.def, "property") || decorated(sc.def, "cached_property") {
+    // A property is what its getter reads (it may convert it: `VocabType(...)`); a method is
+    // the registered function whose result it returns or that it calls for its effect: a call
+    // whose result the Python method works on further (TVM's `with_attr` copies with
+    // `BaseFuncCopy` first) is not the method.
+    let property = decorated(sc.def, "property") || decorated(sc.def, "cached_property");
+    if !property && !(site.returned || site.discarded) {
+        return Role::Plain;
+    }
+    if property {
         Role::Property {
             class,
             key,

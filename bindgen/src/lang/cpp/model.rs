@@ -626,7 +626,11 @@ impl Types {
         let types_of = |params: &[Param]| -> Vec<String> {
             params
                 .iter()
-                .map(|p| p.decl.rsplit_once(' ').map_or(p.decl.clone(), |(t, _)| t.to_string()))
+                .map(|p| {
+                    p.decl
+                        .rsplit_once(' ')
+                        .map_or(p.decl.clone(), |(t, _)| t.to_string())
+                })
                 .collect()
         };
         let mut overloads: Vec<Vec<String>> =
@@ -640,14 +644,18 @@ impl Types {
             let r = self.signature(
                 &Self::layout(&m.signature.params, &m.function),
                 false,
-                (&names::options_struct(&ident), &format!("{class_ident}::{ident}")),
+                (
+                    &names::options_struct(&ident),
+                    &format!("{class_ident}::{ident}"),
+                ),
             );
             let last = format!("global `{}`: {}", m.function, m.signature);
             let doc = doc_with_params(&crate::lang::naming::member_doc(m), &r.doc, last);
             if m.kind == ffihub_schema::RoleKind::Constructor {
                 // Keyword-only parameters would need an options struct per overload, and a
                 // constructor whose parameters all have defaults would be a default one.
-                let all_defaulted = r.params.iter().all(|p| !p.default.is_empty());
+                let all_defaulted =
+                    !r.params.is_empty() && r.params.iter().all(|p| !p.default.is_empty());
                 let types = types_of(&r.params);
                 if r.options.is_some() || all_defaulted || overloads.contains(&types) {
                     continue;
@@ -688,7 +696,10 @@ impl Types {
         }
         // The Python API constructs through the globals: the type's own constructor then takes
         // every argument, so a call that leaves some out is never ambiguous.
-        if let Some(c) = constructor.as_mut().filter(|_| !member_constructors.is_empty()) {
+        if let Some(c) = constructor
+            .as_mut()
+            .filter(|_| !member_constructors.is_empty())
+        {
             for p in &mut c.params {
                 p.default.clear();
             }
