@@ -257,7 +257,7 @@ fn role(ix: &Index<'_>, site: &Site<'_>, args: &[Arg]) -> Role {
     // whose result the Python method works on further (TVM's `with_attr` copies with
     // `BaseFuncCopy` first) is not the method.
     let property = decorated(sc.def, "property") || decorated(sc.def, "cached_property");
-    if !property && !(site.returned || site.discarded) {
+    if !(property || site.returned || site.discarded) {
         return Role::Plain;
     }
     if property {
