@@ -134,7 +134,7 @@ fn roles_make_members() {
         insta::assert_snapshot!(format!("{}__members", backend.name), render(backend, &lib));
     }
     let point = lib.types.iter().find(|t| t.key == "shapes.Point").unwrap();
-    let names: Vec<&str> = ffihub_bindgen::lang::naming::members(point)
+    let names: Vec<&str> = ffihub_bindgen::lang::naming::members(&lib, point)
         .iter()
         .map(|m| m.name.as_str())
         .collect();

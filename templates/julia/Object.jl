@@ -18,6 +18,9 @@ Base.propertynames(::{{ t.ident }}, private::Bool = false) = {{ t.property_names
 {%- for fld in t.fields %}
     name === {{ fld.symbol }} && return TVMFFI.get_field({{ fld.ret }}, self, {{ t.fields_handle }}[{{ fld.index }}])
 {%- endfor %}
+{%- for prop in t.properties %}
+    name === {{ prop.symbol }} && return {{ prop.function }}(self)
+{%- endfor %}
     return TVMFFI.get_field(self, name)
 end
 

@@ -120,12 +120,24 @@ impl Scope {
 /// field, a registered method of the type or an earlier member has it (a property named like
 /// a method wins; the library's own field or method wins over both). What is left out stays
 /// reachable as the global function, under its own name, like every global that is a member.
-pub fn members(t: &ir::ObjectType) -> Vec<&ir::Member> {
+///
+/// A name that a base type's method or member has is left out too: it would override that
+/// member with another signature (TypeScript refuses it; C++ would hide the base's overloads).
+pub fn members<'a>(lib: &'a ir::Library, t: &'a ir::ObjectType) -> Vec<&'a ir::Member> {
     use ffihub_schema::RoleKind;
+    let bases = lib.types.iter().filter(|b| t.ancestors.contains(&b.key));
     let mut taken: BTreeSet<&str> = t
         .all_fields()
         .map(|f| f.name.as_str())
         .chain(t.methods.iter().map(|m| m.name.as_str()))
+        .chain(bases.flat_map(|b| {
+            b.methods.iter().map(|m| m.name.as_str()).chain(
+                b.members
+                    .iter()
+                    .filter(|m| m.kind != RoleKind::Constructor)
+                    .map(|m| m.name.as_str()),
+            )
+        }))
         .collect();
     let mut out: Vec<&ir::Member> = t
         .members

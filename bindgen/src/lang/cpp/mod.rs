@@ -70,7 +70,7 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         .types
         .iter()
         .zip(&class_places)
-        .map(|(t, place)| types.class(t, place.ident.clone(), &mut diags))
+        .map(|(t, place)| types.class(&lib, t, place.ident.clone(), &mut diags))
         .collect();
     // A function's options struct is named next to it, in its namespace.
     let mut function_models = Vec::new();

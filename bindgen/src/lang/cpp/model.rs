@@ -509,7 +509,13 @@ impl Types {
     }
 
     /// The model of a class.
-    pub fn class(&self, t: &ir::ObjectType, ident: String, diags: &mut Diagnostics) -> Class {
+    pub fn class(
+        &self,
+        lib: &ir::Library,
+        t: &ir::ObjectType,
+        ident: String,
+        diags: &mut Diagnostics,
+    ) -> Class {
         let class_ident = ident.clone();
         // Without the leading `::`: after a return type `T ::a::B` would read as `T::a::B`.
         let qualified = self
@@ -635,7 +641,7 @@ impl Types {
         };
         let mut overloads: Vec<Vec<String>> =
             constructor.iter().map(|c| types_of(&c.params)).collect();
-        for m in crate::lang::naming::members(t) {
+        for m in crate::lang::naming::members(lib, t) {
             let ident = if m.kind == ffihub_schema::RoleKind::Constructor {
                 class_ident.clone()
             } else {

@@ -10,6 +10,7 @@ use crate::diagnostics::Diagnostics;
 use crate::ir::{self, Type};
 use crate::lang::doc_lines;
 use crate::lang::naming::{Scope, Spelling};
+use ffihub_schema::RoleKind;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A field (a property).
@@ -26,6 +27,15 @@ pub struct Field {
     pub ret: String,
     /// For writable fields: the expression of `value` converted for the setter.
     pub setter: Option<String>,
+}
+
+/// A property of the library's Python API that is no field: `getproperty` calls a function
+/// (a method, or a global with the object first).
+pub struct Property {
+    /// Property name (a `Symbol` literal).
+    pub symbol: String,
+    /// The function it calls with the object, from anywhere in the package.
+    pub function: String,
 }
 
 /// A method (`Method.jl`).
@@ -86,6 +96,8 @@ pub struct Constructor {
 pub struct Object {
     /// Concrete type name.
     pub ident: String,
+    /// Properties that are no fields.
+    pub properties: Vec<Property>,
     /// The type's name from anywhere in the package (`Point`, or `Tvm.ir.IntImm`).
     pub def_name: String,
     /// The field table from anywhere in the package.
@@ -127,6 +139,7 @@ impl TypeNames {
         t: &ir::ObjectType,
         method_names: &mut BTreeMap<String, String>,
         inherited_methods: &BTreeSet<&str>,
+        (lib, globals): (&ir::Library, &BTreeMap<String, String>),
         diags: &mut Diagnostics,
     ) -> Object {
         let place = self.0.get(&t.key).cloned().unwrap_or_default();
@@ -154,7 +167,6 @@ impl TypeNames {
                 }
             })
             .collect();
-        let property_list: Vec<&str> = fields.iter().map(|f| f.symbol.as_str()).collect();
         let field_symbols: Vec<&str> = fields.iter().map(|f| f.ffi_symbol.as_str()).collect();
 
         let mut seen = Scope::default();
@@ -182,6 +194,37 @@ impl TypeNames {
             methods.push(self.method(t, &place, m, method_ident, overrides));
         }
 
+        // Properties of the Python API (ADR 0019): registered methods it reads as properties,
+        // then globals it makes properties (`lang::naming::members`); a field's name wins.
+        let mut properties = Vec::new();
+        let mut property = |name: &str, function: String| {
+            let prop = names::value_name(name);
+            if !members.is_taken(&prop) {
+                members.claim_free(&prop, name);
+                properties.push(Property {
+                    symbol: names::symbol_literal(&prop),
+                    function,
+                });
+            }
+        };
+        for m in &t.methods {
+            let Some(role) = m.role.as_ref() else {
+                continue;
+            };
+            let no_params = m.signature.as_ref().is_some_and(|s| s.params.is_empty());
+            let symbol = names::symbol_literal(&m.name);
+            let bound = methods.iter().find(|jm| jm.ffi_symbol == symbol);
+            if let Some(jm) = bound.filter(|_| role.kind == RoleKind::Property && no_params) {
+                property(role.name.as_deref().unwrap_or(&m.name), jm.def_name.clone());
+            }
+        }
+        for m in crate::lang::naming::members(lib, t) {
+            if m.kind == RoleKind::Property {
+                if let Some(f) = globals.get(&m.function) {
+                    property(&m.name, f.clone());
+                }
+            }
+        }
         let init_handle = format!("{}init_{}{ident}", names::RESERVED_PREFIX, place.infix);
         let constructor = t
             .constructor
@@ -214,6 +257,11 @@ impl TypeNames {
                 "; its fields are properties"
             }
         );
+        let property_list: Vec<&str> = fields
+            .iter()
+            .map(|f| f.symbol.as_str())
+            .chain(properties.iter().map(|p| p.symbol.as_str()))
+            .collect();
         Object {
             doc: docstring(
                 &signature,
@@ -242,6 +290,7 @@ impl TypeNames {
             field_symbols: format!("[{}]", field_symbols.join(", ")),
             property_names: tuple_literal(&property_list),
             fields,
+            properties,
             methods,
             init_handle,
             constructor,

@@ -73,6 +73,18 @@ impl Items {
         let mut method_names: BTreeMap<Vec<String>, BTreeMap<String, String>> = BTreeMap::new();
         let by_key: BTreeMap<&str, &ir::ObjectType> =
             lib.types.iter().map(|t| (t.key.as_str(), t)).collect();
+        let function_places = naming.place_functions(lib, diags);
+        // The globals' names from anywhere in the package, for the members that call them.
+        let globals: BTreeMap<String, String> = lib
+            .functions
+            .iter()
+            .zip(&function_places)
+            .filter(|(f, _)| f.module.is_none())
+            .map(|(f, p)| {
+                let at = place(&p.ns, p.ident.clone());
+                (f.name.clone(), format!("{}{}", at.prefix, at.ident))
+            })
+            .collect();
         let objects: Vec<(Vec<String>, Object)> = lib
             .types
             .iter()
@@ -89,12 +101,12 @@ impl Items {
                     t,
                     method_names.entry(ns.clone()).or_default(),
                     &inherited,
+                    (lib, &globals),
                     diags,
                 );
                 (ns, o)
             })
             .collect();
-        let function_places = naming.place_functions(lib, diags);
         let functions: Vec<(Vec<String>, Function)> = lib
             .functions
             .iter()

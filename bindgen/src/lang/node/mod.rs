@@ -115,7 +115,15 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         .iter()
         .zip(&class_places)
         .enumerate()
-        .map(|(i, (t, p))| types.class(t, p.ident.clone(), (decl(&p.ns), i), &globals, &mut diags))
+        .map(|(i, (t, p))| {
+            types.class(
+                t,
+                p.ident.clone(),
+                (decl(&p.ns), i),
+                (&lib, &globals),
+                &mut diags,
+            )
+        })
         .collect();
     let by_namespace = |places: &[Place]| {
         grouped(

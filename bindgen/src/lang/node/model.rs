@@ -700,7 +700,7 @@ impl Types {
         t: &ir::ObjectType,
         ident: String,
         place: (&'static str, usize),
-        globals: &BTreeMap<String, String>,
+        (lib, globals): (&ir::Library, &BTreeMap<String, String>),
         diags: &mut Diagnostics,
     ) -> Class {
         let path = self.0.get(&t.key).cloned().unwrap_or_default();
@@ -787,7 +787,7 @@ impl Types {
             .collect();
         let mut methods: Vec<Method> = methods;
         let mut member_constructors = Vec::new();
-        for m in crate::lang::naming::members(t) {
+        for m in crate::lang::naming::members(lib, t) {
             let Some(global) = globals.get(&m.function) else {
                 continue;
             };
