@@ -45,6 +45,10 @@ int main() {
   info_options.stop_token_ids = ffihub::Array<int64_t>{0};
   xgrammar::TokenizerInfo info(ffihub::Array<ffihub::Any>(kVocab.begin(), kVocab.end()),
                                /*vocab_type=*/0, info_options);
+  std::cout << "info vocab_size " << info.vocab_size() << " vocab_type " << info.vocab_type()
+            << " stop_token_ids";
+  for (int64_t id : info.stop_token_ids()) std::cout << " " << id;
+  std::cout << "\n";
   xgrammar::GrammarCompiler::InitOptions compiler_options;
   compiler_options.max_threads = 1;
   xgrammar::GrammarCompiler compiler(info, compiler_options);

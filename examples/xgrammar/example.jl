@@ -25,6 +25,8 @@ end
 accept(name, matcher, token) = println(name, " accept ", token, " ", accept_token(matcher, token))
 
 info = TokenizerInfo(VOCAB; stop_token_ids = [0])
+println("info vocab_size ", info.vocab_size, " vocab_type ", info.vocab_type,
+        " stop_token_ids ", join(info.stop_token_ids, " "))
 compiler = GrammarCompiler(info; max_threads = 1)
 mask = zeros(Int32, cld(length(VOCAB), 32))
 

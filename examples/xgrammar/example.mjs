@@ -32,6 +32,7 @@ function accept(name, matcher, token) {
 }
 
 const info = new TokenizerInfo(VOCAB, 0, { stopTokenIds: [0] });
+console.log(`info vocab_size ${info.vocabSize} vocab_type ${info.vocabType} stop_token_ids ${[...info.stopTokenIds].join(' ')}`);
 const compiler = new GrammarCompiler(info, { maxThreads: 1 });
 const mask = new Int32Array(Math.ceil(VOCAB.length / 32));
 

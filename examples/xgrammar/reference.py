@@ -45,6 +45,9 @@ def accept(name, matcher, token):
 
 # TokenizerInfo(encoded_vocab, vocab_type, vocab_size, stop_token_ids, add_prefix_space)
 info = TokenizerInfo(VOCAB, 0, None, [0], False)
+# xgrammar's Python reads these as properties (the registered methods, called here).
+print("info vocab_size", info.vocab_size(), "vocab_type", info.vocab_type(),
+      "stop_token_ids", *info.stop_token_ids())
 # GrammarCompiler(tokenizer_info, max_threads, cache_enabled, cache_limit_bytes)
 compiler = GrammarCompiler(info, 1, True, -1)
 mask = np.zeros((len(VOCAB) + 31) // 32, dtype=np.int32)
