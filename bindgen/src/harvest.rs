@@ -147,8 +147,27 @@ pub fn overlay_of(lib: &Library, h: &Harvest) -> HarvestOverlay {
     for (name, e) in &h.entries {
         *c.roles.entry(e.role.kind()).or_default() += 1;
         if e.packed {
-            // The overlay names typed signatures only: a packed function has none.
+            // The overlay names typed signatures only: a packed function has none. It may
+            // still construct a class (TVM's `target.Target`).
             c.packed += 1;
+            let role = role_entry(&e.role).filter(|r| r.kind == RoleKind::Constructor);
+            if let Some(role) = role.filter(|r| overlay::check_role(lib, name, r).is_ok()) {
+                let entry = SignatureEntry {
+                    role: Some(role),
+                    ..SignatureEntry::default()
+                };
+                let origin = e.origin.to_string();
+                let (role, notes) = (e.role.clone(), Vec::new());
+                out.entries.insert(
+                    name.clone(),
+                    Harvested {
+                        entry,
+                        origin,
+                        role,
+                        notes,
+                    },
+                );
+            }
             continue;
         }
         let (mut entry, mut notes) = entry_of(e);

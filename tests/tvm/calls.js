@@ -28,6 +28,8 @@ async function main() {
   const add = tvm.ir.getOp('relax.add');
   assert.strictEqual(add.name, 'relax.add');
   const llvm = tvm.target.target('llvm');
+  // The class's constructor, as in Python (`Target("llvm")`): the packed global `target.Target`.
+  assert.strictEqual(String(new tvm.target.Target('llvm')), String(llvm));
 
   // The IR program of tests/tvm/ir_program.py, through the constructors and methods TVM's
   // Python API gives its globals (ADR 0019): it prints what TVM's Python prints for it.

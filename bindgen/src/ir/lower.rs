@@ -147,15 +147,16 @@ pub fn build_with(doc: &Reflection, opts: &Options) -> Result<Library, BuildErro
 fn members(lib: &mut Library) {
     let mut found: BTreeMap<String, Vec<Member>> = BTreeMap::new();
     for f in &lib.functions {
-        let (Some(role), Some(sig)) = (&f.role, &f.signature) else {
+        let Some(role) = &f.role else {
             continue;
         };
         let Some(t) = lib.types.iter().find(|t| t.key == role.of) else {
             continue;
         };
-        let mut signature = sig.clone();
-        if role.kind != schema::RoleKind::Constructor {
-            signature.params.remove(0);
+        let mut signature = f.signature.clone();
+        let receiver = role.kind != schema::RoleKind::Constructor;
+        if let Some(sig) = signature.as_mut().filter(|_| receiver) {
+            sig.params.remove(0);
         }
         found.entry(role.of.clone()).or_default().push(Member {
             kind: role.kind,

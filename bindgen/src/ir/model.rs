@@ -333,8 +333,9 @@ pub struct Member {
     /// Documentation (the global's).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub doc: String,
-    /// The signature without the receiver (a method's or property's first parameter).
-    pub signature: Signature,
+    /// The signature without the receiver (a method's or property's first parameter); `None`
+    /// for a packed constructor.
+    pub signature: Option<Signature>,
 }
 
 impl Library {

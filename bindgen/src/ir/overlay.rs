@@ -63,6 +63,17 @@ pub fn apply_harvested(lib: &mut Library, overlay: &Signatures) -> Vec<String> {
     problems
 }
 
+/// An entry that only gives a packed global a role (it has no signature to name).
+fn role_only_of_packed(lib: &Library, name: &str, entry: &SignatureEntry) -> bool {
+    entry.params.is_none()
+        && entry.returns.is_none()
+        && entry.role.is_some()
+        && lib
+            .functions
+            .iter()
+            .any(|f| f.name == name && f.signature.is_none())
+}
+
 /// Records the role of the function or method `name` (checked by [`plan_all`]).
 fn set_role(lib: &mut Library, name: &str, role: Option<RoleEntry>) {
     if role.is_none() {
@@ -105,7 +116,12 @@ pub fn check_role(lib: &Library, name: &str, role: &RoleEntry) -> Result<(), Str
     let (params, ret): (usize, &Type) =
         if let Some(f) = lib.functions.iter().find(|f| f.name == name) {
             let Some(sig) = &f.signature else {
-                return Err(packed());
+                // A packed global takes any arguments: it can construct, but nothing says
+                // which argument is the receiver.
+                return match role.kind {
+                    RoleKind::Constructor => Ok(()),
+                    _ => Err("role: a packed global can only be a constructor".into()),
+                };
             };
             if role.kind == RoleKind::Constructor {
                 (sig.params.len(), &sig.ret)
@@ -238,6 +254,9 @@ fn plan_all(lib: &mut Library, overlay: &Signatures) -> (Vec<(String, Plan)>, Ve
     for (name, entry) in &overlay.entries {
         if let Some(Err(why)) = entry.role.as_ref().map(|r| check_role(lib, name, r)) {
             problems.push(format!("signatures: `{name}`: {why}"));
+            continue;
+        }
+        if role_only_of_packed(lib, name, entry) {
             continue;
         }
         match resolve(lib, name) {

@@ -393,11 +393,14 @@ function construct(key, args, coercions, keywords, info) {
 /**
  * The object a constructor that is a global function makes (ADR 0019): `members` lists each
  * one's fewest and most arguments and its binding; the first whose range holds `args.length`
- * makes it. Without a match: `undefined` when the class has its own constructor (`hasOwn`), else
+ * makes it; a call without arguments takes the class's own constructor when it has one
+ * (`hasOwn`). Without a match: `undefined` when the class has its own constructor, else
  * the last one is called (its error names the counts it takes). A subclass's token passes.
  */
 function constructByMember(args, members, hasOwn) {
   if (args.length > 0 && args[0] instanceof Token) return undefined;
+  // No arguments: the class's own constructor and its defaults.
+  if (hasOwn && args.length === 0) return undefined;
   for (const [min, max, make] of members) {
     if (args.length >= min && args.length <= max) return make(...args);
   }

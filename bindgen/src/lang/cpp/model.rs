@@ -642,20 +642,23 @@ impl Types {
         let mut overloads: Vec<Vec<String>> =
             constructor.iter().map(|c| types_of(&c.params)).collect();
         for m in crate::lang::naming::members(lib, t) {
+            // A packed constructor would be a variadic template, which would take the place
+            // of the copy constructor: left out.
+            let Some(sig) = &m.signature else { continue };
             let ident = if m.kind == ffihub_schema::RoleKind::Constructor {
                 class_ident.clone()
             } else {
                 names::Cpp::value(&m.name)
             };
             let r = self.signature(
-                &Self::layout(&m.signature.params, &m.function),
+                &Self::layout(&sig.params, &m.function),
                 false,
                 (
                     &names::options_struct(&ident),
                     &format!("{class_ident}::{ident}"),
                 ),
             );
-            let last = format!("global `{}`: {}", m.function, m.signature);
+            let last = format!("global `{}`: {sig}", m.function);
             let doc = doc_with_params(&crate::lang::naming::member_doc(m), &r.doc, last);
             if m.kind == ffihub_schema::RoleKind::Constructor {
                 // Keyword-only parameters would need an options struct per overload, and a
@@ -688,7 +691,7 @@ impl Types {
                 args: join_exprs(&r.args),
                 params: r.params,
                 options: None,
-                ret: self.cpp(&m.signature.ret),
+                ret: self.cpp(&sig.ret),
                 global: Some(literal(&m.function)),
             });
         }

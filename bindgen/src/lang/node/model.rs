@@ -248,8 +248,8 @@ pub struct Method {
 pub struct MemberConstructor {
     /// Fewest and most arguments it takes (a call with a count in between is its).
     pub min: usize,
-    /// See `min`.
-    pub max: usize,
+    /// See `min` (`Infinity` for a packed one).
+    pub max: String,
     /// The global's binding (`exports.ir.var_`).
     pub global: String,
     /// TypeScript parameter declarations.
@@ -792,16 +792,24 @@ impl Types {
                 continue;
             };
             let spelled = format!("{class_name}.{}", names::member(&m.name));
-            let (call, ret) = self.call(Some(&m.signature), &m.function, &spelled, None, false);
+            let sig = m.signature.as_ref();
+            let (call, ret) = self.call(sig, &m.function, &spelled, None, false);
             let doc = with_params(jsdoc(&crate::lang::naming::member_doc(m)), &call.jsdoc);
             if m.kind == ffihub_schema::RoleKind::Constructor {
-                let params = &m.signature.params;
+                // A packed constructor takes any number of arguments.
+                let (min, max) = match sig.map(|s| &s.params) {
+                    Some(params) => (
+                        params
+                            .iter()
+                            .filter(|p| p.default.is_none() && !p.kw_only)
+                            .count(),
+                        params.len().to_string(),
+                    ),
+                    None => (0, "Infinity".to_string()),
+                };
                 member_constructors.push(MemberConstructor {
-                    min: params
-                        .iter()
-                        .filter(|p| p.default.is_none() && !p.kw_only)
-                        .count(),
-                    max: params.len(),
+                    min,
+                    max,
                     global: global.clone(),
                     dts_params: call.dts_params,
                     doc,
