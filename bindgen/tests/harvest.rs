@@ -40,10 +40,10 @@ fn harvest_writes_a_reviewable_deterministic_overlay() {
     insta::assert_snapshot!("harvest_mylib", yaml);
     // The report: counts per source and role, then what needs review.
     for line in [
-        "harvest: 7 Python files (0 not parsed), 2 FFI namespaces, 5 registered classes, 17 call sites of 15 registered entries",
-        "harvest: 14 entries: 14 named, 0 partly, 0 positional;",
-        "parameter names: 24 direct, 2 fan-out, 3 receiver",
-        "harvest: roles: 2 constructor, 3 method, 9 plain, 1 property",
+        "harvest: 7 Python files (0 not parsed), 2 FFI namespaces, 5 registered classes, 19 call sites of 17 registered entries",
+        "harvest: 16 entries: 16 named, 0 partly, 0 positional;",
+        "parameter names: 25 direct, 2 fan-out, 5 receiver",
+        "harvest: roles: 2 constructor, 4 method, 10 plain, 1 property",
         "mylib.ops.clash: clash: parameter 1: `x` here, `first` at mylib/ops/core.py:20 clash_b",
         "mylib.ops.split: `names`: weak name (fan-out)",
         "mylib.cast: `dtype`: dropped the default `\"float32\"` (a required positional parameter follows)",
@@ -103,7 +103,7 @@ fn generate_harvest_names_parameters_and_hand_entries_win() {
     let stderr = String::from_utf8_lossy(&gen.stderr);
     assert!(gen.status.success(), "{stderr}");
     assert!(
-        stderr.contains("1 from the overlay, 13 from the harvest"),
+        stderr.contains("1 from the overlay, 15 from the harvest"),
         "{stderr}"
     );
     let dts = std::fs::read_to_string(out.join("index.d.ts")).unwrap();
@@ -116,6 +116,11 @@ fn generate_harvest_names_parameters_and_hand_entries_win() {
         "constructor(size: number | bigint, options?: { strict?: boolean; });",
         // One parameter fanned out to two locals.
         "export function split(names: ",
+        // The roles (ADR 0019): the global `mylib.Var` constructs, `VarName` is a property,
+        // `VarWithName` the method `with_name` (called on a copy of the receiver).
+        "constructor(name: string, span?: __ffiRoot.Span | null | undefined);",
+        "readonly name: string;",
+        "withName(name: string): __ffiRoot.Var;",
         // Names that collide in camelCase are made unique; a JavaScript keyword is escaped.
         "export function spelled(anyThing: number | bigint, anyThing_: number | bigint, end: number | bigint, new_: number | bigint)",
     ] {
