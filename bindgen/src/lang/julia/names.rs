@@ -151,9 +151,16 @@ impl Spelling for Julia {
     const RESERVED_PREFIX: &'static str = RESERVED_PREFIX;
     const SELF_NAMED: bool = true;
 
-    /// A submodule: the segment as registered, escaped.
+    /// A submodule: the segment as registered, escaped; names that `Base` or `Core` exports get
+    /// a trailing `_` too (`using Tvm.tir.schedule` would bring a `schedule` that clashes with
+    /// Base's, and `Module` would hide Core's in the parent module).
     fn namespace_segment(segment: &str) -> String {
-        escape(case::sanitize(segment))
+        let ident = escape(case::sanitize(segment));
+        if is_base_export(&ident) {
+            format!("{ident}_")
+        } else {
+            ident
+        }
     }
 
     /// A type: `CamelCase`. Names that `Base` exports (`Pair`, `String`, ...) get a trailing
@@ -186,6 +193,9 @@ mod tests {
         assert_eq!(Julia::type_ident("TestIntPair"), "TestIntPair");
         assert_eq!(Julia::type_ident("Pair"), "Pair_");
         assert_eq!(Julia::type_ident("Base"), "Base_");
+        assert_eq!(Julia::namespace_segment("schedule"), "schedule_");
+        assert_eq!(Julia::namespace_segment("Module"), "Module_");
+        assert_eq!(Julia::namespace_segment("relax"), "relax");
         assert_eq!(value_name("TestIntPairSum"), "test_int_pair_sum");
         assert_eq!(value_name("end"), "end_");
         assert_eq!(value_name("v_i64"), "v_i64");
