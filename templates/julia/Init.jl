@@ -16,9 +16,13 @@ const _ffi_check_exports = Vector{Pair{String,String}}[{% for m in modules %}
 ]
 {%- endif %}
 
+# The package's folder where it is loaded from (`@__DIR__` is where it was precompiled; a package
+# image can be moved with its depot, 1.11+).
+_ffi_root() = Base.something(Base.pkgdir(@__MODULE__), Base.dirname(@__DIR__))
+
 function _ffi_check()
     TVMFFI.check_package({{ module_literal }}, _ffi_checksum;
-        regenerate = {{ regenerate }} * Base.dirname(@__DIR__),
+        regenerate = {{ regenerate }} * _ffi_root(),
         functions = _ffi_check_functions, types = _ffi_check_types)
 end
 
@@ -33,12 +37,12 @@ const _ffi_constructors = Tuple{String,TVMFFI.FFIFunction}[{% for t in types %}{
 
 function __init__()
     {% if !modules.is_empty() %}paths = {% endif %}TVMFFI.load_package_libraries({{ module_literal }}, _ffi_libraries;
-        dirs = [Base.joinpath(Base.dirname(@__DIR__), "lib")], artifacts = Base.dirname(@__DIR__))
+        dirs = [Base.joinpath(_ffi_root(), "lib")], artifacts = _ffi_root())
     _ffi_check()
 {%- if !modules.is_empty() %}
     TVMFFI.load_package_modules!(_ffi_modules, {{ module_literal }},
         [{% for m in modules %}paths[{{ m.library }}]{% if !loop.last %}, {% endif %}{% endfor %}], _ffi_check_exports;
-        regenerate = {{ regenerate }} * Base.dirname(@__DIR__))
+        regenerate = {{ regenerate }} * _ffi_root())
 {%- endif %}
     for (key, T, fields, names) in _ffi_object_types
         TVMFFI.register_object_type(key, T)

@@ -2,6 +2,8 @@
 # callbacks and errors, with a full collection every 10,000 calls. Nothing may crash, every
 # result must be right, and afterwards the runtime's live-object count and the Julia keep-alive
 # slots must be back where they started. (`TVMFFI_STRESS_CALLS` overrides the count.)
+# Then a library that keeps a tensor over an array no Julia code holds any more
+# (tests/julia/threads_lib.cc) reads it after collections that reuse freed memory.
 isdefined(Main, :FFITest) || include(joinpath(@__DIR__, "common.jl"))
 module TestGCStress
 using Test, TVMFFI, ..FFITest
@@ -95,6 +97,45 @@ end
     end
     @test T.keepalive_count() == slots_before
     @test kernels()["live_buffers"]() == 0
+end
+
+# The library keeps a tensor over an array that only it still holds; collections run and new
+# arrays of the same size are allocated (freed array memory is reused for them), and then the
+# library reads the whole tensor. If the array's memory had been freed, the sum would be that of
+# the new arrays (or the read would fault): with the keep-alive slot not holding the array,
+# nearly every round reads the junk.
+const THREADS_LIB = get(ENV, "FFIHUB_THREADS_LIB", "")
+isempty(THREADS_LIB) && error("FFIHUB_THREADS_LIB is not set: tests/julia/run.rs builds tests/julia/threads_lib.cc")
+T.load_library(THREADS_LIB)
+threads_lib(name) = get_global_func("threads_lib." * name)
+
+const KEPT_ROUNDS = 500
+const KEPT_LENGTH = 1_000                       # 8 KB: malloc'd, not pooled (every Julia 1.x)
+
+# In functions of their own, so that no stack slot of the loop still holds the array or the junk.
+@noinline keep_filled(keep, i) = (keep(fill(Float64(i), KEPT_LENGTH)); nothing)
+@noinline allocate_junk() = sum(length, [fill(-1.0, KEPT_LENGTH) for _ in 1:4])
+
+function kept_rounds(n::Int)
+    keep, kept_sum, release = threads_lib("keep"), threads_lib("kept_sum"), threads_lib("release")
+    wrong = 0
+    for i in 1:n
+        keep_filled(keep, i)                    # no Julia reference is left
+        GC.gc(false); GC.gc(false)              # the tensor wrapper's finalizer, then the array
+        allocate_junk()
+        kept_sum() == Float64(i) * KEPT_LENGTH || (wrong += 1)
+        release()
+        i % 100 == 0 && (GC.gc(); T.sweep_keepalive!())
+    end
+    return wrong
+end
+
+@testset "a kept tensor over an array nothing else holds: $KEPT_ROUNDS rounds" begin
+    settle()
+    slots_before = T.keepalive_count()
+    @test kept_rounds(KEPT_ROUNDS) == 0
+    settle()
+    @test T.keepalive_count() == slots_before
 end
 
 end # module

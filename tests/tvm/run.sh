@@ -147,3 +147,10 @@ start=$(date +%s%N)
 "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" -e 'import Tvm'
 echo "precompile + first load of Tvm: $((($(date +%s%N) - start) / 1000000)) ms"
 "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" "$ROOT/tests/tvm/calls.jl"
+# `using` it next to Base's names prints no warning (a name both export, or any other).
+"$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" "$ROOT/tests/tvm/using.jl" 2>"$OUT/using.err"
+cat "$OUT/using.err" >&2
+if grep -q WARNING "$OUT/using.err"; then
+    echo "using Tvm printed a warning (tests/tvm/using.jl)" >&2
+    exit 1
+fi

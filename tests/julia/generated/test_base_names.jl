@@ -2,7 +2,8 @@
 # (`stack` 1.9+, `allequal` 1.8+, `insertdims` 1.12+, `logrange` 1.11+, the keyword `public`,
 # the builtin `tuple`, `sum` on every version; the types `Range` and `Pair`): defined in this
 # process, dumped (libffihub_dump.so), generated, precompiled and loaded with `using`, after which
-# Base's own functions still work and the package's are reached through its name.
+# Base's own functions still work and the package's are reached through its name. Then the
+# generator's lists of Base's names are checked against this Julia's.
 isdefined(Main, :GenTest) || include(joinpath(@__DIR__, "common.jl"))
 module TestBaseNames
 using Test, TVMFFI, ..GenTest
@@ -80,6 +81,28 @@ end
     @test Base.invokelatest(() -> Base.length(r)) == 10         # Base.length, for its type
     p = Base.invokelatest(() -> N.Pair_("k"))
     @test Base.invokelatest(() -> p.key) == "k"
+end
+
+# The generator's name data (bindgen/src/lang/julia/base_names) against this Julia: every name
+# its Base and Core export is escaped (in some version's list or in later.txt), this version's
+# list (where there is one) is exactly its exports, and every exported builtin that every version
+# exports is in builtins.txt (a later builtin goes through `@extend_base`, which leaves it alone).
+@testset "the generator's Base and Core names match Julia $VERSION" begin
+    dir = joinpath(@__DIR__, "..", "..", "..", "bindgen", "src", "lang", "julia", "base_names")
+    list(file) = Set(Symbol.(filter(l -> !isempty(l) && !startswith(l, "#"), readlines(joinpath(dir, file)))))
+    # `names` lists public names too from 1.11; only exported ones clash with a package's.
+    exported(m) = [n for n in names(m) if occursin(r"^[A-Za-z_][A-Za-z0-9_!]*$", String(n)) &&
+                   (!isdefined(Base, :isexported) || Base.isexported(m, n))]
+    running = Set(vcat(exported(Base), exported(Core)))
+    versions = filter(f -> occursin(r"^\d+\.\d+\.txt$", f), readdir(dir))
+    @test "1.5.txt" in versions
+    later = list("later.txt")
+    @test isempty(setdiff(running, union(later, map(list, versions)...)))
+    mine = "$(VERSION.major).$(VERSION.minor).txt"
+    mine in versions && @test list(mine) == running
+    every = setdiff(intersect(map(list, versions)...), later)
+    builtin(n) = getfield(isdefined(Base, n) ? Base : Core, n) isa Core.Builtin
+    @test filter(n -> n in every && builtin(n), running) == list("builtins.txt")
 end
 
 end # module

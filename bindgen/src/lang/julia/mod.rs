@@ -31,6 +31,12 @@ pub const LANG: &str = "julia";
 /// The UUID of the support package `TVMFFI` (bindings/julia/TVMFFI/Project.toml).
 pub const TVMFFI_UUID: &str = "4dc22cd8-4ca7-4bc0-868b-9a36b89f7c61";
 
+/// The Julia versions a generated package (and `TVMFFI`, whose Project.toml says the same) is
+/// written for: every minor version from 1.5 (the tested one) to 1.12 (the newest reviewed,
+/// docs/julia.md "Julia versions"). Minor by minor (`~`), so that Pkg does not promise a newer
+/// Julia that no one has checked.
+pub const JULIA_COMPAT: &str = "~1.5, ~1.6, ~1.7, ~1.8, ~1.9, ~1.10, ~1.11, ~1.12";
+
 /// What the Julia backend expresses.
 pub const CAPABILITIES: Capabilities = Capabilities::ALL;
 
@@ -52,4 +58,16 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
     let exports = exports.remove(&Vec::new()).unwrap_or_default();
     let files = package::files(&lib, cfg, &module, items, exports, blocks, &mut diags);
     diags.result(files, &cfg.allow_unsupported)
+}
+
+#[cfg(test)]
+mod tests {
+    /// `TVMFFI`'s own bounds are the generated packages' (a package cannot load where its
+    /// support package does not).
+    #[test]
+    fn tvmffi_has_the_same_julia_compat() {
+        let project = include_str!("../../../../bindings/julia/TVMFFI/Project.toml");
+        let line = format!("julia = \"{}\"", super::JULIA_COMPAT);
+        assert!(project.lines().any(|l| l == line), "{line}");
+    }
 }

@@ -9,7 +9,7 @@
 use crate::lang::case;
 use crate::lang::naming::Spelling;
 
-use super::base_names::{BASE_EXPORTS, BUILTINS, LATER_EXPORTS};
+use super::base_names;
 
 /// Julia's reserved words (including the contextual ones that cannot name a function), and
 /// names that generated code relies on.
@@ -70,9 +70,9 @@ fn escape(ident: String) -> String {
     }
 }
 
-/// Whether Julia's `Base` (or `Core`) exports `ident`.
+/// Whether Julia's `Base` (or `Core`) exports `ident` on some supported version.
 pub fn is_base_export(ident: &str) -> bool {
-    BASE_EXPORTS.binary_search(&ident).is_ok()
+    base_names::is_export(ident)
 }
 
 /// The module name for `--name`.
@@ -114,7 +114,7 @@ pub fn param_name(name: &str) -> String {
 /// later versions' Base has is written as the package's own, under `TVMFFI.@extend_base`
 /// ([`extends_base_on_load`]).
 pub fn method_definition(ident: &str, prefix: &str) -> String {
-    if is_base_export(ident) && !is_sorted_in(BUILTINS, ident) && !extends_base_on_load(ident) {
+    if base_names::is_export_everywhere(ident) && !base_names::is_builtin(ident) {
         format!("Base.{ident}")
     } else {
         format!("{prefix}{ident}")
@@ -124,11 +124,7 @@ pub fn method_definition(ident: &str, prefix: &str) -> String {
 /// Whether a method named `ident` extends Base's function only where the Julia that precompiles
 /// the package has one (`TVMFFI.@extend_base`): names of some versions' Base only.
 pub fn extends_base_on_load(ident: &str) -> bool {
-    is_sorted_in(LATER_EXPORTS, ident)
-}
-
-fn is_sorted_in(list: &[&str], ident: &str) -> bool {
-    list.binary_search(&ident).is_ok()
+    base_names::is_export(ident) && !base_names::is_export_everywhere(ident)
 }
 
 /// A Julia `Symbol` literal: `:x`, or `Symbol("end")` when `:name` would not parse.
@@ -155,9 +151,16 @@ impl Spelling for Julia {
     const RESERVED_PREFIX: &'static str = RESERVED_PREFIX;
     const SELF_NAMED: bool = true;
 
-    /// A submodule: the segment as registered, escaped.
+    /// A submodule: the segment as registered, escaped; names that `Base` or `Core` exports get
+    /// a trailing `_` too (`using Tvm.tir.schedule` would bring a `schedule` that clashes with
+    /// Base's, and `Module` would hide Core's in the parent module).
     fn namespace_segment(segment: &str) -> String {
-        escape(case::sanitize(segment))
+        let ident = escape(case::sanitize(segment));
+        if is_base_export(&ident) {
+            format!("{ident}_")
+        } else {
+            ident
+        }
     }
 
     /// A type: `CamelCase`. Names that `Base` exports (`Pair`, `String`, ...) get a trailing
@@ -190,6 +193,9 @@ mod tests {
         assert_eq!(Julia::type_ident("TestIntPair"), "TestIntPair");
         assert_eq!(Julia::type_ident("Pair"), "Pair_");
         assert_eq!(Julia::type_ident("Base"), "Base_");
+        assert_eq!(Julia::namespace_segment("schedule"), "schedule_");
+        assert_eq!(Julia::namespace_segment("Module"), "Module_");
+        assert_eq!(Julia::namespace_segment("relax"), "relax");
         assert_eq!(value_name("TestIntPairSum"), "test_int_pair_sum");
         assert_eq!(value_name("end"), "end_");
         assert_eq!(value_name("v_i64"), "v_i64");

@@ -6,7 +6,7 @@ use super::namespaces::Block;
 use super::object::Object;
 use super::place::Items;
 use super::text::{docstring, literal, prose};
-use super::{LANG, TVMFFI_UUID};
+use super::{JULIA_COMPAT, LANG, TVMFFI_UUID};
 use crate::diagnostics::Diagnostics;
 use crate::filemap::{banner_text, FileMap};
 use crate::ir;
@@ -26,6 +26,8 @@ pub struct Project {
     pub uuid: String,
     /// UUID of the TVMFFI support package.
     pub tvmffi_uuid: &'static str,
+    /// The `[compat]` bound of `julia`.
+    pub julia_compat: &'static str,
     /// The package's version.
     pub version: String,
 }
@@ -178,6 +180,7 @@ pub fn files(
         uuid: stable_uuid(&format!("ffihub-julia-{module}")),
         module: module.to_string(),
         tvmffi_uuid: TVMFFI_UUID,
+        julia_compat: JULIA_COMPAT,
         version: cfg.package.version().to_string(),
     };
     let mut files = FileMap::new();
