@@ -61,8 +61,10 @@ export declare class Token {
 }
 
 /**
- * The base class of every TVM-FFI object. Instances own one reference to their object,
- * released when they are garbage collected, or now with `dispose()` / `using`.
+ * The base class of every TVM-FFI object. An object has one instance while it lives (a result
+ * whose object has one is that instance), which owns one reference to the object, released
+ * when it is garbage collected, or now once `dispose()` / `using` has been called for each
+ * hand-out (each result that returned it, and its construction).
  */
 declare class FFIObject {
   protected constructor(token: Token);
@@ -70,7 +72,10 @@ declare class FFIObject {
   readonly typeKey: string;
   /** The runtime's index of the object's type. */
   readonly typeIndex: number;
-  /** Releases the object now (otherwise the garbage collector does). Idempotent. */
+  /**
+   * Gives back one hand-out; the last releases the object now (otherwise the garbage collector
+   * does) and makes the wrapper unusable. Calls after that do nothing.
+   */
   dispose(): void;
   [Symbol.dispose](): void;
   /** Whether `other` wraps the same object. */
@@ -139,7 +144,7 @@ export declare function setField(object: FFIObject, name: string, value: unknown
  * getters on the class's prototype, as for any JavaScript class with getters).
  */
 export declare function setOwnFields(Class: abstract new (...args: any[]) => FFIObject, enabled?: boolean): void;
-/** Releases any wrapper (object or function) now. */
+/** `value.dispose()` for an object (one hand-out) or a function (released now). */
 export declare function dispose(value: FFIObject | Function): void;
 /** Whether two wrappers (objects, functions or errors) hold the same object. */
 export declare function same(a: unknown, b: unknown): boolean;

@@ -212,4 +212,56 @@ end
     @test live_buffers() == 0
 end
 
+
+@testset "an array passed for one call is protected during the call only" begin
+    apply = get_global_func("testing.apply")
+    sweep() = (GC.gc(); T.sweep_keepalive!())
+    for kept_before in (false, true)
+        v = ones(1000)
+        t = kept_before ? T.FFITensor(v) : nothing
+        # a callback during the call: the memory under the call's tensor cannot move
+        seen = apply(v) do tensor_view
+            if T._ARRAYS_OWN_MEMORY
+                push!(v, 2.0)        # moves `v`; the call's memory stays valid
+            else
+                @test_throws ErrorException("cannot resize array with shared data") push!(v, 2.0)
+            end
+            sum(tensor_view)
+        end
+        @test seen == 1000.0
+        # the callback's view of the tensor holds it until collected; then the array is kept
+        # no more (and by the tensor made before only until that is closed)
+        kept_before && close(t)
+        sweep()
+        @test !T.is_kept(v)
+        push!(v, 3.0)                # resizable again
+        @test v[end] == 3.0
+    end
+    # kept during the call by a tensor made in a callback: still kept after the call
+    v = ones(100)
+    t2 = Ref{Any}(nothing)
+    apply(v) do _
+        t2[] = T.FFITensor(v)
+        nothing
+    end
+    sweep()
+    @test T.is_kept(v) || T._ARRAYS_OWN_MEMORY
+    T._ARRAYS_OWN_MEMORY || @test_throws ErrorException push!(v, 1.0)
+    close(t2[])
+    sweep()
+    @test !T.is_kept(v)
+    push!(v, 1.0)
+    @test length(v) == 101
+    # kept by the callee (the result holds the tensor): kept while the result lives
+    w = ones(10)
+    r = id_tensor(w)
+    @test T.is_kept(w) || T._ARRAYS_OWN_MEMORY
+    T._ARRAYS_OWN_MEMORY || @test_throws ErrorException push!(w, 1.0)
+    r = nothing
+    sweep()
+    @test !T.is_kept(w)
+    push!(w, 1.0)
+    @test length(w) == 11
+end
+
 end # module

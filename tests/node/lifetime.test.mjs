@@ -54,18 +54,28 @@ test('dispose releases immediately', async () => {
   assert.throws(() => t.shape, /disposed|not a TVM-FFI object/);
 });
 
-test('reference counts', () => {
+test('reference counts: one wrapper per object, one reference per wrapper', () => {
   const p = new demo.Point(1, 2);
   assert.equal(ffi.refCount(p), 1);
   const arr = demo.reverseArray([p, p]);
   assert.equal(ffi.refCount(p), 3);
   const first = arr[0];
-  assert.equal(ffi.refCount(p), 4);
-  assert.ok(first.same(p));
-  assert.notEqual(first, p, 'a new wrapper per result');
+  assert.equal(first, p, 'a result whose object has a wrapper is that wrapper');
+  assert.equal(ffi.refCount(p), 3, 'which holds one reference, however often it is handed out');
+  // two hand-outs of p: the first dispose() releases one, the wrapper stays usable
   first.dispose();
+  assert.equal(p.x, 1);
   arr.dispose();
   assert.equal(ffi.refCount(p), 1);
+  p.dispose();
+  assert.throws(() => p.x, /disposed/);
+  // a construction and a result: two hand-outs
+  const q = new demo.Point(3, 4);
+  const again = demo.echoAny(q);
+  assert.equal(again, q);
+  again.dispose();
+  q.dispose();
+  assert.throws(() => q.x, /disposed/);
 });
 
 test('a tensor view keeps the native tensor alive after its wrapper is gone', async () => {

@@ -117,26 +117,37 @@ test('objects: String() is ReprPrint, util.inspect shows the class and its field
 
 test('dispose() during a synchronous call that borrows the object releases it when the call ends', () => {
   const p = new demo.Point(1, 2);
-  const other = demo.echoAny(p); // another wrapper, with its own reference
-  // testing.apply(f, p) borrows p for the call and calls f(p), which disposes p (and the
-  // wrapper of its own argument) meanwhile.
+  const keep = demo.reverseArray([p]);
+  assert.equal(ffi.refCount(p), 2);
+  // testing.apply(f, p) borrows p for the call and calls f(p), whose argument is p's own
+  // wrapper (handed out a second time); f disposes both hand-outs.
   const during = testing.apply((q) => {
+    assert.equal(q, p);
     q.dispose();
+    assert.equal(p.x, 1, 'one hand-out is left');
     p.dispose();
-    return ffi.refCount(other);
+    assert.throws(() => p.x, /disposed/);
+    const element = keep.at(0);
+    assert.notEqual(element, p, 'a disposed wrapper is not handed out again');
+    const count = ffi.refCount(element);
+    element.dispose();
+    return count;
   }, p);
-  assert.equal(during, 3, 'the references of p and q are held while the call runs');
-  assert.throws(() => p.x, /disposed/);
-  assert.equal(ffi.refCount(other), 1, 'released when the call ended');
+  assert.equal(during, 3, "p's reference is held while the call runs");
+  const element = keep.at(0);
+  assert.equal(ffi.refCount(element), 2, 'released when the call ended');
+  element.dispose();
+  keep.dispose();
 });
 
 test('dispose releases the object now; the wrapper is unusable after', () => {
   const p = new demo.Point(1, 1);
   assert.equal(ffi.refCount(p), 1);
   const again = demo.echoAny(p);
-  assert.equal(ffi.refCount(p), 2);
-  again.dispose();
+  assert.equal(again, p, 'the same wrapper, handed out twice');
   assert.equal(ffi.refCount(p), 1);
+  again.dispose();
+  assert.equal(p.x, 1, 'one hand-out left');
   p.dispose();
   p.dispose();
   assert.throws(() => p.norm(), /disposed/);
@@ -146,6 +157,16 @@ test('dispose releases the object now; the wrapper is unusable after', () => {
     const q = new demo.Point(2, 2);
     q[Symbol.dispose]();
     assert.throws(() => q.norm(), /disposed/);
+  }
+  {
+    // each hand-out disposed once (`using`): balanced
+    const r = new demo.Point(3, 3);
+    const s = demo.echoAny(r);
+    assert.equal(s.x, 3);
+    s[Symbol.dispose]();
+    assert.equal(r.x, 3);
+    r.dispose();
+    assert.throws(() => r.x, /disposed/);
   }
 });
 

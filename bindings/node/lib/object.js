@@ -2,8 +2,10 @@
 // Objects, classes and functions.
 //
 // Every TVM-FFI object reaching JavaScript is an instance of the most derived registered class
-// of its type (`registerType`), made without running a constructor. The instance owns one
-// reference, released when it is garbage collected or by `dispose()` / `[Symbol.dispose]()`.
+// of its type (`registerType`), made without running a constructor, one per object while it
+// lives (a result whose object has a wrapper is that wrapper). The instance owns one reference,
+// released when it is garbage collected or when `dispose()` / `[Symbol.dispose]()` has been
+// called once per hand-out (results that returned it, its construction).
 // TVM-FFI functions are real JavaScript functions whose prototype is `Function.prototype` of
 // this module (so they have `dispose()` too).
 
@@ -75,7 +77,7 @@ function cellOf(value) {
   return CellSlot.of(value);
 }
 
-/** Releases any wrapper (object or function) now; idempotent. */
+/** Disposes a hand-out of a wrapper (object) or releases a function now (see `dispose()`). */
 function disposeValue(value) {
   native.dispose(value);
 }
@@ -239,7 +241,11 @@ class FFIObject {
     return native.typeIndexOf(this);
   }
 
-  /** Releases the object now (otherwise the garbage collector does). Idempotent. */
+  /**
+   * Gives back one hand-out of the wrapper (a result that returned it, or its construction):
+   * the last releases the object now (otherwise the garbage collector does) and makes the
+   * wrapper unusable; calls after that do nothing.
+   */
   dispose() {
     disposeValue(this);
   }

@@ -328,6 +328,9 @@ pub struct EnvData {
     pub registered: RefCell<HashMap<i32, napi_ref>>,
     /// Resolved classes: type index -> shell of the most derived registered class.
     pub resolved: RefCell<HashMap<i32, napi_ref>>,
+    /// The wrappers that hold their reference, by object (shared with their cells, whose
+    /// finalizers may run after this state's at teardown).
+    pub wrappers: std::rc::Rc<crate::object::Wrappers>,
     /// Field names by id (JavaScript caches each name's id, so a field read passes a number
     /// instead of copying and hashing the name).
     pub field_ids: RefCell<HashMap<Box<[u8]>, u32>>,
@@ -378,6 +381,7 @@ impl EnvData {
             hooks: RefCell::default(),
             registered: RefCell::default(),
             resolved: RefCell::default(),
+            wrappers: Default::default(),
             field_ids: RefCell::default(),
             field_slots: RefCell::default(),
             field_readers: RefCell::default(),

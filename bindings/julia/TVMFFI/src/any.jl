@@ -63,10 +63,10 @@ function _arg(e::FFIError)
     return (TVMFFIAny(kTVMFFIError, 0, UInt64(h)), true)
 end
 _arg(f::Base.Function) = (TVMFFIAny(kTVMFFIFunction, 0, UInt64(_new_callback(f))), true)
+# Whether an array argument passes as a tensor (else as an `ffi.Array`).
+_is_tensor_arg(x::AbstractArray) = _dlpack_eltype(eltype(x)) !== nothing && _is_strided(x)
 function _arg(x::AbstractArray)
-    if _dlpack_eltype(eltype(x)) !== nothing && _is_strided(x)
-        return _tensor_arg(x)
-    end
+    _is_tensor_arg(x) && return _tensor_arg(x)
     ndims(x) == 1 || throw(ArgumentError(
         "TVMFFI: cannot pass a $(ndims(x))-dimensional $(typeof(x)): arrays of numbers pass as " *
         "tensors only when strided (their elements at fixed strides in memory), other arrays only " *

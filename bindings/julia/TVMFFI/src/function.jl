@@ -39,16 +39,22 @@ FFIFunction(f::FFIFunction) = f
     return _convert_args_guarded(args)
 end
 
+# `_arg` for an argument of one synchronous call: arrays become tensors for the call
+# (`_call_tensor_arg`), released by `_release_arg`.
+@inline _call_arg(x) = _arg(x)
+_call_arg(x::AbstractArray) = _is_tensor_arg(x) ? _call_tensor_arg(x) : _arg(x)
+_call_arg(x::Union{Vector{UInt8},Base.CodeUnits{UInt8,String}}) = _arg(x)   # bytes
+
 @inline _convert_args_guarded(::Tuple{}) = ()
 @inline function _convert_args_guarded(args::Tuple)
-    first_ = _arg(args[1])
+    first_ = _call_arg(args[1])
     rest = if _all_never_owned(Base.tail(args))
         _convert_args(Base.tail(args))
     else
         try
             _convert_args_guarded(Base.tail(args))
         catch
-            first_[2] && _release_any(first_[1])
+            _release_arg(first_...)
             rethrow()
         end
     end
@@ -66,10 +72,13 @@ _never_owned(::Type{<:Union{FFIObject,FFIArray,FFIList,FFIMap,FFIDict,FFIShape}}
 
 @inline function _release_args(conv::Tuple)
     for c in conv
-        c[2] && _release_any(c[1])
+        _release_arg(c...)
     end
     return nothing
 end
+
+# Releases a converted argument: `(any, owned)` from `_arg`, or a tensor made for the call.
+@inline _release_arg(a::TVMFFIAny, owned::Bool) = (owned && _release_any(a); nothing)
 
 # Like `call_packed`, but returns the raw owned Any. Nothing can throw between the conversion of
 # the arguments and their release (the handle is checked first, the ccall reports errors by its
@@ -83,7 +92,7 @@ end
     conv = _convert_args(args)
     anys = Ref(map(first, conv))
     rv = Ref(_ANY_NONE)
-    rc = GC.@preserve f args anys rv ccall(_fp_TVMFFIFunctionCall[], Cint,
+    rc = GC.@preserve f args conv anys rv ccall(_fp_TVMFFIFunctionCall[], Cint,
         (Ptr{Cvoid}, Ptr{Cvoid}, Int32, Ptr{TVMFFIAny}), h, anys, N, rv)
     _all_never_owned(args) || _release_args(conv)   # decided at compile time
     if info === nothing   # decided at compile time

@@ -32,6 +32,8 @@ const _ARRAY_FLAGS_OFFSET = 2 * sizeof(Int)
 const _SHARED_BIT = Ref{UInt16}(0)
 # Kept buffers: how many tensors keep each, and whether it was shared before the first.
 const _KEEPS = IdDict{Any,Tuple{Int,Bool}}()
+# Counts the entries made in `_KEEPS` (see `_end_guard`).
+const _KEEP_EPOCH = Ref(0)
 
 _array_flags(a::Array) = GC.@preserve a unsafe_load(Ptr{UInt16}(pointer_from_objref(a) + _ARRAY_FLAGS_OFFSET))
 _set_array_flags!(a::Array, f::UInt16) =
@@ -87,10 +89,100 @@ function _keep(x::AbstractArray, buffer::Array)
             was_shared || _set_array_flags!(buffer, flags | _SHARED_BIT[])
         end
         _KEEPS[buffer] = (n + 1, was_shared)
+        _KEEP_EPOCH[] += 1
     finally
         unlock(_SLOT_LOCK)
     end
     return _Kept(x, buffer, owner)
+end
+
+# --- memory protected for one call -----------------------------------------------------------------
+#
+# A tensor made for one synchronous call (`_call_tensor_arg`) has no slot: the caller preserves the
+# array, and the memory is protected for the call only. After the call, a tensor C kept gets a slot
+# and the protection above (`_keep_after_call`); otherwise the protection ends (`_end_guard`).
+# - 1.11 and later: the buffer's `Memory` is preserved with the call's arguments (a callback that
+#   grows the array moves it away; the tensor's memory stays).
+# - 1.5 to 1.10: the array is marked shared for the call, so a callback's `resize!` throws. The
+#   call notes `_KEEP_EPOCH` when it sets the mark: a tensor kept meanwhile (by a callback) took
+#   the mark for the array's own, and the last of those clears it instead. An array marked already
+#   (kept, or sharing its data, or in another call) keeps its mark while such calls are in flight
+#   (`_IN_CALL`): a mark whose last user ends meanwhile is cleared by the last of them
+#   (`_CLEAR_LATER`).
+#   The lock is taken only when other threads could be keeping arrays meanwhile.
+
+const _IN_CALL = Ref(0)
+const _CLEAR_LATER = Any[]
+
+# The epoch (see above), or -1 if the array was marked shared already; 0 on 1.11+.
+function _guard_for_call(buffer::Array)
+    _ARRAYS_OWN_MEMORY && return 0
+    threaded = Threads.nthreads() > 1
+    threaded && lock(_SLOT_LOCK)
+    flags = _array_flags(buffer)
+    epoch = -1
+    if flags & _SHARED_BIT[] == 0
+        _set_array_flags!(buffer, flags | _SHARED_BIT[])
+        epoch = _KEEP_EPOCH[]
+    else
+        _IN_CALL[] += 1
+    end
+    threaded && unlock(_SLOT_LOCK)
+    return epoch
+end
+
+function _end_guard(buffer::Array, epoch::Int)
+    _ARRAYS_OWN_MEMORY && return nothing
+    threaded = Threads.nthreads() > 1
+    threaded && lock(_SLOT_LOCK)
+    if epoch < 0
+        _IN_CALL[] -= 1
+        _IN_CALL[] == 0 && !isempty(_CLEAR_LATER) && _clear_later!()
+    elseif _KEEP_EPOCH[] == epoch
+        _release_mark!(buffer)
+    else
+        _hand_over_mark!(buffer)
+    end
+    threaded && unlock(_SLOT_LOCK)
+    return nothing
+end
+
+_clear_shared!(buffer::Array) = _set_array_flags!(buffer, _array_flags(buffer) & ~_SHARED_BIT[])
+
+# Clears a mark nothing keeps any more, unless calls over marked arrays are in flight (one of
+# them, on another thread or an outer call, may use this one): then the last of them does.
+_release_mark!(buffer::Array) = _IN_CALL[] > 0 ? push!(_CLEAR_LATER, buffer) : _clear_shared!(buffer)
+
+# Clears a mark set by this code on `buffer`, or passes it to the tensors keeping it, which took
+# it for the array's own.
+function _hand_over_mark!(buffer::Array)
+    kept = get(_KEEPS, buffer, nothing)
+    if kept === nothing
+        _release_mark!(buffer)
+    else
+        _KEEPS[buffer] = (kept[1], false)
+    end
+    return nothing
+end
+
+function _clear_later!()
+    buffers = copy(_CLEAR_LATER)
+    empty!(_CLEAR_LATER)
+    foreach(_hand_over_mark!, buffers)
+    return nothing
+end
+
+# The slot value of a tensor made for a call that C kept: the protection of `_keep`, in place of
+# the call's (under the lock throughout, so that no other thread sees the array unprotected).
+function _keep_after_call(x::AbstractArray, buffer::Array, epoch::Int, memory)
+    _ARRAYS_OWN_MEMORY && return _Kept(x, buffer, memory)
+    lock(_SLOT_LOCK)
+    try
+        _end_guard(buffer, epoch)
+        return _keep(x, buffer)
+    finally
+        unlock(_SLOT_LOCK)
+    end
 end
 
 # Called with `_SLOT_LOCK` held when a slot is freed.
@@ -101,7 +193,7 @@ function _unkeep(k::_Kept)
     n, was_shared = _KEEPS[buffer]
     if n == 1
         delete!(_KEEPS, buffer)
-        was_shared || _set_array_flags!(buffer, _array_flags(buffer) & ~_SHARED_BIT[])
+        was_shared || _release_mark!(buffer)
     else
         _KEEPS[buffer] = (n - 1, was_shared)
     end

@@ -206,10 +206,28 @@ _data_pointer(x::PermutedDimsArray) = pointer(parent(x))
 _data_pointer(x::AbstractArray) = _is_transpose(x) ? pointer(parent(x)) : pointer(x)
 
 # Makes an `ffi.Tensor` (owned handle) over the memory of `x`, which it keeps alive.
-function _tensor_from_array(x::AbstractArray{T,N}) where {T,N}
-    dt = _dlpack_eltype(T)
-    dt === nothing && throw(ArgumentError("TVMFFI: no DLPack data type for arrays of $T"))
+function _tensor_from_array(x::AbstractArray)
+    _check_tensorable(x)
+    cell = _slot_new(_keep(x))
+    h, _, rc = _new_tensor(x, cell)
+    if rc != 0
+        _slot_discard(cell)
+        _check(rc)
+    end
+    return h
+end
+
+function _check_tensorable(x::AbstractArray{T}) where {T}
+    _dlpack_eltype(T) === nothing && throw(ArgumentError("TVMFFI: no DLPack data type for arrays of $T"))
     _is_strided(x) || throw(ArgumentError("TVMFFI: a $(typeof(x)) is not strided; copy it into an Array first"))
+    return nothing
+end
+
+# An `ffi.Tensor` (owned handle) over the memory of `x` whose DLPack deleter marks `cell` (none:
+# C_NULL), the address of its managed tensor (C memory that the deleter frees), and the return
+# code (not 0: no tensor, the error raised; nothing to free), so that callers need no `try` (a
+# `sigsetjmp`).
+function _new_tensor(x::AbstractArray{T,N}, cell::Ptr{Cvoid}) where {T,N}
     dims = size(x)
     strd = strides(x)
     mem = Libc.malloc(_DLPACK_HEADER + 16 * max(N, 1))
@@ -220,26 +238,16 @@ function _tensor_from_array(x::AbstractArray{T,N}) where {T,N}
         unsafe_store!(shape_ptr, Int64(dims[i]), i)
         unsafe_store!(strides_ptr, Int64(strd[i]), i)
     end
-    cell = try
-        _slot_new(_keep(x))
-    catch
-        Libc.free(mem)
-        rethrow()
-    end
     data = Ptr{Cvoid}(_data_pointer(x))
-    dl = DLTensor(data, DLDevice(kDLCPU, Int32(0)), Int32(N), dt, shape_ptr, strides_ptr, UInt64(0))
+    dl = DLTensor(data, DLDevice(kDLCPU, Int32(0)), Int32(N), _dlpack_eltype(T), shape_ptr, strides_ptr, UInt64(0))
     unsafe_store!(Ptr{DLManagedTensorVersioned}(mem),
         DLManagedTensorVersioned(DLPackVersion(1, 1), cell, _shim_dlpack_deleter[], UInt64(0), dl))
     out = Ref{Ptr{Cvoid}}(C_NULL)
     rc = ccall(_fp_TVMFFITensorFromDLPackVersioned[], Cint, (Ptr{Cvoid}, Int32, Int32, Ptr{Ptr{Cvoid}}),
         mem, 0, 0, out)
-    if rc != 0
-        # The runtime did not take the managed tensor: free it ourselves.
-        _slot_discard(cell)
-        Libc.free(mem)
-        _check(rc)
-    end
-    return out[]
+    # The runtime did not take the managed tensor: free it ourselves.
+    rc == 0 || Libc.free(mem)
+    return out[], mem, rc
 end
 
 # --- tensor -> Julia array --------------------------------------------------------------------------------------
@@ -298,6 +306,67 @@ function _tensor_arg(x::AbstractArray)
     h = _existing_tensor(x)       # valid during the call: the caller preserves x
     h == C_NULL || return (TVMFFIAny(_header_type_index(h), 0, UInt64(h)), false)
     return (TVMFFIAny(kTVMFFITensor, 0, UInt64(_tensor_from_array(x))), true)
+end
+
+# A tensor argument of one synchronous call (`_convert_args`), which the caller preserves: a tensor
+# without a keep-alive slot, its memory protected for the call only (kept.jl); after the call
+# (`_release_arg`) a tensor that C kept gets its slot then. Arrays whose buffer is not an Array
+# take the general path (`_tensor_arg`).
+function _call_tensor_arg(x::A) where {A<:AbstractArray}
+    buffer = _buffer_of(x)
+    if buffer === nothing
+        any, owned = _tensor_arg(x)
+        return (any, _CallTensor{A}(x, owned))
+    end
+    if _maybe_over_tensor(buffer)
+        h = _existing_tensor(x)
+        h == C_NULL || return (TVMFFIAny(_header_type_index(h), 0, UInt64(h)), _CallTensor{A}(x, false))
+    end
+    _check_tensorable(x)
+    epoch = _guard_for_call(buffer)
+    h, managed, rc = _new_tensor(x, C_NULL)
+    if rc != 0
+        _end_guard(buffer, epoch)
+        _check(rc)
+    end
+    t = _CallTensor{A}(x, buffer, epoch, _ARRAYS_OWN_MEMORY ? getfield(buffer, :ref).mem : nothing, managed, true)
+    return (TVMFFIAny(kTVMFFITensor, 0, UInt64(h)), t)
+end
+
+# Whether `buffer` may be an array over a tensor's memory (`_try_array`): on 1.5-1.10 Julia marks
+# arrays over foreign memory (`unsafe_wrap`) shared, which saves the table's lock and lookup.
+_maybe_over_tensor(buffer::Array) = _ARRAYS_OWN_MEMORY || _array_flags(buffer) & _SHARED_BIT[] != 0
+
+# How `_release_arg` releases an array argument (one type for every path, so that calls stay
+# type-stable).
+struct _CallTensor{A<:AbstractArray}
+    array::A
+    buffer::Any           # the Array whose memory the tensor uses (a tensor made for the call)
+    epoch::Int            # `_guard_for_call`'s (1.5-1.10)
+    memory::Any           # the buffer's Memory (1.11+), preserved with the call's arguments
+    managed::Ptr{Cvoid}   # the DLManagedTensorVersioned; C_NULL: not a tensor made for the call
+    owned::Bool           # not made for the call: whether the argument is released (`_arg`)
+end
+_CallTensor{A}(x::A, owned::Bool) where {A} = _CallTensor{A}(x, nothing, -1, nothing, C_NULL, owned)
+
+const _MANAGER_CTX_OFFSET = 8   # in DLManagedTensorVersioned (after the version)
+
+function _release_arg(a::TVMFFIAny, t::_CallTensor)
+    t.managed == C_NULL && return _release_arg(a, t.owned)
+    h = _v_ptr(a)
+    buffer = t.buffer::Array
+    # The strong count: with only this call's reference left nobody can take another, and the
+    # tensor dies here.
+    if unsafe_load(Ptr{UInt64}(h)) % UInt32 > 1
+        # C kept it: the slot and the protection of a tensor made by `_tensor_from_array`, in
+        # place before the call's reference goes (the deleter can run only after).
+        cell = _slot_new(_keep_after_call(t.array, buffer, t.epoch, t.memory))
+        unsafe_store!(Ptr{Ptr{Cvoid}}(t.managed + _MANAGER_CTX_OFFSET), cell)
+    else
+        _end_guard(buffer, t.epoch)
+    end
+    _decref(h)
+    return nothing
 end
 
 _host_device(dev::DLDevice) = dev.device_type == 1 || dev.device_type == 3 || dev.device_type == 11

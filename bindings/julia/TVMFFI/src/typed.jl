@@ -131,6 +131,7 @@ function _arg(x::_NumSeqArg{T}) where {T}
     return (rv[], true)
 end
 _arg(x::_TensorArg) = _tensor_arg(x.array)
+_call_arg(x::_TensorArg) = _call_tensor_arg(x.array)
 _arg(x::_CallbackArg) = (TVMFFIAny(kTVMFFIFunction, 0, UInt64(_new_callback(x.f))), true)
 
 """

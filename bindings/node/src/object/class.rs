@@ -21,6 +21,7 @@ pub fn set_class(data: &EnvData, type_index: i32, shell: napi_value) -> Result<(
     }
     // Subtypes may now resolve to this class.
     data.resolved.borrow_mut().clear();
+    data.wrappers.classes_changed();
     Ok(())
 }
 
@@ -172,13 +173,9 @@ pub fn adopt(data: &EnvData, object: napi_value, number: napi_value) -> Result<n
         return napi::type_error("this construction token was already used");
     }
     data.pending.set((pending, ptr::null_mut()));
-    let cell = ObjectCell::new(handle);
+    let cell = ObjectCell::new(handle, Some(data.wrappers.clone()));
     // SAFETY: a live cell, given to `object`.
-    if let Err(e) = unsafe { add_finalizer(env, object, cell) } {
-        // SAFETY: not attached, so still ours.
-        unsafe { free_cell(cell) };
-        return Err(e);
-    }
+    unsafe { give_cell(data, object, cell) }?;
     cell_number(env, cell)
 }
 
