@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 /// The supported minor versions whose export lists are known, with their lists.
 const VERSIONS: &[(&str, &str)] = &[("1.5", include_str!("base_names/1.5.txt"))];
 
-/// Exports of later supported versions that none of [`VERSIONS`] has.
+/// Exports of later supported versions, and of development snapshots, that none of [`VERSIONS`] has.
 const LATER: &str = include_str!("base_names/later.txt");
 
 /// Names every version exports that are builtin functions, which take no methods.
