@@ -130,6 +130,19 @@ export declare function constructArranged(
   info: CallInfo,
 ): Token;
 
+/**
+ * The object a constructor that is a global function makes (generated constructors of classes
+ * whose library's Python API constructs them through globals): `members` lists each one's fewest
+ * and most arguments and its binding; the first whose range holds `args.length` makes it.
+ * `undefined` when the class's own constructor is to run instead (no arguments and `hasOwn`, no
+ * match and `hasOwn`, or a subclass's token).
+ */
+export declare function constructByMember(
+  args: readonly unknown[],
+  members: ReadonlyArray<readonly [number, number, (...args: any[]) => unknown]>,
+  hasOwn: boolean,
+): unknown;
+
 /** The readers of fields `names` of type `key`, resolved once (generated getters use them). */
 export declare function fieldGetters(key: string, names: readonly string[]): Array<(object: FFIObject) => unknown>;
 /** Reads a field by its registered name. */

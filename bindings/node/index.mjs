@@ -3,7 +3,7 @@ import ffi from './index.js';
 
 export default ffi;
 export const {
-  Object, Function, registerType, defineClass, types, construct, constructArranged, fieldGetters, getField, setField, setOwnFields, dispose, same,
+  Object, Function, registerType, defineClass, types, construct, constructArranged, constructByMember, fieldGetters, getField, setField, setOwnFields, dispose, same,
   refCount, getGlobal, requireGlobal, registerGlobal, listGlobals, toFunction, callAsync, Sequence, Array,
   List, MapBase, Map, Dict, Shape, array, list, map, dict, shape, toShape, toList, toDict,
   Tensor, tensor, toTensor, DataType, Device, OpaquePtr, dtype, device, toDataType, toDevice,

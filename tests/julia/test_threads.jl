@@ -211,3 +211,33 @@ end
     @test fetch(t)
     @test T.FFIArray([[[1]]])[1][1][1] == 1   # the depth went back to zero
 end
+
+# A thread waiting in a library call does not hold up a collection another thread starts (calls
+# are GC-safe wherever another thread can run Julia code). Here the library waits for a signal
+# that a second Julia thread sends after collecting: with plain calls that collection waits for
+# the call, and the call returns false after its timeout.
+@testset "a collection while another thread waits in a library call" begin
+    @test T.gc_safe_calls() == (VERSION >= v"1.9" || Threads.nthreads() > 1)
+    if Threads.nthreads() > 1
+        wait_signal, signal = lib("wait_signal"), lib("signal")
+        got = fill(false, 2)
+        Threads.@threads :static for i in 1:2     # iteration i runs on thread i
+            if i == 1
+                got[1] = wait_signal(10_000)
+            else
+                sleep(0.2)                         # thread 1 is in the call by now
+                GC.gc()
+                signal()
+                got[2] = true
+            end
+        end
+        @test got == [true, true]
+    end
+    # Callbacks that come back on the calling thread leave the GC-safe state: they allocate and
+    # collect, from tasks on every thread.
+    T.register_global_func("threads_test.collect", n -> (GC.gc(false); sum(collect(1:n))); override = true)
+    collect_in_callback = T.get_global_func("threads_test.collect")
+    apply = T.get_global_func("threads_test.apply")
+    ok(i) = collect_in_callback(100) == 5050 && apply(x -> (GC.gc(false); [x, x]), i)[2] == i
+    @test all(fetch.([Threads.@spawn(all(ok(j) for j in 1:20)) for _ in 1:8]))
+end

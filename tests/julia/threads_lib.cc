@@ -13,7 +13,9 @@
 // - threads_lib.keep(t) / kept_sum() -> float / kept_size() -> int / release(): the library keeps
 //   one float64 tensor, reads all of it, and lets it go;
 // - threads_lib.release_on_thread(): lets the kept tensor go on a thread of the library (its
-//   deleter runs there).
+//   deleter runs there);
+// - threads_lib.wait_signal(ms) -> bool / signal(): the first blocks until another thread calls
+//   the second (true) or `ms` milliseconds pass (false), as a library waiting for its own work.
 #include <tvm/ffi/container/tensor.h>
 #include <tvm/ffi/error.h>
 #include <tvm/ffi/function.h>
@@ -21,6 +23,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -148,6 +151,25 @@ void ReleaseOnThread() {
   std::thread([t = std::move(t)]() mutable { t.reset(); }).join();
 }
 
+std::mutex signal_mutex;
+std::condition_variable signal_cv;
+bool signalled = false;
+
+bool WaitSignal(int64_t ms) {
+  std::unique_lock<std::mutex> lock(signal_mutex);
+  bool got = signal_cv.wait_for(lock, std::chrono::milliseconds(ms), [] { return signalled; });
+  signalled = false;
+  return got;
+}
+
+void Signal() {
+  {
+    std::lock_guard<std::mutex> lock(signal_mutex);
+    signalled = true;
+  }
+  signal_cv.notify_all();
+}
+
 }  // namespace
 
 TVM_FFI_STATIC_INIT_BLOCK() {
@@ -160,5 +182,7 @@ TVM_FFI_STATIC_INIT_BLOCK() {
       .def("threads_lib.kept_size", KeptSize)
       .def("threads_lib.kept_sum", KeptSum)
       .def("threads_lib.release", Release)
-      .def("threads_lib.release_on_thread", ReleaseOnThread);
+      .def("threads_lib.release_on_thread", ReleaseOnThread)
+      .def("threads_lib.wait_signal", WaitSignal)
+      .def("threads_lib.signal", Signal);
 }

@@ -3,6 +3,9 @@
 # function, which refuses a call on a thread Julia cannot run code on (before 1.9: a thread Julia
 # did not start) with a TVM-FFI error, so that no Julia code runs there; the deleters the runtime
 # may call on any thread (callback cells, DLPack blocks) are the shim's and never enter Julia.
+# Where library threads run Julia callbacks (1.9+), every packed call goes through the shim's
+# GC-safe call, so that a callback collecting garbage on a library thread does not wait forever
+# for the Julia thread that waits for the library.
 #
 # The library is looked up like the runtime: the `TVMFFI` artifact, the folder of the runtime
 # opened, the checkout's target/release, FFIHUB_LIBRARY_PATH, the system loader.
@@ -13,7 +16,18 @@ const _SHIM_NAME = "libtvmffi_julia." * Libdl.dlext
 # such calls run there.
 const _ADOPTS_FOREIGN_THREADS = VERSION >= v"1.9"
 
+# A thread inside a `ccall` is not at a safepoint, so a collection started on another thread
+# waits for the call to return. When the call waits for that other thread (a library thread
+# running a Julia callback, 1.9+, or a Julia thread the library waits for), neither ever
+# finishes. Calls made in GC-safe state (the shim brackets each with libjulia's
+# `jl_gc_safe_enter`/`jl_gc_safe_leave`) let that collection run. So they are used wherever
+# another thread can run Julia code: from 1.9 always (library threads), before that with more
+# than one Julia thread. With one thread before 1.9 no other thread collects, and calls go
+# straight to the runtime.
+_gc_safe_calls() = _ADOPTS_FOREIGN_THREADS || Threads.nthreads() > 1
+
 const _SHIM_PATH = Ref{String}("")
+const _GC_SAFE = Ref(false)
 const _shim_safe_call = Ref{Ptr{Cvoid}}(C_NULL)
 const _shim_cell_deleter = Ref{Ptr{Cvoid}}(C_NULL)
 const _shim_cell_released = Ref{Ptr{Cvoid}}(C_NULL)
@@ -64,12 +78,23 @@ function _open_shim()
     rc = ccall(sym(:tvmffi_julia_init), Cint, (Ptr{Cvoid}, Ptr{Cvoid}, Cint, Cstring),
         entry, raise, _ADOPTS_FOREIGN_THREADS, _foreign_thread_message())
     rc == 0 || error("TVMFFI: $path failed to initialize")
-    _ADOPTS_FOREIGN_THREADS || _mark_julia_threads(sym(:tvmffi_julia_mark_thread))
+    _mark_julia_threads(sym(:tvmffi_julia_mark_thread))
+    _GC_SAFE[] = _gc_safe_calls()
+    if _GC_SAFE[]
+        rc = ccall(sym(:tvmffi_julia_init_gc_safe), Cint,
+            (Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}, Ptr{Cvoid}),
+            _fp_TVMFFIFunctionCall[], cglobal(:jl_gc_safe_enter), cglobal(:jl_gc_safe_leave),
+            cglobal(:jl_gc_unsafe_enter), cglobal(:jl_gc_unsafe_leave))
+        rc == 0 || error("TVMFFI: $path failed to set up GC-safe calls")
+        _fp_TVMFFIFunctionCall[] = sym(:tvmffi_julia_call_gc_safe)
+    end
     return nothing
 end
 
-# Before 1.9 Julia's threads are all started with the process: mark each one (one iteration per
-# thread with the static schedule) as a thread callbacks may run on.
+# Mark each of Julia's threads (one iteration per thread with the static schedule): before 1.9
+# the only threads callbacks may run on; on every version those on which a callback leaves the
+# GC-safe state of the call it arrives in (threads started later, on 1.9+, are entered by the
+# `@cfunction`, which does the same).
 function _mark_julia_threads(mark::Ptr{Cvoid})
     ccall(mark, Cvoid, ())
     Threads.nthreads() == 1 && return nothing
@@ -93,3 +118,12 @@ can_call_julia_here() = ccall(_shim_can_enter[], Cint, ()) != 0
 The path of `libtvmffi_julia.so`, the native entry points of callbacks this session uses.
 """
 shim_library() = _SHIM_PATH[]
+
+"""
+    TVMFFI.gc_safe_calls() -> Bool
+
+Whether packed calls run with the calling thread in GC-safe state, so that other threads may
+collect garbage meanwhile: from Julia 1.9, and before that with more than one Julia thread. For
+tests and diagnostics.
+"""
+gc_safe_calls() = _GC_SAFE[]

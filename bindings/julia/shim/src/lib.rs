@@ -7,11 +7,16 @@
 //!   error instead of entering Julia; otherwise it forwards to the Julia entry;
 //! - the deleters the runtime may call on any thread (callback cells, DLPack blocks of tensors over
 //!   Julia arrays): they only mark a keep-alive cell (and free C memory), which Julia code sweeps
-//!   later.
+//!   later;
+//! - the GC-safe call: a packed call made with the calling Julia thread in GC-safe state, so that
+//!   a library thread running a Julia callback (Julia 1.9+) can collect garbage while the Julia
+//!   thread waits in the call; a callback that then comes back on a Julia thread leaves that state
+//!   again before any Julia code runs.
 //!
-//! The library links nothing but libc: the runtime function that raises the error is handed over
-//! by TVMFFI (so the same library serves ffihub's runtime and Apache's), and so is the text of the
-//! error (worded for the running Julia). Every entry catches panics.
+//! The library links nothing but libc: the runtime functions (the call, the one that raises the
+//! error) and libjulia's GC-state transitions are handed over by TVMFFI (so the same library
+//! serves ffihub's runtime and Apache's, and every Julia), and so is the text of the error
+//! (worded for the running Julia). Every entry catches panics.
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -23,6 +28,10 @@ use std::sync::OnceLock;
 type SafeCall = unsafe extern "C" fn(*mut c_void, *const c_void, i32, *mut c_void) -> c_int;
 /// `TVMFFIErrorSetRaisedFromCStr`.
 type SetRaised = unsafe extern "C" fn(*const c_char, *const c_char);
+/// libjulia's `jl_gc_safe_enter` / `jl_gc_unsafe_enter`: the previous GC state.
+type GcEnter = unsafe extern "C" fn() -> i8;
+/// libjulia's `jl_gc_safe_leave` / `jl_gc_unsafe_leave`: back to the given state.
+type GcLeave = unsafe extern "C" fn(i8);
 
 /// Byte offset of the "released" mark in a keep-alive cell (TVMFFI's `_CELL_FLAG_OFFSET`).
 const CELL_FLAG_OFFSET: usize = 40;
@@ -39,6 +48,17 @@ struct Setup {
 }
 
 static SETUP: OnceLock<Setup> = OnceLock::new();
+
+/// What [`tvmffi_julia_init_gc_safe`] was given.
+struct GcSafe {
+    call: SafeCall,
+    safe_enter: GcEnter,
+    safe_leave: GcLeave,
+    unsafe_enter: GcEnter,
+    unsafe_leave: GcLeave,
+}
+
+static GC_SAFE: OnceLock<GcSafe> = OnceLock::new();
 /// Set once by [`tvmffi_julia_init`], read on every call (after `SETUP` is filled).
 static ENTRY: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
 
@@ -126,7 +146,82 @@ pub unsafe extern "C" fn tvmffi_julia_safe_call(
     }
     // SAFETY: `entry` is the Julia entry stored by `tvmffi_julia_init`, which catches every
     // exception itself.
-    unsafe { std::mem::transmute::<*mut c_void, SafeCall>(entry)(handle, args, num_args, result) }
+    let entry = unsafe { std::mem::transmute::<*mut c_void, SafeCall>(entry) };
+    // A Julia thread may be inside a GC-safe call (`tvmffi_julia_call_gc_safe`): Julia code must
+    // not run in that state, so leave it for the callback. (A thread Julia adopts on 1.9+ is
+    // entered by the `@cfunction` itself, which makes that transition when it has a Julia state.)
+    match GC_SAFE.get().filter(|_| JULIA_THREAD.with(Cell::get)) {
+        // SAFETY: libjulia's transitions, on a thread Julia runs code on.
+        Some(gc) => unsafe {
+            let state = (gc.unsafe_enter)();
+            let rc = entry(handle, args, num_args, result);
+            (gc.unsafe_leave)(state);
+            rc
+        },
+        // SAFETY: as above.
+        None => unsafe { entry(handle, args, num_args, result) },
+    }
+}
+
+/// Sets up GC-safe calls: `call` is the runtime's `TVMFFIFunctionCall`, the other four are
+/// libjulia's `jl_gc_safe_enter`, `jl_gc_safe_leave`, `jl_gc_unsafe_enter`, `jl_gc_unsafe_leave`.
+/// The first call wins; returns 0, or -1 if an argument is null.
+///
+/// # Safety
+/// The arguments are functions of those types.
+#[no_mangle]
+pub unsafe extern "C" fn tvmffi_julia_init_gc_safe(
+    call: *mut c_void,
+    safe_enter: *mut c_void,
+    safe_leave: *mut c_void,
+    unsafe_enter: *mut c_void,
+    unsafe_leave: *mut c_void,
+) -> c_int {
+    catch_unwind(|| {
+        let all = [call, safe_enter, safe_leave, unsafe_enter, unsafe_leave];
+        if all.iter().any(|p| p.is_null()) {
+            return -1;
+        }
+        // SAFETY: the caller passes functions of these types.
+        let gc = unsafe {
+            GcSafe {
+                call: std::mem::transmute::<*mut c_void, SafeCall>(call),
+                safe_enter: std::mem::transmute::<*mut c_void, GcEnter>(safe_enter),
+                safe_leave: std::mem::transmute::<*mut c_void, GcLeave>(safe_leave),
+                unsafe_enter: std::mem::transmute::<*mut c_void, GcEnter>(unsafe_enter),
+                unsafe_leave: std::mem::transmute::<*mut c_void, GcLeave>(unsafe_leave),
+            }
+        };
+        let _ = GC_SAFE.set(gc);
+        0
+    })
+    .unwrap_or(-1)
+}
+
+/// `TVMFFIFunctionCall` with the calling Julia thread in GC-safe state for the duration of the
+/// call: while a library works (or waits for its own threads), other threads may collect
+/// garbage. The arguments stay valid: Julia's collector moves nothing, and the caller roots them
+/// (`GC.@preserve`). Returns -1 (with no error raised) if [`tvmffi_julia_init_gc_safe`] has not
+/// run, which TVMFFI never does.
+///
+/// # Safety
+/// Called from Julia code with the arguments of `TVMFFIFunctionCall`.
+#[no_mangle]
+pub unsafe extern "C" fn tvmffi_julia_call_gc_safe(
+    func: *mut c_void,
+    args: *const c_void,
+    num_args: i32,
+    result: *mut c_void,
+) -> c_int {
+    let Some(gc) = GC_SAFE.get() else { return -1 };
+    // SAFETY: libjulia's transitions on the calling Julia thread, and the runtime's call with
+    // the caller's arguments.
+    unsafe {
+        let state = (gc.safe_enter)();
+        let rc = (gc.call)(func, args, num_args, result);
+        (gc.safe_leave)(state);
+        rc
+    }
 }
 
 fn cell_flag(cell: *mut c_void) -> &'static AtomicU64 {
