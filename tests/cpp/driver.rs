@@ -11,7 +11,7 @@
 //! - on ffihub's runtime and on Apache's (the same binary; the library path picks the runtime).
 //!
 //! It also compiles every header on its own in each configuration, checks that the headers
-//! generated on either runtime are identical, and runs the C++ example of `README.md`.
+//! generated on either runtime are identical, and runs the C++ example of `docs/cpp.md`.
 //!
 //! The `ffihub` binary and the demo extension are built by cargo: `cargo test --workspace`
 //! builds every binary and library of the workspace before running tests. Running this test on
@@ -601,15 +601,18 @@ fn generated_headers_are_the_same_on_both_runtimes() {
     }
 }
 
+/// The page whose C++ example (its "Getting started") the suite compiles and runs.
+const DOC: &str = "docs/cpp.md";
+
 /// The first ```lang block after `marker` in `text`.
 fn code_block<'a>(text: &'a str, marker: &str, lang: &str) -> &'a str {
     let from = text
         .find(marker)
-        .unwrap_or_else(|| panic!("README.md has no {marker:?}"));
+        .unwrap_or_else(|| panic!("{DOC} has no {marker:?}"));
     let fence = format!("```{lang}\n");
     let start = text[from..]
         .find(&fence)
-        .unwrap_or_else(|| panic!("no ```{lang} block after {marker:?} in README.md"))
+        .unwrap_or_else(|| panic!("no ```{lang} block after {marker:?} in {DOC}"))
         + from
         + fence.len();
     let end = text[start..].find("```").expect("closing fence") + start;
@@ -619,7 +622,7 @@ fn code_block<'a>(text: &'a str, marker: &str, lang: &str) -> &'a str {
 #[test]
 fn the_documented_example_runs_on_both_runtimes() {
     let s = setup();
-    let doc = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let doc = std::fs::read_to_string(workspace_root().join(DOC)).unwrap();
     let source = code_block(&doc, "<!-- cpp-example -->", "cpp");
     let expected = code_block(&doc, "<!-- cpp-example-output -->", "text");
     let dir = s.dir.join("example");
@@ -657,7 +660,7 @@ fn the_documented_example_runs_on_both_runtimes() {
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
             expected,
-            "the example's output on the {} runtime differs from README.md",
+            "the example's output on the {} runtime differs from {DOC}",
             runtime.name
         );
     }
