@@ -460,8 +460,11 @@ fn every_test_program_is_listed() {
 
 /// A file that includes only `header`, in `scratch`.
 fn including_only(header: &Path, scratch: &Path) -> PathBuf {
+    // The folder's name too: containers/map.hpp and a generated map.hpp are different files.
+    let folder = header.parent().and_then(Path::file_name).unwrap_or_default();
     let main = scratch.join(format!(
-        "{}.check.cpp",
+        "{}.{}.check.cpp",
+        folder.to_string_lossy(),
         header.file_name().unwrap().to_string_lossy()
     ));
     std::fs::write(&main, format!("#include \"{}\"\n", header.display())).unwrap();
@@ -474,9 +477,10 @@ fn every_header_compiles_on_its_own() {
     let support = workspace_root().join("bindings/cpp/include");
     let scratch = s.dir.join("headers");
     std::fs::create_dir_all(&scratch).unwrap();
-    let mut headers: Vec<PathBuf> = std::fs::read_dir(support.join("ffihub"))
-        .unwrap()
-        .flatten()
+    // The support library's headers and its per-container ones (ffihub/containers/).
+    let mut headers: Vec<PathBuf> = ["ffihub", "ffihub/containers"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(support.join(dir)).unwrap().flatten())
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "hpp"))
         .collect();
