@@ -5,7 +5,8 @@
 //!   where they live the language's way and builds the models;
 //! - `names.rs`: the only place that spells identifiers (case, keywords, reserved prefix), with
 //!   the language's [`naming::Spelling`];
-//! - `model.rs`: the askama view models (precomputed strings and flags);
+//! - `model.rs`: the askama view models (precomputed strings and flags); the Julia backend
+//!   splits it by concern (see its `mod.rs`);
 //! - the templates live in `templates/<lang>/` at the workspace root.
 //!
 //! Shared here: the [`Capabilities`] check that removes what a backend cannot express (with a

@@ -9,9 +9,34 @@
 //!   raises about an argument that the parameter's Julia type took (a vector with a string
 //!   element for `Array[int]`).
 
-use super::model::{literal, tuple_literal, TypeNames};
+use super::names;
 use super::signature::{Protocol, Rendered};
+use super::text::{literal, tuple_literal};
+use super::types::TypeNames;
 use crate::lang::params::Layout;
+
+/// The constant holding a typed callable's `TVMFFI.CallInfo` (`call_info`), which it
+/// passes to `TVMFFI.call_typed` so that the library's TypeErrors about its arguments are in the
+/// caller's words.
+pub struct CallInfo {
+    /// The constant's name (`_ffi_info_fn_add_one`).
+    pub name: String,
+    /// Its value.
+    pub value: String,
+}
+
+impl CallInfo {
+    /// The `CallInfo` constant of the callable whose handle constant is `handle`.
+    pub(super) fn new(handle: &str, value: String) -> CallInfo {
+        let base = handle
+            .strip_prefix(names::RESERVED_PREFIX)
+            .unwrap_or(handle);
+        CallInfo {
+            name: format!("{}info_{base}", names::RESERVED_PREFIX),
+            value,
+        }
+    }
+}
 
 /// How the caller spells the callable `spelled` with its parameters after the `receiver`
 /// (`self`, or nothing): `add_one(x)`, `fill(self, bitmask, index; debug_print)`.

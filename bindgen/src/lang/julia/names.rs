@@ -142,7 +142,7 @@ pub fn symbol_literal(name: &str) -> String {
     if plain {
         format!(":{name}")
     } else {
-        format!("Symbol({})", super::model::literal(name))
+        format!("Symbol({})", super::text::literal(name))
     }
 }
 

@@ -2,8 +2,9 @@
 //! number of optional positional arguments given, keyword-only parameters as keywords), the
 //! call each makes, and the docstring's signature line and `# Arguments` list.
 
-use super::model::{literal, Param, TypeNames};
 use super::names;
+use super::text::literal;
+use super::types::TypeNames;
 use crate::ir::{Literal, Type};
 use crate::lang::params::{Layout, Offered};
 
@@ -17,6 +18,25 @@ pub enum Protocol {
     /// Positional arguments, then keyword ones after `TVMFFI.kwargs_marker()` (a generated
     /// `__ffi_init__`): the library fills whatever is left out.
     Kwargs,
+}
+
+/// A parameter.
+pub struct Param {
+    /// Identifier.
+    pub ident: String,
+    /// Type annotation including `::`, or empty.
+    pub annot: String,
+    /// ` = <default>`, or empty.
+    pub default: String,
+    /// The expression passed to the call (the identifier, or its conversion).
+    pub arg: String,
+}
+
+impl Param {
+    /// `ident::Annot = default`, as in a method definition.
+    pub fn decl(&self) -> String {
+        format!("{}{}{}", self.ident, self.annot, self.default)
+    }
 }
 
 /// One Julia method of a callable.
