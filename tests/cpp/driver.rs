@@ -461,7 +461,10 @@ fn every_test_program_is_listed() {
 /// A file that includes only `header`, in `scratch`.
 fn including_only(header: &Path, scratch: &Path) -> PathBuf {
     // The folder's name too: containers/map.hpp and a generated map.hpp are different files.
-    let folder = header.parent().and_then(Path::file_name).unwrap_or_default();
+    let folder = header
+        .parent()
+        .and_then(Path::file_name)
+        .unwrap_or_default();
     let main = scratch.join(format!(
         "{}.{}.check.cpp",
         folder.to_string_lossy(),
