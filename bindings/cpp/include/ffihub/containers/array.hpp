@@ -14,10 +14,6 @@
 
 namespace ffihub {
 
-namespace detail {
-inline constexpr char kArray[] = "ffi.Array";
-}  // namespace detail
-
 /**
  * An immutable array (`ffi.Array`) of T. Reads are direct (no call); elements convert to T when
  * read. Builds from an initializer list, a std::vector or an iterator range.

@@ -11,16 +11,6 @@
 
 namespace ffihub {
 
-namespace detail {
-inline constexpr char kDict[] = "ffi.Dict";
-inline constexpr char kDictSize[] = "ffi.DictSize";
-inline constexpr char kDictGetItemOrMissing[] = "ffi.DictGetItemOrMissing";
-inline constexpr char kDictForwardIterFunctor[] = "ffi.DictForwardIterFunctor";
-inline constexpr char kDictSetItem[] = "ffi.DictSetItem";
-inline constexpr char kDictErase[] = "ffi.DictErase";
-inline constexpr char kDictClear[] = "ffi.DictClear";
-}  // namespace detail
-
 /**
  * A mutable dictionary (`ffi.Dict`) from K to V: reads like Map, plus set, erase and clear
  * (visible through every reference to the dict).

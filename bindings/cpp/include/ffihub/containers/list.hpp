@@ -9,16 +9,6 @@
 
 namespace ffihub {
 
-namespace detail {
-inline constexpr char kList[] = "ffi.List";
-inline constexpr char kListAppend[] = "ffi.ListAppend";
-inline constexpr char kListSetItem[] = "ffi.ListSetItem";
-inline constexpr char kListInsert[] = "ffi.ListInsert";
-inline constexpr char kListErase[] = "ffi.ListErase";
-inline constexpr char kListPop[] = "ffi.ListPop";
-inline constexpr char kListClear[] = "ffi.ListClear";
-}  // namespace detail
-
 /**
  * A mutable list (`ffi.List`) of T: reads like Array, plus push_back, set, insert, erase,
  * pop_back and clear (visible through every reference to the list).

@@ -11,13 +11,6 @@
 
 namespace ffihub {
 
-namespace detail {
-inline constexpr char kMap[] = "ffi.Map";
-inline constexpr char kMapSize[] = "ffi.MapSize";
-inline constexpr char kMapGetItemOrMissing[] = "ffi.MapGetItemOrMissing";
-inline constexpr char kMapForwardIterFunctor[] = "ffi.MapForwardIterFunctor";
-}  // namespace detail
-
 /**
  * An immutable map (`ffi.Map`) from K to V. Builds from an initializer list of pairs, a std::map
  * or a std::unordered_map; iterates as std::pair<K, V>.

@@ -15,8 +15,6 @@ namespace ffihub {
 
 namespace detail {
 
-inline constexpr char kGetInvalidObject[] = "ffi.GetInvalidObject";
-
 /// The "missing" sentinel that `*GetItemOrMissing` returns.
 inline const ObjectRef& missing_sentinel() {
   static const ObjectRef sentinel = builtin<kGetInvalidObject>().call<ObjectRef>();

@@ -10,10 +10,6 @@
 
 namespace ffihub {
 
-namespace detail {
-inline constexpr char kShape[] = "ffi.Shape";
-}  // namespace detail
-
 /**
  * An immutable shape (`ffi.Shape`): a sequence of int64_t extents, read directly.
  */
