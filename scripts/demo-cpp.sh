@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The C++ main job: build ffihub's runtime and the demo extension, generate the demo's C++
 # header with `ffihub generate --lang cpp` into target/generated/cpp/demo, then compile and run
-# the C++ example of README.md (extracted verbatim) against it.
+# the C++ example of docs/cpp.md (extracted verbatim) against it.
 #   scripts/demo-cpp.sh                                                   # on ffihub's runtime
 #   TVM_FFI_LIB_DIR=.deps/apache-tvm-ffi/tvm_ffi/lib scripts/demo-cpp.sh  # on Apache's runtime
 set -euo pipefail
@@ -21,11 +21,11 @@ mkdir -p "$OUT"
 target/debug/ffihub generate --lang cpp --name demo \
     --lib target/release/libffihub_demo.so --runtime "$LIB_DIR/libtvm_ffi.so" --out "$OUT/demo"
 
-# The example of README.md: the ```cpp block after the "<!-- cpp-example -->" marker.
+# The example of docs/cpp.md: the ```cpp block after the "<!-- cpp-example -->" marker.
 awk '/<!-- cpp-example -->/ { found = 1; next }
      found && /^```cpp$/ { inside = 1; next }
      inside && /^```$/ { exit }
-     inside { print }' README.md > "$OUT/example.cpp"
+     inside { print }' docs/cpp.md > "$OUT/example.cpp"
 
 g++ -std=c++17 -O2 -Wall -Wextra -Werror -pedantic \
     -I bindings/cpp/include -I runtime/include -I "$OUT/demo" \

@@ -2,8 +2,8 @@
 # The Julia main job: builds the runtime and the demo extension, generates the demo's Julia
 # package with `ffihub generate --lang julia` into target/generated/julia/Demo, makes a Julia
 # environment that has it and the TVMFFI support package (target/generated/julia/env, with
-# Pkg.develop: offline), and runs the README's Julia example (the ```julia block after the
-# `julia-example` marker in README.md) as
+# Pkg.develop: offline), and runs the Julia example of docs/julia.md (the ```julia block after the
+# `julia-example` marker) as
 # target/generated/julia/example.jl.
 #   --apache   run the example on Apache's runtime too (installs the wheel into .deps/)
 # Julia comes from scripts/setup-julia.sh (scripts/demo.sh runs it), through the scripts/julia wrapper.
@@ -24,7 +24,7 @@ cargo build -p ffihub-demo -p ffihub-bindgen
 scripts/julia --startup-file=no --project="$OUT/env" -e "using Pkg; Pkg.develop([
     PackageSpec(path = \"$ROOT/bindings/julia/TVMFFI\"), PackageSpec(path = \"$OUT/Demo\")]; io = devnull)"
 
-doc=README.md
+doc=docs/julia.md
 awk '/julia-example/ { armed = 1; next }
      armed && /^```julia/ { inside = 1; next }
      inside && /^```/ { exit }

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # The Node main job: builds the runtime, the Node addon and the demo extension, generates the
 # demo's Node package with `ffihub generate --lang node` into target/generated/node/demo, and
-# runs the README's Node example (the ```js block after the `node-example` marker in README.md,
-# ) as target/generated/node/example.mjs.
+# runs the Node example of docs/node.md (the ```js block after the `node-example` marker) as target/generated/node/example.mjs.
 #   --apache   run the example on Apache's runtime too (installs the wheel into .deps/)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,7 +19,7 @@ cargo build -p ffihub-demo -p ffihub-bindgen
 mkdir -p "$OUT/node_modules/@ffihub"
 ln -sfn "$ROOT/bindings/node" "$OUT/node_modules/@ffihub/tvm-ffi"
 
-doc=README.md
+doc=docs/node.md
 awk '/node-example/ { armed = 1; next }
      armed && /^```js/ { inside = 1; next }
      inside && /^```/ { exit }

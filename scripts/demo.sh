@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: builds the runtime and runs each language's README example on it, each through
+# The main job: builds the runtime and runs each language's example (the
+# "Getting started" section of docs/<lang>.md) on it, each through
 # a package `ffihub generate` makes for the demo extension:
 #   C     the seeds' add_one_c, unmodified, through a small C host (scripts/run-example.sh)
 #   Julia scripts/demo-julia.sh

@@ -4,7 +4,7 @@
 #   P/lib/libtvmffi_julia.so                 the native entry points of the Julia package TVMFFI
 #                                            (found next to the runtime it opens; ADR 0016)
 #   P/include/tvm/ffi/*.h, P/include/dlpack/ the TVM-FFI C headers
-#   P/include/ffihub/*.hpp                   the header-only C++ support library
+#   P/include/ffihub/{,containers/}*.hpp     the header-only C++ support library
 #   P/bin/ffihub                             the binding generator (finds P/lib/libtvm_ffi.so)
 #   P/lib/cmake/ffihub/                      find_package(ffihub): ffihub::tvm_ffi, ffihub::ffihub,
 #                                            ffihub::generator, ffihub_generate()

@@ -449,13 +449,14 @@ export declare function systemLib(prefix?: string): Module;
 export declare function loadLibrary(path: string): void;
 /**
  * Loads the libraries of a generated package (searched in $FFIHUB_LIBRARY_PATH, the package
- * folder, then by the dynamic loader) and checks its metadata manifest against them.
+ * folder, then by the dynamic loader) and checks its metadata manifest against them: the
+ * manifest's lines (ADR 0020), each compared with its live spelling.
  */
 export declare function loadLibraries(
   packageDir: string | null,
   names: readonly string[],
   checksum: string,
-  manifest: { readonly [item: string]: string } | null,
+  manifest: readonly string[] | null,
 ): void;
 /**
  * Loads the libraries of a generated package as modules (found like `loadLibraries`) and checks

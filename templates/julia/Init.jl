@@ -1,12 +1,7 @@
 # The metadata this package was generated from, compared with the loaded libraries at load time
 # (constants: built once at precompile time, not code to compile at every load).
-const _ffi_check_functions = Pair{String,String}[{% for (name, sig) in check_functions %}
-    {{ name }} => {{ sig }},{% endfor %}{% if !check_functions.is_empty() %}
-{% endif %}]
-const _ffi_check_types = Pair{String,Vector{String}}[{% for (key, members) in check_types %}
-    {{ key }} => String[{% for m in members %}
-        {{ m }},{% endfor %}{% if !members.is_empty() %}
-    {% endif %}],{% endfor %}{% if !check_types.is_empty() %}
+const _ffi_manifest = String[{% for line in manifest %}
+    {{ line }},{% endfor %}{% if !manifest.is_empty() %}
 {% endif %}]
 {%- if !modules.is_empty() %}
 const _ffi_check_exports = Vector{Pair{String,String}}[{% for m in modules %}
@@ -23,7 +18,7 @@ _ffi_root() = Base.something(Base.pkgdir(@__MODULE__), Base.dirname(@__DIR__))
 function _ffi_check()
     TVMFFI.check_package({{ module_literal }}, _ffi_checksum;
         regenerate = {{ regenerate }} * _ffi_root(),
-        functions = _ffi_check_functions, types = _ffi_check_types)
+        manifest = _ffi_manifest)
 end
 
 # Object types: key, Julia type, field table and the registered field names (looped over in

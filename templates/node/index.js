@@ -3,11 +3,11 @@
 
 const __ffi = require({{ m.support }});
 
-__ffi.loadLibraries(__dirname, [{% for lib in m.libraries %}{{ lib }}{% if !loop.last %}, {% endif %}{% endfor %}], {{ m.checksum }}, {
-{%- for e in m.manifest %}
-  {{ e.key }}: {{ e.hash }},
+__ffi.loadLibraries(__dirname, [{% for lib in m.libraries %}{{ lib }}{% if !loop.last %}, {% endif %}{% endfor %}], {{ m.checksum }}, [
+{%- for line in m.manifest %}
+  {{ line }},
 {%- endfor %}
-});
+]);
 {%- if !m.modules.is_empty() %}
 // The libraries whose `__tvm_ffi_<name>` exports this package binds, loaded once as modules.
 const __ffiModules = __ffi.loadModules(__dirname, [

@@ -11,7 +11,7 @@
 //! - on ffihub's runtime and on Apache's (the same binary; the library path picks the runtime).
 //!
 //! It also compiles every header on its own in each configuration, checks that the headers
-//! generated on either runtime are identical, and runs the C++ example of `README.md`.
+//! generated on either runtime are identical, and runs the C++ example of `docs/cpp.md`.
 //!
 //! The `ffihub` binary and the demo extension are built by cargo: `cargo test --workspace`
 //! builds every binary and library of the workspace before running tests. Running this test on
@@ -460,8 +460,14 @@ fn every_test_program_is_listed() {
 
 /// A file that includes only `header`, in `scratch`.
 fn including_only(header: &Path, scratch: &Path) -> PathBuf {
+    // The folder's name too: containers/map.hpp and a generated map.hpp are different files.
+    let folder = header
+        .parent()
+        .and_then(Path::file_name)
+        .unwrap_or_default();
     let main = scratch.join(format!(
-        "{}.check.cpp",
+        "{}.{}.check.cpp",
+        folder.to_string_lossy(),
         header.file_name().unwrap().to_string_lossy()
     ));
     std::fs::write(&main, format!("#include \"{}\"\n", header.display())).unwrap();
@@ -474,9 +480,10 @@ fn every_header_compiles_on_its_own() {
     let support = workspace_root().join("bindings/cpp/include");
     let scratch = s.dir.join("headers");
     std::fs::create_dir_all(&scratch).unwrap();
-    let mut headers: Vec<PathBuf> = std::fs::read_dir(support.join("ffihub"))
-        .unwrap()
-        .flatten()
+    // The support library's headers and its per-container ones (ffihub/containers/).
+    let mut headers: Vec<PathBuf> = ["ffihub", "ffihub/containers"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(support.join(dir)).unwrap().flatten())
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "hpp"))
         .collect();
@@ -601,15 +608,18 @@ fn generated_headers_are_the_same_on_both_runtimes() {
     }
 }
 
+/// The page whose C++ example (its "Getting started") the suite compiles and runs.
+const DOC: &str = "docs/cpp.md";
+
 /// The first ```lang block after `marker` in `text`.
 fn code_block<'a>(text: &'a str, marker: &str, lang: &str) -> &'a str {
     let from = text
         .find(marker)
-        .unwrap_or_else(|| panic!("README.md has no {marker:?}"));
+        .unwrap_or_else(|| panic!("{DOC} has no {marker:?}"));
     let fence = format!("```{lang}\n");
     let start = text[from..]
         .find(&fence)
-        .unwrap_or_else(|| panic!("no ```{lang} block after {marker:?} in README.md"))
+        .unwrap_or_else(|| panic!("no ```{lang} block after {marker:?} in {DOC}"))
         + from
         + fence.len();
     let end = text[start..].find("```").expect("closing fence") + start;
@@ -619,7 +629,7 @@ fn code_block<'a>(text: &'a str, marker: &str, lang: &str) -> &'a str {
 #[test]
 fn the_documented_example_runs_on_both_runtimes() {
     let s = setup();
-    let doc = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
+    let doc = std::fs::read_to_string(workspace_root().join(DOC)).unwrap();
     let source = code_block(&doc, "<!-- cpp-example -->", "cpp");
     let expected = code_block(&doc, "<!-- cpp-example-output -->", "text");
     let dir = s.dir.join("example");
@@ -657,7 +667,7 @@ fn the_documented_example_runs_on_both_runtimes() {
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
             expected,
-            "the example's output on the {} runtime differs from README.md",
+            "the example's output on the {} runtime differs from {DOC}",
             runtime.name
         );
     }

@@ -1,9 +1,12 @@
 // The load-time check of generated headers: a header used before its library is loaded says
 // so; a header generated from different metadata (demo_stale.hpp, made by the driver from an
-// edited dump of the demo) lists every difference and how to regenerate it.
+// edited dump of the demo) lists every difference and how to regenerate it. The golden test:
+// the support library spells the manifest of the demo's and the testing library's headers from
+// live reflection alone, byte for byte (the manifest's format: ADR 0020).
 #include "common.hpp"
 #include "demo.hpp"
 #include "demo_stale.hpp"
+#include "tvm_ffi_testing.hpp"
 
 TEST_CASE(before_the_library_is_loaded) {
   CHECK_THROWS(ffihub::RuntimeError, demo::add_one(1),
@@ -15,6 +18,20 @@ TEST_CASE(a_matching_header_works_once_loaded) {
   test::load_demo();
   CHECK_EQ(demo::add_one(1), 2);
   CHECK_EQ(demo::Point(3, 4).norm(), 5.0);
+}
+
+TEST_CASE(live_reflection_reproduces_the_manifest) {
+  test::load_demo();
+  test::load_testing();
+  for (const ffihub::detail::Library* lib :
+       {&demo::detail::ffi_library(), &tvm_ffi_testing::detail::ffi_library()}) {
+    CHECK(lib->manifest().size() > 100);
+    CHECK_EQ(lib->live_manifest(), lib->manifest());
+  }
+  // A stale header's manifest is not reproduced: the live spelling differs where it does.
+  const std::string stale = demo_stale::detail::ffi_library().live_manifest();
+  CHECK(stale.find("f demo.add_one (int) -> int\n") != std::string::npos);
+  CHECK(stale.find("f demo.gone") == std::string::npos);
 }
 
 TEST_CASE(a_stale_header_lists_the_differences) {

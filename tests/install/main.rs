@@ -6,7 +6,7 @@
 //!   tried when it finds no runtime, and finds one through `TVM_FFI_LIB` or its `../lib`;
 //! - `scripts/install.sh --prefix P` installs the runtime, headers, generator, CMake package and
 //!   pkg-config files: a CMake project with `find_package(ffihub)` generates the demo's header with
-//!   `ffihub_generate()`, builds the README's C++ example and runs it; a C program builds with
+//!   `ffihub_generate()`, builds the C++ example of docs/cpp.md and runs it; a C program builds with
 //!   `pkg-config tvm_ffi`;
 //! - ffihub's crates (`ffihub-abi`, `ffihub-backtrace`, `ffihub-sys`, `ffihub-macros`, `ffihub`)
 //!   pass `cargo package` and are published with `cargo publish` (after a `--dry-run`) to a local
@@ -333,14 +333,14 @@ fn generator_from_cargo_install_runs_from_another_folder() {
 }
 
 /// A CMake project in `project` that generates the demo's header with `ffihub_generate()` and
-/// builds the README's C++ example (`example`) against it.
-fn readme_example_project(project: &Path) {
-    let readme = std::fs::read_to_string(workspace_root().join("README.md")).unwrap();
-    let example = readme
+/// builds the C++ example of docs/cpp.md (`example`) against it.
+fn docs_example_project(project: &Path) {
+    let page = std::fs::read_to_string(workspace_root().join("docs/cpp.md")).unwrap();
+    let example = page
         .split_once("<!-- cpp-example -->")
         .and_then(|(_, rest)| rest.split_once("```cpp\n"))
         .and_then(|(_, rest)| rest.split_once("\n```"))
-        .expect("README.md has the C++ example")
+        .expect("docs/cpp.md has the C++ example")
         .0;
     write(&project.join("example.cpp"), &format!("{example}\n"));
     write(
@@ -355,8 +355,8 @@ fn readme_example_project(project: &Path) {
     );
 }
 
-/// The README example's output.
-fn assert_readme_example_output(out: &str) {
+/// The output of docs/cpp.md's example.
+fn assert_docs_example_output(out: &str) {
     assert!(
         out.starts_with("42\nHello, C++!\nclicks: 12 (step 10)\n")
             && out.ends_with("2 3 4\nValueError: cannot take the square root of -1\n"),
@@ -367,7 +367,7 @@ fn assert_readme_example_output(out: &str) {
 #[test]
 fn cmake_find_package_generates_and_runs_the_demo_example() {
     let project = fresh_dir("cmake-demo");
-    readme_example_project(&project);
+    docs_example_project(&project);
     // `load` has no rpath to the demo: FFIHUB_LIBRARY_PATH finds it, or the error lists the tries.
     write(
         &project.join("load.cpp"),
@@ -387,7 +387,7 @@ fn cmake_find_package_generates_and_runs_the_demo_example() {
         .unwrap();
     let demo = target_dir().join("debug/libffihub_demo.so");
     let out = cmake_build_and_run(&project, &[("DEMO_LIB", demo.to_str().unwrap())], "example");
-    assert_readme_example_output(&out);
+    assert_docs_example_output(&out);
     let load = |search: &Path| {
         let mut cmd = outside(project.join("build/load"), &project);
         cmd.arg("libffihub_demo.so")
@@ -442,7 +442,7 @@ fn cmake_find_package_generates_and_runs_the_demo_example() {
 #[test]
 fn cmake_package_serves_a_clang_libcxx_project() {
     let project = fresh_dir("cmake-clang");
-    readme_example_project(&project);
+    docs_example_project(&project);
     let config = ffihub_tests::cxx_config("clang_libcxx_cxx20");
     let demo = target_dir().join("debug/libffihub_demo.so");
     let flags = config.flags.join(" ");
@@ -455,7 +455,7 @@ fn cmake_package_serves_a_clang_libcxx_project() {
         ],
         "example",
     );
-    assert_readme_example_output(&out);
+    assert_docs_example_output(&out);
     let cache = std::fs::read_to_string(project.join("build/CMakeCache.txt")).unwrap();
     assert!(
         cache

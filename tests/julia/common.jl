@@ -1,21 +1,22 @@
-# Shared helpers of the Julia test suite (tests/julia). Every test file includes this once
-# (through `isdefined(Main, :FFITest)`), so each file also runs on its own:
+# Helpers of the Julia test suite of the support package (tests/julia), on the harness both
+# suites share (harness.jl). Every test file includes this once (through
+# `isdefined(Main, :FFITest)`), so each file also runs on its own:
 #
 #     TVM_FFI_LIB=target/release/libtvm_ffi.so \
 #         scripts/julia --project=bindings/julia/TVMFFI tests/julia/test_any.jl
+isdefined(Main, :SuiteHarness) || include(joinpath(@__DIR__, "harness.jl"))
+
 module FFITest
 
 using Test
 using TVMFFI
+using ..SuiteHarness
 const T = TVMFFI
 
-export T, testing_lib, runtime_name, is_ffihub, check_no_leaks, compile_kernel, kernels, REPO_ROOT, @test_ffihub
+export T, testing_lib, runtime_name, is_ffihub, settle, check_no_leaks, gc_stress, compile_kernel,
+       kernels, REPO_ROOT, @test_ffihub
 
 const REPO_ROOT = normpath(joinpath(@__DIR__, "..", ".."))
-
-"""The runtime under test: "ffihub" when it has `ffihub.LiveObjectCount`, else "apache"."""
-is_ffihub() = T.live_object_count() !== nothing
-runtime_name() = is_ffihub() ? "ffihub" : "apache"
 
 """
 Apache's `libtvm_ffi_testing.so` (from the wheel): `ENV["TVM_FFI_TESTING_LIB"]`, else
@@ -37,40 +38,6 @@ function testing_lib()
     return path
 end
 const _TESTING_LOADED = Ref(false)
-
-function _settle()
-    for _ in 1:3
-        GC.gc()
-    end
-    T.sweep_keepalive!()
-    GC.gc()
-end
-
-"""
-    check_no_leaks(workload; label)
-
-Run `workload()` once to warm caches, then again between two forced collections, and check that
-the runtime's live-object count (`ffihub.LiveObjectCount`) and the number of Julia keep-alive
-slots are back where they started. On Apache's runtime only the slot check runs (it has no
-live-object counter).
-"""
-function check_no_leaks(workload; label = "workload")
-    workload()
-    _settle()
-    before = T.live_object_count()
-    slots_before = T.keepalive_count()
-    workload()
-    _settle()
-    after = T.live_object_count()
-    @testset "no leaks: $label" begin
-        if before === nothing
-            @test_skip after == before    # Apache's runtime has no live-object counter
-        else
-            @test after == before
-        end
-        @test T.keepalive_count() == slots_before
-    end
-end
 
 """
     compile_kernel(source) -> String
@@ -99,16 +66,5 @@ function kernels()
     return _KERNELS[]::FFIModule
 end
 const _KERNELS = Ref{Any}(nothing)
-
-"""`@test_ffihub cond`: `@test cond` on ffihub's runtime; recorded as skipped on Apache's."""
-macro test_ffihub(ex)
-    quote
-        if is_ffihub()
-            @test $(esc(ex))
-        else
-            @test_skip $(esc(ex))
-        end
-    end
-end
 
 end # module FFITest

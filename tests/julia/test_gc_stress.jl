@@ -1,9 +1,10 @@
 # GC stress: 1,000,000 calls that create and drop objects, strings, bytes, containers, tensors,
 # callbacks and errors, with a full collection every 10,000 calls. Nothing may crash, every
 # result must be right, and afterwards the runtime's live-object count and the Julia keep-alive
-# slots must be back where they started. (`TVMFFI_STRESS_CALLS` overrides the count.)
-# Then a library that keeps a tensor over an array no Julia code holds any more
-# (tests/julia/threads_lib.cc) reads it after collections that reuse freed memory.
+# slots must be back where they started. (`TVMFFI_STRESS_CALLS` overrides the count; the loop and
+# the checks are the harness's `gc_stress`.) Then a library that keeps a tensor over an array no
+# Julia code holds any more (tests/julia/threads_lib.cc) reads it after collections that reuse
+# freed memory.
 isdefined(Main, :FFITest) || include(joinpath(@__DIR__, "common.jl"))
 module TestGCStress
 using Test, TVMFFI, ..FFITest
@@ -16,9 +17,6 @@ const id_tensor = get_global_func("testing.schema_id_tensor")
 const add_one = get_global_func("testing.add_one")
 const raise = get_global_func("testing.test_raise_error")
 const make_iota = kernels()["make_iota"]
-
-const CALLS = parse(Int, get(ENV, "TVMFFI_STRESS_CALLS", "1000000"))
-const GC_EVERY = 10_000
 
 # One call per iteration (plus the conversions it implies); returns whether the result was right.
 function step(i::Int)
@@ -64,40 +62,7 @@ function step(i::Int)
     end
 end
 
-function stress(n::Int)
-    wrong = 0
-    for i in 1:n
-        step(i) || (wrong += 1)
-        i % GC_EVERY == 0 && GC.gc()
-    end
-    return wrong
-end
-
-function settle()
-    for _ in 1:3
-        GC.gc()
-    end
-    T.sweep_keepalive!()
-    GC.gc()
-end
-
-@testset "GC stress: $CALLS calls" begin
-    stress(1000)                                # warm up caches and compile
-    settle()
-    live_before = T.live_object_count()
-    slots_before = T.keepalive_count()
-    t = @elapsed wrong = stress(CALLS)
-    @info "GC stress on $(runtime_name()): $CALLS calls in $(round(t, digits = 1)) s"
-    @test wrong == 0
-    settle()
-    if live_before === nothing
-        @test_skip T.live_object_count() == live_before
-    else
-        @test T.live_object_count() == live_before
-    end
-    @test T.keepalive_count() == slots_before
-    @test kernels()["live_buffers"]() == 0
-end
+gc_stress(step, ""; finally_test = () -> @test kernels()["live_buffers"]() == 0)
 
 # The library keeps a tensor over an array that only it still holds; collections run and new
 # arrays of the same size are allocated (freed array memory is reused for them), and then the

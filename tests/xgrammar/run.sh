@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# xgrammar 0.2.8 end to end (examples/xgrammar, README "A real library"): its
+# xgrammar 0.2.8 end to end (examples/xgrammar/README.md): its
 # libxgrammar_bindings.so from the pinned wheel (scripts/setup-xgrammar.sh) is dumped on both
 # runtimes (identical dumps), generated for Julia, Node and C++ with `--harvest` (the wheel's
 # Python package) and the entries of examples/xgrammar/bindings.yaml it cannot derive, and the

@@ -28,10 +28,14 @@
 //!   root (their names have no namespace). An export whose path a global function already takes
 //!   is left out: the global binds it (the Rust macros export a function under both names).
 //!
+//! - The load-time check manifest of a library ([`manifest`], ADR 0020) is computed here once,
+//!   for every backend.
+//!
 //! The IR knows nothing about target languages; naming is done by each backend's `names.rs`.
 
 pub mod docstring;
 mod lower;
+pub mod manifest;
 mod model;
 pub mod overlay;
 mod types;

@@ -1,12 +1,11 @@
 'use strict';
 // Loading libraries, and the load-time metadata check of generated packages.
 //
-// A generated package carries the checksum of the metadata it was generated from and, per item
-// (global function, object type), a short hash of a one-line description of that item
-// (signature, fields, methods, constructor). At load it recomputes the lines from the live
-// reflection of the runtime and compares: any difference fails with a message that names the
-// items and says how to regenerate. The line format and the type spelling are the ones of
-// bindgen/src/lang/node/model.rs (`manifest`), which spells types like the IR's Display.
+// A generated package carries the checksum of the metadata it was generated from and the
+// manifest of what it expects from its library (ADR 0020): one line per function, type, field,
+// method and constructor, written by the generator (bindgen/src/ir/manifest.rs), the same in
+// every language. At load `liveLine` spells each line again from the live reflection of the
+// runtime; any difference fails with a message that names the items and says how to regenerate.
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -226,51 +225,120 @@ const STATIC = 4;
 
 let functionMetadata = null;
 
-/** The manifest line of a global function, or null if it is not registered. */
-function functionLine(name) {
-  functionMetadata ??= requireGlobal('ffi.GetGlobalFuncMetadata');
-  let text;
+/** The reflection record of a registered type, or null. */
+function typeInfoOf(key) {
   try {
-    text = functionMetadata(name);
+    return native.typeInfo(key);
   } catch {
     return null;
   }
-  return `fn ${name} ${callableLine(text, false)}`;
 }
 
+/** The words of a manifest line after its kind: the first `n - 1`, then the rest. */
+function words(line, n) {
+  const out = [];
+  let rest = line.slice(2);
+  while (out.length + 1 < n) {
+    const i = rest.indexOf(' ');
+    if (i < 0) break;
+    out.push(rest.slice(0, i));
+    rest = rest.slice(i + 1);
+  }
+  out.push(rest);
+  return out;
+}
+
+const WORDS = { f: 2, t: 2, d: 4, m: 4, c: 3 };
+
 /**
- * The manifest line of an object type, or null if it is not registered. Fields in `untyped` had
- * no readable type in the metadata the package was generated from: they are spelled `?` (only
- * their name and access are compared).
+ * How the loaded library spells a manifest line: a line of the same kind about the same item,
+ * from live reflection alone, or null when that item is not registered. The spelling is the
+ * generator's, so a matching library gives the line back.
  */
-function typeLine(key, untyped = []) {
-  let info;
-  try {
-    info = native.typeInfo(key);
-  } catch {
-    return null;
+function liveLine(line) {
+  const kind = line[0];
+  const [key, member] = words(line, 3);
+  if (kind === 'f') {
+    functionMetadata ??= requireGlobal('ffi.GetGlobalFuncMetadata');
+    let text;
+    try {
+      text = functionMetadata(key);
+    } catch {
+      return null;
+    }
+    return `f ${key} ${callableLine(text, false)}`;
   }
-  const parent = info.ancestors.length > 0 ? info.ancestors[info.ancestors.length - 1] : 'ffi.Object';
-  const fields = info.fields.map((f) => {
-    const s = schemaOf(f.metadata);
-    const ty = untyped.includes(f.name) ? '?' : s ? spell(s) : 'Any';
-    return `${f.name}: ${ty}${f.flags & WRITABLE ? ' (writable)' : ''}`;
-  });
-  const methods = info.methods
-    .filter((m) => m.name !== '__ffi_init__')
-    .map((m) => ({ m, static: (m.flags & STATIC) !== 0 }))
-    .sort((a, b) => (a.m.name < b.m.name ? -1 : a.m.name > b.m.name ? 1 : 0))
-    .map(({ m, static: isStatic }) => `${isStatic ? 'static ' : ''}${m.name} ${callableLine(m.metadata, !isStatic)}`);
-  const init = info.methods.find((m) => m.name === '__ffi_init__' && (m.flags & STATIC) !== 0);
-  let ctor = '';
-  if (init) {
-    const s = schemaOf(init.metadata);
-    const sig = s ? signatureOf(s) : null;
-    ctor = `init(${sig ? sig.params.map(spell).join(', ') : ''})`;
-  } else if (info.autoInit) {
-    ctor = 'init(auto)';
+  const info = typeInfoOf(key);
+  if (info === null) return null;
+  switch (kind) {
+    case 't': {
+      const parent = info.ancestors.length > 0 ? info.ancestors[info.ancestors.length - 1] : 'ffi.Object';
+      return `t ${key} ${parent}`;
+    }
+    case 'd': {
+      const f = info.fields.find((x) => x.name === member);
+      if (!f) return null;
+      const s = schemaOf(f.metadata);
+      return `d ${key} ${member} ${f.flags & WRITABLE ? 'rw' : 'ro'} ${s ? spell(s) : '?'}`;
+    }
+    case 'm': {
+      const m = info.methods.find((x) => x.name === member);
+      if (!m) return null;
+      const isStatic = (m.flags & STATIC) !== 0;
+      return `m ${key} ${member} ${isStatic ? 'static' : 'instance'} ${callableLine(m.metadata, !isStatic)}`;
+    }
+    case 'c': {
+      const init = info.methods.find((x) => x.name === '__ffi_init__');
+      if (init) {
+        const sig = callableLine(init.metadata, false);
+        return `c ${key} init_method ${sig.split(' -> ')[0]}`;
+      }
+      return info.autoInit ? `c ${key} auto_init` : null;
+    }
+    default:
+      return null;
   }
-  return `type ${key}: ${parent} {${fields.join('; ')}} [${methods.join('; ')}] ${ctor}`.trimEnd();
+}
+
+const WHAT = { f: 'function', t: 'type', d: 'field', m: 'method' };
+
+/**
+ * What differs between the manifest's lines and their live spelling, one message each (worded
+ * like the C++ support library's, `ffihub/metadata.hpp`).
+ */
+function differences(lines) {
+  const problems = [];
+  for (const line of lines) {
+    const kind = line[0];
+    const n = WORDS[kind] ?? 2;
+    const w = words(line, n);
+    if (kind !== 'f' && kind !== 't' && typeInfoOf(w[0]) === null) continue; // reported by its `t` line
+    const live = liveLine(line);
+    const l = live === null ? [] : words(live, n);
+    if (kind === 'c') {
+      const want = w[1] === 'init_method' ? w[2] : 'auto_init';
+      const have = live === null ? 'none' : l[1] === 'init_method' ? l[2] : 'auto_init';
+      // A type generated with the automatic constructor takes any registered one.
+      if (have !== want && !(want === 'auto_init' && live !== null)) {
+        problems.push(`constructor of ${w[0]}: generated for ${want}, the library has ${have}`);
+      }
+      continue;
+    }
+    const item = `${WHAT[kind]} ${kind === 'd' || kind === 'm' ? `${w[0]}.${w[1]}` : w[0]}`;
+    if (live === null) {
+      problems.push(`${item} is not registered`);
+      continue;
+    }
+    // `?`: the field had no readable type where the package was generated; compare access only.
+    if (kind === 'd' && w[3] === '?') l[3] = '?';
+    const from = kind === 'd' || kind === 'm' ? 2 : 1;
+    const want = w.slice(from).join(' ');
+    const have = l.slice(from).join(' ');
+    if (have !== want) {
+      problems.push(`${item}: generated ${kind === 't' ? 'with parent' : 'for'} ${want}, the library has ${have}`);
+    }
+  }
+  return problems;
 }
 
 /** 32-bit FNV-1a of a string's UTF-8 bytes, as 8 hex digits (model.rs `line_hash`). */
@@ -284,29 +352,24 @@ function lineHash(text) {
 
 /**
  * Loads the libraries of a generated package and checks that they still have what it was
- * generated from. `manifest` maps `fn <name>` / `type <key>` to the hash of the item's line, or
- * to `[hash, untyped fields...]`.
+ * generated from: `manifest` is its lines (see `liveLine`).
  */
 function loadLibraries(packageDir, names, checksum, manifest) {
   const pkg = packageDir ? packageName(packageDir) : null;
   for (const name of names) loadPackageLibrary(name, packageDir, pkg);
   if (!manifest || process.env.FFIHUB_SKIP_METADATA_CHECK === '1') return;
-  const problems = [];
-  for (const [item, entry] of Object.entries(manifest)) {
-    const [kind, name] = item.split(' ', 2);
-    const [expected, ...untyped] = Array.isArray(entry) ? entry : [entry];
-    const line = kind === 'fn' ? functionLine(name) : typeLine(name, untyped);
-    if (line === null) {
-      problems.push(`  ${name}: not registered`);
-    } else if (lineHash(line) !== expected) {
-      problems.push(`  ${name}: changed (now: ${line.slice(line.indexOf(' ', 3) + 1)})`);
-    }
+  const where = packageDir ? ` at ${packageDir}` : '';
+  if (!Array.isArray(manifest)) {
+    throw new Error(
+      `ffihub: the package${where} was generated by an older ffihub (its manifest is not a list of lines): ` +
+        'regenerate it with `ffihub generate --lang node --lib <library> --name <name> --out <dir>`.',
+    );
   }
+  const problems = differences(manifest);
   if (problems.length > 0) {
-    const where = packageDir ? ` at ${packageDir}` : '';
     throw new Error(
       `ffihub: the package${where} was generated from other metadata (${checksum}) than ` +
-        `${names.join(', ')} now has:\n${problems.join('\n')}\n` +
+        `${names.join(', ')} now has:\n${problems.map((p) => `  - ${p}`).join('\n')}\n` +
         'Regenerate it with `ffihub generate --lang node --lib <library> --name <name> --out <dir>` ' +
         '(or set FFIHUB_SKIP_METADATA_CHECK=1 to skip this check).',
     );
@@ -318,9 +381,9 @@ module.exports = {
   loadLibraries,
   loadPackageLibrary,
   packageName,
-  functionLine,
+  liveLine,
+  differences,
   callableLine,
-  typeLine,
   lineHash,
   spell,
 };

@@ -26,6 +26,14 @@ pub const CAPABILITIES: Capabilities = Capabilities::ALL;
 /// Renders the C++ header of `lib`.
 pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics> {
     let mut diags = Diagnostics::default();
+    // The load-time check describes the whole library, before the capability filter.
+    let mut manifest: Vec<String> = ir::manifest::lines(lib)
+        .iter()
+        .flat_map(|line| model::literal_pieces(&format!("{line}\n")))
+        .collect();
+    if manifest.is_empty() {
+        manifest.push(model::literal(""));
+    }
     let lib = CAPABILITIES.filter(lib, LANG, &mut diags);
     let namespace = names::namespace(&cfg.name);
     // Every namespace reserves `detail` (the header's internals) and the support library's
@@ -59,13 +67,6 @@ pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics>
         "ffihub generate --lang cpp --name {}{lib_args} --out <folder of {file_name}>",
         cfg.name
     );
-    let mut manifest: Vec<String> = model::manifest(&lib)
-        .iter()
-        .flat_map(|line| model::literal_pieces(&format!("{line}\n")))
-        .collect();
-    if manifest.is_empty() {
-        manifest.push(model::literal(""));
-    }
     let class_models = lib
         .types
         .iter()

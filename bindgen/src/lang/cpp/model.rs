@@ -1,5 +1,5 @@
-//! C++ view models: names from `names.rs`, C++ types, literals and the load-time manifest
-//! computed here.
+//! C++ view models: names from `names.rs`, C++ types and literals. The load-time manifest is
+//! the IR's (`ir::manifest`), split into literals here.
 
 use super::names;
 pub use super::signature::Options;
@@ -267,52 +267,6 @@ fn join_exprs(args: &[super::signature::Arg]) -> String {
 
 fn signature_text(sig: Option<&ir::Signature>) -> String {
     sig.map_or_else(|| "packed".to_string(), ToString::to_string)
-}
-
-/// The manifest lines of `lib` (see bindings/cpp/include/ffihub/metadata.hpp).
-pub fn manifest(lib: &ir::Library) -> Vec<String> {
-    let mut lines = Vec::new();
-    for f in lib.functions.iter().filter(|f| f.module.is_none()) {
-        lines.push(format!(
-            "f {} {}",
-            f.name,
-            signature_text(f.signature.as_ref())
-        ));
-    }
-    for t in &lib.types {
-        lines.push(format!("t {} {}", t.key, t.parent));
-        for f in &t.fields {
-            let rw = if f.writable { "rw" } else { "ro" };
-            if f.untyped {
-                lines.push(format!("d {} {} {rw} ?", t.key, f.name));
-            } else {
-                lines.push(format!("d {} {} {rw} {}", t.key, f.name, f.ty));
-            }
-        }
-        let mut seen = std::collections::BTreeSet::new();
-        for m in t.methods.iter().filter(|m| seen.insert(m.name.clone())) {
-            let kind = if m.is_static { "static" } else { "instance" };
-            lines.push(format!(
-                "m {} {} {kind} {}",
-                t.key,
-                m.name,
-                signature_text(m.signature.as_ref())
-            ));
-        }
-        match &t.constructor {
-            Some(c) if c.kind == ir::ConstructorKind::InitMethod => {
-                let types: Vec<String> = c
-                    .params
-                    .iter()
-                    .map(|p| p.declared_ty().to_string())
-                    .collect();
-                lines.push(format!("c {} init_method ({})", t.key, types.join(", ")));
-            }
-            Some(_) => lines.push(format!("c {} auto_init", t.key)),
-            None => {}
-        }
-    }
-    lines
 }
 
 /// Maps local type keys to class names, and types to C++.

@@ -76,10 +76,8 @@ pub struct Package {
     pub exports: Vec<String>,
     /// The submodules of the namespaces, as blocks to print in order.
     pub blocks: Vec<Block>,
-    /// What the load-time check compares: functions (`name`, normalized signature).
-    pub check_functions: Vec<(String, String)>,
-    /// What the load-time check compares: types (`key`, declared members).
-    pub check_types: Vec<(String, Vec<String>)>,
+    /// The load-time check: the lines of the IR's manifest, as Julia string literals.
+    pub manifest: Vec<String>,
     /// The libraries loaded as modules (for their exports), in order.
     pub modules: Vec<ModuleCheck>,
 }
@@ -166,8 +164,11 @@ pub fn files(
             "ffihub generate --lang julia --name {}{lib_args} --out ",
             cfg.name
         )),
-        check_functions: checks::functions(lib),
-        check_types: checks::types(lib),
+        // The library's manifest: the Julia backend filters nothing out (`CAPABILITIES` is all).
+        manifest: ir::manifest::lines(lib)
+            .iter()
+            .map(|l| literal(l))
+            .collect(),
         modules: checks::modules(lib),
         types: objects,
         functions,

@@ -47,7 +47,10 @@ pub const CAPABILITIES: Capabilities = Capabilities::ALL;
 pub fn generate(lib: &ir::Library, cfg: &Config) -> Result<FileMap, Diagnostics> {
     let mut diags = Diagnostics::default();
     // The load-time check describes the whole library, before the capability filter.
-    let manifest = model::manifest(lib);
+    let manifest = ir::manifest::lines(lib)
+        .iter()
+        .map(|line| model::literal(line))
+        .collect();
     let modules = model::module_exports(lib);
     let module_libraries: Vec<String> = lib
         .module_libraries()

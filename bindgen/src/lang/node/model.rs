@@ -1,9 +1,10 @@
-//! Node view models: names from `names.rs`; TypeScript types, JavaScript expressions, literals
-//! and the metadata manifest computed here.
+//! Node view models: names from `names.rs`; TypeScript types, JavaScript expressions and
+//! literals. The load-time manifest is the IR's (`ir::manifest`); module exports keep a hash
+//! of their line, checked where the module is loaded.
 
 use super::{calls, names, signature};
 use crate::diagnostics::Diagnostics;
-use crate::ir::{self, ConstructorKind, Type};
+use crate::ir::{self, Type};
 use crate::lang::doc_lines;
 use crate::lang::naming::{InNamespace, Scope, Spelling};
 use crate::lang::params::{Layout, Offered};
@@ -82,8 +83,8 @@ pub struct Module {
     pub checksum: String,
     /// Library file names, as JS string literals.
     pub libraries: Vec<String>,
-    /// The load-time check: one entry per function and type.
-    pub manifest: Vec<ManifestEntry>,
+    /// The load-time check: the lines of the IR's manifest, as JS string literals.
+    pub manifest: Vec<String>,
     /// The libraries loaded as modules, with the load-time check of their exports.
     pub modules: Vec<ModuleExports>,
     /// The namespace objects to create, parents first (`exports.relax`, `exports.relax.op`).
@@ -98,9 +99,9 @@ pub struct Module {
     pub dts_functions: Vec<InNamespace<usize>>,
 }
 
-/// One item of the load-time metadata check.
+/// One export in the load-time check of a module.
 pub struct ManifestEntry {
-    /// `'fn <name>'` or `'type <key>'`, as a JS string literal.
+    /// The export's name, as a JS string literal.
     pub key: String,
     /// The hash of the item's line, as a JS string literal.
     pub hash: String,
@@ -348,59 +349,8 @@ fn callable(sig: Option<&ir::Signature>) -> String {
     sig.map_or_else(|| "packed".to_string(), ToString::to_string)
 }
 
-/// The manifest line of a function: what the support package's `functionLine` computes from
-/// the live metadata (bindings/node/lib/metadata.js).
-pub fn function_line(f: &ir::Function) -> String {
-    format!("fn {} {}", f.name, callable(f.signature.as_ref()))
-}
-
-/// The manifest line of a type (the support package's `typeLine`).
-pub fn type_line(t: &ir::ObjectType) -> String {
-    let fields: Vec<String> = t
-        .fields
-        .iter()
-        .map(|f| {
-            let w = if f.writable { " (writable)" } else { "" };
-            if f.untyped {
-                format!("{}: ?{w}", f.name)
-            } else {
-                format!("{}: {}{w}", f.name, f.ty)
-            }
-        })
-        .collect();
-    let methods: Vec<String> = t
-        .methods
-        .iter()
-        .map(|m| {
-            let s = if m.is_static { "static " } else { "" };
-            format!("{s}{} {}", m.name, callable(m.signature.as_ref()))
-        })
-        .collect();
-    let ctor = match &t.constructor {
-        Some(c) if c.kind == ConstructorKind::InitMethod => {
-            let params: Vec<String> = c
-                .params
-                .iter()
-                .map(|p| p.declared_ty().to_string())
-                .collect();
-            format!("init({})", params.join(", "))
-        }
-        Some(_) => "init(auto)".to_string(),
-        None => String::new(),
-    };
-    format!(
-        "type {}: {} {{{}}} [{}] {ctor}",
-        t.key,
-        t.parent,
-        fields.join("; "),
-        methods.join("; ")
-    )
-    .trim_end()
-    .to_string()
-}
-
-/// The module exports of a library and their load-time check (like [`manifest`]); the line of an
-/// export is what the support package's `loadModules` computes from the live metadata.
+/// The module exports of a library and their load-time check; the line of an export is what
+/// the support package's `loadModules` computes from the live metadata.
 pub fn module_exports(lib: &ir::Library) -> Vec<ModuleExports> {
     lib.module_libraries()
         .into_iter()
@@ -418,41 +368,6 @@ pub fn module_exports(lib: &ir::Library) -> Vec<ModuleExports> {
                     }
                 })
                 .collect(),
-        })
-        .collect()
-}
-
-/// The manifest of a library (computed before the capability filter: it describes the library).
-pub fn manifest(lib: &ir::Library) -> Vec<ManifestEntry> {
-    let functions = lib
-        .functions
-        .iter()
-        .filter(|f| f.module.is_none())
-        .map(|f| (format!("fn {}", f.name), function_line(f)));
-    let types = lib.types.iter().map(|t| {
-        let untyped: Vec<&str> = t
-            .fields
-            .iter()
-            .filter(|f| f.untyped)
-            .map(|f| f.name.as_str())
-            .collect();
-        (format!("type {}", t.key), type_line(t), untyped)
-    });
-    functions
-        .map(|(key, line)| (key, line, Vec::new()))
-        .chain(types)
-        .map(|(key, line, untyped)| {
-            let hash = literal(&line_hash(&line));
-            ManifestEntry {
-                key: literal(&key),
-                // Untyped fields are named so that the check spells them the same way.
-                hash: if untyped.is_empty() {
-                    hash
-                } else {
-                    let names: Vec<String> = untyped.iter().map(|n| literal(n)).collect();
-                    format!("[{hash}, {}]", names.join(", "))
-                },
-            }
         })
         .collect()
 }

@@ -3,8 +3,9 @@
 // compares the manifest with the live reflection of the loaded library and throws an error that
 // lists every difference and says how to regenerate the header.
 //
-// Manifest lines (types in the normalized spelling of ffihub's IR: `int`, `str`,
-// `Array[int]`, `Optional[str]`, `Callable[(int) -> int]`, `demo.Point`, ...):
+// Manifest lines (ADR 0020, written by bindgen/src/ir/manifest.rs; types in the normalized
+// spelling of ffihub's IR: `int`, `str`, `Array[int]`, `Optional[str]`, `Callable[(int) -> int]`,
+// `demo.Point`, ...):
 //   f <function> <signature or "packed">
 //   t <type key> <parent type key>
 //   d <type key> <field> <rw|ro> <type>   (`?`: untyped where generated; access is compared)
@@ -435,6 +436,24 @@ class Library {
     std::call_once(once_, [this] { check(); });
   }
 
+  /// The manifest's text: one line per item, each ending in a newline.
+  std::string manifest() const {
+    std::string text;
+    for (std::size_t i = 0; i < pieces_; ++i) text += manifest_[i];
+    return text;
+  }
+
+  /// The manifest as the loaded library spells it: every line of `manifest()` replaced by
+  /// `live_line` (a line whose item is not registered is left out). It equals `manifest()`
+  /// exactly when the header matches the library.
+  std::string live_manifest() const {
+    std::string out;
+    for_each_line([&](std::string_view line) {
+      if (std::optional<std::string> live = live_line(line)) out += *live + "\n";
+    });
+    return out;
+  }
+
   /// The differences between the manifest and the loaded library (empty when they match).
   /// When none of the header's functions and types is registered, the only difference is
   /// that the library is not loaded.
@@ -442,26 +461,93 @@ class Library {
     std::vector<std::string> problems;
     std::size_t items = 0;
     std::size_t missing = 0;
-    std::string text;
-    for (std::size_t i = 0; i < pieces_; ++i) text += manifest_[i];
-    std::string_view rest = text;
-    while (!rest.empty()) {
-      std::size_t end = rest.find('\n');
-      std::string_view line = rest.substr(0, end);
-      rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
-      if (line.size() < 2) continue;
-      char kind = line[0];
-      line.remove_prefix(2);
-      if (kind == 'f' || kind == 't') ++items;
-      check_line(kind, line, problems, missing);
-    }
+    for_each_line([&](std::string_view line) {
+      if (line[0] == 'f' || line[0] == 't') ++items;
+      compare(line, live_line(line), problems, missing);
+    });
     if (items > 0 && missing == items) return {not_loaded()};
     return problems;
   }
 
   const char* checksum() const noexcept { return checksum_; }
 
+  /**
+   * How the loaded library spells `line`: a line of the same kind about the same item, from live
+   * reflection alone, or std::nullopt when that item is not registered. The spelling is the
+   * generator's (`ir::manifest`), so a matching library gives `line` back.
+   */
+  static std::optional<std::string> live_line(std::string_view line) {
+    const char kind = line[0];
+    line.remove_prefix(2);
+    switch (kind) {
+      case 'f': {
+        auto w = ::ffihub::detail::split_words(line, 2);
+        std::optional<Function> f = Function::get_global(w[0]);
+        if (!f) return std::nullopt;
+        std::string meta = builtin<kGetGlobalFuncMetadata>().call<std::string>(w[0]);
+        return "f " + w[0] + " " + metadata_signature(meta, false);
+      }
+      case 't': {
+        auto w = ::ffihub::detail::split_words(line, 2);
+        int32_t index = ::ffihub::detail::find_type_index(w[0]);
+        if (index < 0) return std::nullopt;
+        const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(index);
+        std::string parent = info->type_depth > 0
+                                 ? std::string(::ffihub::detail::view_of(info->type_ancestors[info->type_depth - 1]->type_key))
+                                 : std::string("ffi.Object");
+        return "t " + w[0] + " " + parent;
+      }
+      case 'd': {
+        auto w = ::ffihub::detail::split_words(line, 4);
+        int32_t index = ::ffihub::detail::find_type_index(w[0]);
+        if (index < 0) return std::nullopt;
+        const TVMFFIFieldInfo* f = ::ffihub::detail::own_field(TVMFFIGetTypeInfo(index), w[1]);
+        if (f == nullptr) return std::nullopt;
+        std::optional<Json> schema = ::ffihub::detail::metadata_schema(view_of(f->metadata));
+        return "d " + w[0] + " " + w[1] +
+               ((f->flags & kTVMFFIFieldFlagBitMaskWritable) ? " rw " : " ro ") +
+               (schema ? schema_type(*schema) : std::string("?"));
+      }
+      case 'm': {
+        auto w = ::ffihub::detail::split_words(line, 4);
+        int32_t index = ::ffihub::detail::find_type_index(w[0]);
+        if (index < 0) return std::nullopt;
+        const TVMFFIMethodInfo* m = ::ffihub::detail::own_method(TVMFFIGetTypeInfo(index), w[1]);
+        if (m == nullptr) return std::nullopt;
+        bool is_static = (m->flags & kTVMFFIFieldFlagBitMaskIsStaticMethod) != 0;
+        return "m " + w[0] + " " + w[1] + (is_static ? " static " : " instance ") +
+               metadata_signature(view_of(m->metadata), !is_static);
+      }
+      case 'c': {
+        auto w = ::ffihub::detail::split_words(line, 2);
+        int32_t index = ::ffihub::detail::find_type_index(w[0]);
+        if (index < 0) return std::nullopt;
+        const TVMFFIMethodInfo* init = ::ffihub::detail::own_method(TVMFFIGetTypeInfo(index), "__ffi_init__");
+        if (init != nullptr) {
+          std::string sig = metadata_signature(view_of(init->metadata), false);
+          return "c " + w[0] + " init_method " + sig.substr(0, sig.find(" -> "));
+        }
+        if (init_attribute(index) != nullptr) return "c " + w[0] + " auto_init";
+        return std::nullopt;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
  private:
+  template <typename F>
+  void for_each_line(F&& f) const {
+    std::string text = manifest();
+    std::string_view rest = text;
+    while (!rest.empty()) {
+      std::size_t end = rest.find('\n');
+      std::string_view line = rest.substr(0, end);
+      rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+      if (line.size() >= 2) f(line);
+    }
+  }
+
   std::string not_loaded() const {
     return std::string(libraries_) + " is not loaded (none of the functions and types of " +
            header_ + " is registered): link it, or call ffihub::load_library(path) first";
@@ -481,100 +567,71 @@ class Library {
     throw RuntimeError(msg, "<ffihub>", 0, "metadata check");
   }
 
-  static void check_line(char kind, std::string_view line, std::vector<std::string>& problems,
-                         std::size_t& missing) {
+  /// Adds what differs between the manifest's `line` and its `live` spelling to `problems`.
+  static void compare(std::string_view line, const std::optional<std::string>& live,
+                      std::vector<std::string>& problems, std::size_t& missing) {
+    const char kind = line[0];
+    line.remove_prefix(2);
+    // The words after the item's name, for the expected line and the live one.
+    const std::size_t n = kind == 'd' || kind == 'm' ? 4 : kind == 'c' ? 3 : 2;
+    auto w = ::ffihub::detail::split_words(line, n);
+    std::vector<std::string> l =
+        live ? ::ffihub::detail::split_words(std::string_view(*live).substr(2), n)
+             : std::vector<std::string>();
+    auto tail = [](const std::vector<std::string>& v, std::size_t from) {
+      std::string out;
+      for (std::size_t i = from; i < v.size(); ++i) out += (i > from ? " " : "") + v[i];
+      return out;
+    };
     switch (kind) {
-      case 'f': {
-        auto w = ::ffihub::detail::split_words(line, 2);
-        std::optional<Function> f = Function::get_global(w[0]);
-        if (!f) {
+      case 'f':
+        if (!live) {
           ++missing;
           problems.push_back("function " + w[0] + " is not registered");
-          return;
-        }
-        std::string meta = builtin<kGetGlobalFuncMetadata>().call<std::string>(w[0]);
-        std::string live = metadata_signature(meta, false);
-        if (live != w[1]) {
+        } else if (l[1] != w[1]) {
           problems.push_back("function " + w[0] + ": generated for " + w[1] +
-                             ", the library has " + live);
+                             ", the library has " + l[1]);
         }
         return;
-      }
-      case 't': {
-        auto w = ::ffihub::detail::split_words(line, 2);
-        int32_t index = ::ffihub::detail::find_type_index(w[0]);
-        if (index < 0) {
+      case 't':
+        if (!live) {
           ++missing;
           problems.push_back("type " + w[0] + " is not registered");
-          return;
-        }
-        const TVMFFITypeInfo* info = TVMFFIGetTypeInfo(index);
-        std::string parent = info->type_depth > 0
-                                 ? std::string(::ffihub::detail::view_of(info->type_ancestors[info->type_depth - 1]->type_key))
-                                 : std::string("ffi.Object");
-        if (parent != w[1]) {
+        } else if (l[1] != w[1]) {
           problems.push_back("type " + w[0] + ": generated with parent " + w[1] +
-                             ", the library has " + parent);
+                             ", the library has " + l[1]);
         }
         return;
-      }
-      case 'd': {
-        auto w = ::ffihub::detail::split_words(line, 4);
-        int32_t index = ::ffihub::detail::find_type_index(w[0]);
-        if (index < 0) return;  // reported by its `t` line
-        const TVMFFIFieldInfo* f = ::ffihub::detail::own_field(TVMFFIGetTypeInfo(index), w[1]);
-        if (f == nullptr) {
-          problems.push_back("field " + w[0] + "." + w[1] + " is not registered");
-          return;
-        }
-        std::optional<Json> schema = ::ffihub::detail::metadata_schema(view_of(f->metadata));
-        // `?`: the field had no readable type where the header was generated; compare access only.
-        std::string live = std::string((f->flags & kTVMFFIFieldFlagBitMaskWritable) ? "rw " : "ro ") +
-                           (w[3] == "?" ? std::string("?") : schema ? schema_type(*schema) : std::string("Any"));
-        std::string want = w[2] + " " + w[3];
-        if (live != want) {
-          problems.push_back("field " + w[0] + "." + w[1] + ": generated for " + want +
-                             ", the library has " + live);
-        }
-        return;
-      }
+      case 'd':
       case 'm': {
-        auto w = ::ffihub::detail::split_words(line, 4);
-        int32_t index = ::ffihub::detail::find_type_index(w[0]);
-        if (index < 0) return;
-        const TVMFFIMethodInfo* m = ::ffihub::detail::own_method(TVMFFIGetTypeInfo(index), w[1]);
-        if (m == nullptr) {
-          problems.push_back("method " + w[0] + "." + w[1] + " is not registered");
+        if (::ffihub::detail::find_type_index(w[0]) < 0) return;  // reported by its `t` line
+        const char* what = kind == 'd' ? "field " : "method ";
+        if (!live) {
+          problems.push_back(what + w[0] + "." + w[1] + " is not registered");
           return;
         }
-        bool is_static = (m->flags & kTVMFFIFieldFlagBitMaskIsStaticMethod) != 0;
-        std::string live = std::string(is_static ? "static " : "instance ") +
-                           metadata_signature(view_of(m->metadata), !is_static);
-        std::string want = w[2] + " " + w[3];
-        if (live != want) {
-          problems.push_back("method " + w[0] + "." + w[1] + ": generated for " + want +
-                             ", the library has " + live);
+        // `?`: the field had no readable type where the header was generated; compare access only.
+        if (kind == 'd' && w[3] == "?") l[3] = "?";
+        std::string want = tail(w, 2);
+        std::string have = tail(l, 2);
+        if (have != want) {
+          problems.push_back(what + w[0] + "." + w[1] + ": generated for " + want +
+                             ", the library has " + have);
         }
         return;
       }
-      case 'c': {
-        auto w = ::ffihub::detail::split_words(line, 3);
-        int32_t index = ::ffihub::detail::find_type_index(w[0]);
-        if (index < 0) return;
-        const TVMFFIMethodInfo* init = ::ffihub::detail::own_method(TVMFFIGetTypeInfo(index), "__ffi_init__");
+      case 'c':
+        if (::ffihub::detail::find_type_index(w[0]) < 0) return;
         if (w[1] == "init_method") {
-          std::string live = init == nullptr ? std::string("none")
-                                             : metadata_signature(view_of(init->metadata), false);
-          std::string params = live.substr(0, live.find(" -> "));
-          if (init == nullptr || params != w[2]) {
+          std::string have = live && l[1] == "init_method" ? l[2] : std::string("none");
+          if (have != w[2]) {
             problems.push_back("constructor of " + w[0] + ": generated for " + w[2] +
-                               ", the library has " + (init == nullptr ? "none" : params));
+                               ", the library has " + have);
           }
-        } else if (init == nullptr && init_attribute(index) == nullptr) {
+        } else if (!live) {
           problems.push_back("constructor of " + w[0] + " (__ffi_init__) is not registered");
         }
         return;
-      }
       default:
         return;
     }

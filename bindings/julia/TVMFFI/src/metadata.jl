@@ -307,96 +307,157 @@ function _metadata_signature(metadata::AbstractString, drop_self::Bool)
     return sig === nothing ? "" : sig
 end
 
-# What a type declares itself (not its ancestors), one line per member, in the spelling the
-# generator writes into packages: "field x: float", "field count: int (writable)",
-# "method norm: () -> float", "static origin: () -> demo.Point".
-function _declared_members(ti::Int32)
-    info = unsafe_load(_type_info_ptr(ti))
+# ---- the load-time check manifest (ADR 0020) -------------------------------------------------
+# A generated package carries the manifest of what it expects from its libraries, one line per
+# function, type, field, method and constructor, written by the generator
+# (bindgen/src/ir/manifest.rs) the same in every language:
+#   f <function> <signature or "packed">
+#   t <type key> <parent type key>
+#   d <type key> <field> <rw|ro> <type>     (`?`: untyped where generated; access is compared)
+#   m <type key> <method> <static|instance> <signature or "packed">   (without `self`)
+#   c <type key> init_method <(parameter types)>
+#   c <type key> auto_init
+
+const _MANIFEST_WORDS = Dict('f' => 2, 't' => 2, 'd' => 4, 'm' => 4, 'c' => 3)
+const _MANIFEST_WHAT = Dict('f' => "function", 't' => "type", 'd' => "field", 'm' => "method")
+
+# The words of a manifest line after its kind: the first `n - 1`, then the rest of the line.
+function _manifest_words(line::AbstractString, n::Integer)
     out = String[]
-    for f in _read_fields(info)
-        ty = try
-            schema_repr(type_schema(f.metadata))
-        catch
-            "Any"
-        end
-        push!(out, "field $(f.name): $ty" * (f.writable ? " (writable)" : ""))
+    rest = String(line)[3:end]
+    while length(out) + 1 < n
+        i = findfirst(isequal(' '), rest)
+        i === nothing && break
+        push!(out, rest[1:i-1])
+        rest = rest[i+1:end]
     end
-    for i in 1:Int(info.num_methods)
-        m = unsafe_load(info.methods, i)
-        name = _string(m.name)
-        name == "__ffi_init__" && continue
-        static = m.flags & kTVMFFIFieldFlagBitMaskIsStaticMethod != 0
-        push!(out, (static ? "static " : "method ") * name * ": " * _metadata_signature(_string(m.metadata), !static))
-    end
+    push!(out, rest)
     return out
 end
 
-_member_name(line::AbstractString) = String(split(line, ':'; limit = 2)[1])
-
-@noinline function _member_differences!(problems::Vector{String}, key, expected, live::Vector{String})
-    live_names = Dict(_member_name(l) => l for l in live)
-    want_names = Set(_member_name(l) for l in expected)
-    for want in expected
-        want in live && continue
-        now = get(live_names, _member_name(want), nothing)
-        push!(problems, now === nothing ? "$key: $(_member_name(want)) is gone" :
-                        "$key: $now, not $(strip(split(want, ':'; limit = 2)[2]))")
+function _type_index_or_nothing(key::AbstractString)
+    return try
+        type_index(key)
+    catch
+        nothing
     end
-    for l in live
-        _member_name(l) in want_names || push!(problems, "$key: new $l")
+end
+
+_callable(metadata::AbstractString, drop_self::Bool) =
+    (s = _metadata_signature(metadata, drop_self); isempty(s) ? "packed" : s)
+
+"""
+    TVMFFI.live_line(line) -> Union{String,Nothing}
+
+How the loaded libraries spell a line of a generated package's manifest (ADR 0020): a line of
+the same kind about the same item, from live reflection alone, or `nothing` when that item is
+not registered. The spelling is the generator's, so a matching library gives `line` back.
+"""
+function live_line(line::AbstractString)
+    kind = line[1]
+    key, member = _manifest_words(line, 3)
+    if kind == 'f'
+        f = get_global_func(key; allow_missing = true)
+        f === nothing && return nothing
+        close(f)
+        return "f $key $(_callable(global_func_metadata(key), false))"
+    end
+    ti = _type_index_or_nothing(key)
+    ti === nothing && return nothing
+    info = unsafe_load(_type_info_ptr(ti))
+    if kind == 't'
+        parent = info.type_depth > 0 ?
+                 _string(unsafe_load(unsafe_load(info.type_ancestors, Int(info.type_depth))).type_key) :
+                 "ffi.Object"
+        return "t $key $parent"
+    elseif kind == 'd'
+        for f in _read_fields(info)
+            String(f.name) == member || continue
+            schema = try
+                type_schema(f.metadata)
+            catch
+                nothing
+            end
+            access = f.flags & kTVMFFIFieldFlagBitMaskWritable != 0 ? "rw" : "ro"
+            return "d $key $member $access $(schema === nothing ? "?" : schema_repr(schema))"
+        end
+        return nothing
+    elseif kind == 'm' || kind == 'c'
+        name = kind == 'm' ? member : "__ffi_init__"
+        for i in 1:Int(info.num_methods)
+            m = unsafe_load(info.methods, i)
+            _string(m.name) == name || continue
+            static = m.flags & kTVMFFIFieldFlagBitMaskIsStaticMethod != 0
+            kind == 'm' && return "m $key $member $(static ? "static" : "instance") " *
+                                  _callable(_string(m.metadata), !static)
+            sig = _callable(_string(m.metadata), false)
+            return "c $key init_method $(split(sig, " -> ")[1])"
+        end
+        kind == 'c' && type_attr(ti, "__ffi_init__") !== nothing && return "c $key auto_init"
+        return nothing
+    end
+    return nothing
+end
+
+"""
+    TVMFFI.manifest_differences(lines) -> Vector{String}
+
+What differs between a manifest's lines and their live spelling ([`live_line`](@ref)), one
+message each (`"function demo.add_one: generated for (float) -> int, the library has (int) -> int"`).
+Members a library adds are not differences: the package does not use them.
+"""
+function manifest_differences(lines)
+    problems = String[]
+    for line in lines
+        kind = line[1]
+        n = get(_MANIFEST_WORDS, kind, 2)
+        w = _manifest_words(line, n)
+        # A member of a type that is not registered is reported by the type's own line.
+        kind in ('f', 't') || _type_index_or_nothing(w[1]) !== nothing || continue
+        live = live_line(line)
+        l = live === nothing ? String[] : _manifest_words(live, n)
+        if kind == 'c'
+            want = w[2] == "init_method" ? w[3] : "auto_init"
+            have = live === nothing ? "none" : l[2] == "init_method" ? l[3] : "auto_init"
+            # A type generated with the automatic constructor takes any registered one.
+            have == want || (want == "auto_init" && live !== nothing) ||
+                push!(problems, "constructor of $(w[1]): generated for $want, the library has $have")
+            continue
+        end
+        item = _MANIFEST_WHAT[kind] * " " * (kind in ('d', 'm') ? "$(w[1]).$(w[2])" : w[1])
+        if live === nothing
+            push!(problems, "$item is not registered")
+            continue
+        end
+        # `?`: the field had no readable type where the package was generated; compare access only.
+        kind == 'd' && w[4] == "?" && (l[4] = "?")
+        from = kind in ('d', 'm') ? 3 : 2
+        want, have = join(w[from:end], ' '), join(l[from:end], ' ')
+        want == have ||
+            push!(problems, "$item: generated $(kind == 't' ? "with parent" : "for") $want, the library has $have")
     end
     return problems
 end
 
 """
-    check_package(package, checksum; functions = [], types = [], regenerate = "")
+    check_package(package, checksum; manifest = String[], regenerate = "")
 
-The load-time check of a package generated by `ffihub generate --lang julia`: compare what the
-loaded libraries register now with what the package was generated from, and throw an
-`ErrorException` listing every difference and the command that regenerates the package.
+The load-time check of a package generated by `ffihub generate --lang julia`: compare the
+package's manifest (ADR 0020: one line per function, type, field, method and constructor it
+was generated from) with its live spelling ([`live_line`](@ref)), and throw an
+`ErrorException` listing every difference ([`manifest_differences`](@ref)) and the command that
+regenerates the package.
 
-- `functions`: `name => signature` pairs, the signature in the normalized spelling of
-  [`schema_repr`](@ref) (`"(int, str) -> Array[int]"`), or `""` for packed functions (only their
-  existence is checked);
-- `types`: `type_key => members` pairs, where `members` lists what the type declares itself, one
-  line each: `"field x: float"`, `"field count: int (writable)"`, `"method norm: () -> float"`,
-  `"static origin: () -> demo.Point"`. Missing, changed and new members are all differences;
 - `checksum`: the metadata checksum the package was generated from (quoted in the message);
 - `regenerate`: the command that regenerates the package.
 """
 function check_package(package::AbstractString, checksum::AbstractString = "";
-                       functions = Pair{String,String}[], types = Pair{String,Vector{String}}[],
-                       regenerate::AbstractString = "")
-    problems = String[]
-    for (name, expected) in functions
-        f = get_global_func(name; allow_missing = true)
-        if f === nothing
-            push!(problems, "global function $name is not registered")
-            continue
-        end
-        close(f)
-        isempty(expected) && continue
-        live = _metadata_signature(global_func_metadata(name), false)
-        live == expected ||
-            push!(problems, "global function $name is $(isempty(live) ? "untyped" : live), not $expected")
-    end
-    for (key, expected) in types
-        ti = try
-            type_index(key)
-        catch
-            push!(problems, "type $key is not registered")
-            continue
-        end
-        live = _declared_members(ti)
-        # "field x: ?" had no readable type where the package was generated: compare it untyped.
-        for want in expected
-            endswith(want, ": ?") || endswith(want, ": ? (writable)") || continue
-            name = _member_name(want)
-            i = findfirst(l -> _member_name(l) == name, live)
-            i === nothing || (live[i] = string(name, ": ?", endswith(live[i], " (writable)") ? " (writable)" : ""))
-        end
-        sort(live) == sort(expected) || _member_differences!(problems, key, expected, live)
-    end
+                       manifest = String[], regenerate::AbstractString = "", older...)
+    # `functions`/`types`: the lists of packages generated before the manifest (ADR 0020).
+    isempty(older) || error("$package was generated by an older ffihub (it passes " *
+                            join(string.(keys(older)), ", ") * " to TVMFFI.check_package): " *
+                            "regenerate it" * (isempty(regenerate) ? "." : ": $regenerate"))
+    problems = manifest_differences(manifest)
     isempty(problems) && return nothing
     msg = "$package does not match the TVM-FFI libraries loaded now" *
           (isempty(checksum) ? "" : " (it was generated from metadata $checksum)") * ", " *

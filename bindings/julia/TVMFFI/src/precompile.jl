@@ -9,10 +9,10 @@ let
     precompile(artifact_library, (Str, Str, Str))
     precompile(load_library, (Str,))
     precompile(Core.kwfunc(check_package),
-        (NamedTuple{(:regenerate, :functions, :types),Tuple{Str,Vector{Pair{Str,Str}},Vector{Pair{Str,Vector{Str}}}}},
-         typeof(check_package), Str, Str))
+        (NamedTuple{(:regenerate, :manifest),Tuple{Str,Vector{Str}}}, typeof(check_package), Str, Str))
+    precompile(manifest_differences, (Vector{Str},))
+    precompile(live_line, (Str,))
     precompile(_metadata_signature, (Str, Bool))
-    precompile(_declared_members, (Int32,))
     precompile(schema_repr, (Dict{Str,Any},))
     precompile(_schema_signature, (Dict{Str,Any}, Bool))
     precompile(parse_json, (Str,))
