@@ -69,7 +69,7 @@ pub fn is_export_everywhere(ident: &str) -> bool {
     exports().every.contains(ident)
 }
 
-/// Whether `ident` is one of [`BUILTINS`].
+/// Whether `ident` is one of Core's builtin functions (`base_names/builtins.txt`).
 pub fn is_builtin(ident: &str) -> bool {
     names(BUILTINS).any(|n| n == ident)
 }
