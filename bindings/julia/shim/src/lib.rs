@@ -213,6 +213,8 @@ pub unsafe extern "C" fn tvmffi_julia_call_gc_safe(
     num_args: i32,
     result: *mut c_void,
 ) -> c_int {
+    // No `catch_unwind`: nothing here can panic (a `OnceLock` read and three C calls, none of
+    // which unwinds), and this is every packed call's path.
     let Some(gc) = GC_SAFE.get() else { return -1 };
     // SAFETY: libjulia's transitions on the calling Julia thread, and the runtime's call with
     // the caller's arguments.
