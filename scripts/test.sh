@@ -23,7 +23,18 @@ case "${1:-}" in
         ;;
 esac
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step prints its heading; the time of each is printed when the next starts, and the total
+# at the end, so a slow step is visible in any log.
+step_name="" step_started=$SECONDS
+step_done() {
+    [[ -z "$step_name" ]] || printf '    (%d s: %s)\n' $((SECONDS - step_started)) "$step_name"
+}
+step() {
+    step_done
+    step_name="$*" step_started=$SECONDS
+    printf '\n==> %s\n' "$*"
+}
+trap 'status=$?; [[ $status -ne 0 ]] || step_done; printf "\nscripts/test.sh: %s after %d s\n" "$([[ $status -eq 0 ]] && echo passed || echo "failed ($status)")" $SECONDS' EXIT
 
 step "system tools"
 scripts/setup-system.sh

@@ -34,28 +34,36 @@ JSON
     "$ROOT/tests/node/node_modules/.bin/tsc" -p "$dir/tsconfig.json"
 }
 
+# package_uuid PKG_DIR: the uuid in a Julia package's Project.toml.
+package_uuid() { sed -n 's/^uuid = "\(.*\)"/\1/p' "$1/Project.toml"; }
+
 # julia_env ENV_DIR NAME=PKG_DIR...: an environment with the generated Julia packages and the
-# support package TVMFFI as path entries (Pkg is not asked to resolve anything).
+# support package TVMFFI as path entries (Pkg is not asked to resolve anything). TVMFFI's
+# standard-library dependencies are read from its Project.toml, so they cannot drift.
 julia_env() {
-    local env="$1" tvmffi="$ROOT/bindings/julia/TVMFFI" spec name dir
+    local env="$1" tvmffi="$ROOT/bindings/julia/TVMFFI" spec name dir stdlibs uuid
     shift
     mkdir -p "$env"
-    _uuid() { sed -n 's/^uuid = "\(.*\)"/\1/p' "$1/Project.toml"; }
+    # `Name = "uuid"` lines of TVMFFI's [deps] section.
+    stdlibs="$(sed -n '/^\[deps\]/,/^\[/{/^[A-Za-z].* = "/p}' "$tvmffi/Project.toml")"
     {
         echo "[deps]"
         for spec in "$@"; do
-            echo "${spec%%=*} = \"$(_uuid "${spec#*=}")\""
+            echo "${spec%%=*} = \"$(package_uuid "${spec#*=}")\""
         done
-        echo "TVMFFI = \"$(_uuid "$tvmffi")\""
+        echo "TVMFFI = \"$(package_uuid "$tvmffi")\""
     } >"$env/Project.toml"
     {
         for spec in "$@"; do
             name="${spec%%=*}" dir="${spec#*=}"
             printf '[[%s]]\ndeps = ["TVMFFI"]\npath = "%s"\nuuid = "%s"\nversion = "0.1.0"\n\n' \
-                "$name" "$dir" "$(_uuid "$dir")"
+                "$name" "$dir" "$(package_uuid "$dir")"
         done
-        printf '[[TVMFFI]]\ndeps = ["Libdl"]\npath = "%s"\nuuid = "%s"\nversion = "0.1.0"\n\n' \
-            "$tvmffi" "$(_uuid "$tvmffi")"
-        printf '[[Libdl]]\nuuid = "8f399da3-3557-5675-b5ff-fb832c97cbdb"\n'
+        printf '[[TVMFFI]]\ndeps = [%s]\npath = "%s"\nuuid = "%s"\nversion = "0.1.0"\n' \
+            "$(sed 's/^\([^ ]*\) = .*/"\1"/' <<<"$stdlibs" | paste -sd, | sed 's/,/, /g')" \
+            "$tvmffi" "$(package_uuid "$tvmffi")"
+        while read -r name _ uuid; do
+            printf '\n[[%s]]\nuuid = %s\n' "$name" "$uuid"
+        done <<<"$stdlibs"
     } >"$env/Manifest.toml"
 }

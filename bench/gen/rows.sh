@@ -9,11 +9,13 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
+# shellcheck source=tests/common.sh
+source "$ROOT/tests/common.sh"
 REPS="${1:-5}"
 scripts/setup-apache.sh >/dev/null
 scripts/setup-tvm.sh >/dev/null
 cargo build --release --locked -p ffihub-bindgen >/dev/null 2>&1
-APACHE="$ROOT/.deps/apache-tvm-ffi/tvm_ffi/lib"
+APACHE="$(runtime_dir apache)"
 TVM="$ROOT/.deps/apache-tvm/site/tvm/lib"
 OUT="$ROOT/target/bench/gen"
 rm -rf "$OUT" && mkdir -p "$OUT"
@@ -53,8 +55,7 @@ print(f"| harvest TVM 0.27's Python package, peak memory | {peak_mb:.0f} MB | 30
 PY
 
 # Node: require() of the generated package (loads TVM, checks 2,302 items), best of REPS.
-mkdir -p "$OUT/all/node/node_modules/@ffihub"
-ln -sfn "$ROOT/bindings/node" "$OUT/all/node/node_modules/@ffihub/tvm-ffi"
+node_support "$OUT/all/node"
 node_ms=$(for _ in $(seq "$REPS"); do
     LD_LIBRARY_PATH="$APACHE:$TVM" FFIHUB_LIBRARY_PATH="$TVM" node -e '
         const t = process.hrtime.bigint(); require(process.argv[1]);
@@ -63,16 +64,11 @@ done | sort -n | head -1)
 python3 -c "import sys; v=float(sys.argv[1]); print(f'| Node require() of the TVM package (best of $REPS) | {v:.0f} ms | 5000 ms | {v/5000:.2f} | < 5 s |')" "$node_ms"
 
 # Julia: precompilation, then `using` of the precompiled package (best of REPS).
-TVMFFI="$ROOT/bindings/julia/TVMFFI"
-uuid() { sed -n 's/^uuid = "\(.*\)"/\1/p' "$1/Project.toml"; }
-mkdir -p "$OUT/julia-env"
-printf '[deps]\nTvm = "%s"\nTVMFFI = "%s"\n' "$(uuid "$OUT/all/julia")" "$(uuid "$TVMFFI")" >"$OUT/julia-env/Project.toml"
-printf '[[Tvm]]\ndeps = ["TVMFFI"]\npath = "%s"\nuuid = "%s"\nversion = "0.1.0"\n\n[[TVMFFI]]\ndeps = ["Libdl"]\npath = "%s"\nuuid = "%s"\nversion = "0.1.0"\n\n[[Libdl]]\nuuid = "8f399da3-3557-5675-b5ff-fb832c97cbdb"\n' \
-    "$OUT/all/julia" "$(uuid "$OUT/all/julia")" "$TVMFFI" "$(uuid "$TVMFFI")" >"$OUT/julia-env/Manifest.toml"
+julia_env "$OUT/julia-env" Tvm="$OUT/all/julia"
 export JULIA_DEPOT_PATH="$OUT/julia-depot" TVM_FFI_LIB="$APACHE/libtvm_ffi.so" FFIHUB_LIBRARY_PATH="$TVM" LD_LIBRARY_PATH="$APACHE:$TVM"
 jl() { scripts/julia --startup-file=no --project="$OUT/julia-env" "$@"; }
 jl -e 'import TVMFFI'  # the support package's own precompilation is not counted
-pre=$(jl -e 't = @elapsed Base.compilecache(Base.PkgId(Base.UUID("'"$(uuid "$OUT/all/julia")"'"), "Tvm")); println(t)' 2>/dev/null | tail -1)
+pre=$(jl -e 't = @elapsed Base.compilecache(Base.PkgId(Base.UUID("'"$(package_uuid "$OUT/all/julia")"'"), "Tvm")); println(t)' 2>/dev/null | tail -1)
 python3 -c "import sys; v=float(sys.argv[1]); print(f'| Julia 1.5 precompilation of the TVM package | {v:.1f} s | 60 s | {v/60:.2f} | < 60 s |')" "$pre"
 using=$(for _ in $(seq "$REPS"); do jl -e 'println(@elapsed using Tvm)'; done | sort -n | head -1)
 python3 -c "import sys; v=float(sys.argv[1]); print(f'| Julia 1.5 \`using\` of the precompiled TVM package (best of $REPS) | {v:.2f} s | 5 s | {v/5:.2f} | < 5 s |')" "$using"

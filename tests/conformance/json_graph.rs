@@ -14,34 +14,27 @@
 //!   ours, plainly and under valgrind. (Apache's recursive parser overflows the stack on the
 //!   deep documents, so this mode runs on ours only.)
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::valgrind;
 use ffihub_tests::{
-    apache_runtime, apache_testing_lib, assert_checks_passed, assert_same_transcripts, command_on,
-    compile_c, ffihub_runtime, run_with_timeout, scratch_dir, workspace_root, Runtime,
+    apache_runtime, apache_testing_lib, assert_checks_passed, assert_same_transcripts, built_once,
+    command_on, ffihub_runtime, run_with_timeout, scratch_dir, Runtime,
 };
 
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
-fn binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let apache = apache_runtime();
-        let dir = scratch_dir("json_graph");
-        let output = dir.join("json_graph");
-        let lib_dir = format!("-L{}", apache.lib_dir.display());
-        compile_c(
-            &[workspace_root().join("tests/c/json_graph.c")],
-            &apache.include_dir,
-            &output,
-            &[&lib_dir, "-ltvm_ffi", "-ldl", "-D_GNU_SOURCE"],
-        );
-        output
-    })
+fn binary() -> PathBuf {
+    let (sources, args) = (["tests/c/json_graph.c"], ["-ldl", "-D_GNU_SOURCE"]);
+    built_once(
+        &apache_runtime(),
+        "json_graph",
+        "json_graph",
+        &sources,
+        &args,
+    )
 }
 
 fn with_args(mut cmd: Command, args: &[&str]) -> Command {
@@ -50,7 +43,7 @@ fn with_args(mut cmd: Command, args: &[&str]) -> Command {
 }
 
 fn run(runtime: &Runtime, args: &[&str]) -> Output {
-    run_with_timeout(with_args(command_on(runtime, binary()), args), RUN_TIMEOUT)
+    run_with_timeout(with_args(command_on(runtime, &binary()), args), RUN_TIMEOUT)
 }
 
 fn passed(runtime: &Runtime, args: &[&str], out: &Output) -> String {
@@ -132,7 +125,7 @@ fn valgrind_json_graph_on_ffihub() {
         for args in [vec!["write"], vec!["read", path], vec!["json"], vec!["bad"]] {
             let ours = &ours;
             scope.spawn(move || {
-                let cmd = with_args(valgrind::command_on(ours, binary(), &[]), &args);
+                let cmd = with_args(valgrind::command_on(ours, &binary(), &[]), &args);
                 let what = format!("json_graph {} on ffihub's runtime", args.join(" "));
                 valgrind::assert_checks_clean(&what, cmd, valgrind::TIMEOUT);
             });

@@ -10,62 +10,52 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_release, assert_checks_passed, command_on, compile_c, compile_cxx, ffihub_runtime,
-    run_with_timeout, scratch_dir, valgrind, workspace_root,
+    apache_release, assert_checks_passed, built_once, command_on, ffihub_runtime, run_with_timeout,
+    valgrind,
 };
 
 /// The release whose headers the producer is built with: the last one of each older layout.
 const PRODUCER_HEADERS: &str = "0.1.7";
 
-struct Programs {
-    producer: PathBuf,
-    driver: PathBuf,
+/// A library built with the old release's headers, which makes objects of its layouts.
+fn producer() -> PathBuf {
+    let headers = apache_release(PRODUCER_HEADERS).runtime();
+    let (sources, args) = (
+        ["tests/c/legacy_producer.cc"],
+        ["-shared", "-fPIC", "-Wno-unused-parameter"],
+    );
+    built_once(
+        &headers,
+        "legacy_layouts/producer",
+        "liblegacy_producer.so",
+        &sources,
+        &args,
+    )
 }
 
-fn programs() -> &'static Programs {
-    static PROGRAMS: OnceLock<Programs> = OnceLock::new();
-    PROGRAMS.get_or_init(|| {
-        let dir = scratch_dir("legacy_layouts");
-        let headers = apache_release(PRODUCER_HEADERS).runtime();
-        let producer = dir.join("liblegacy_producer.so");
-        let lib_dir = format!("-L{}", headers.lib_dir.display());
-        compile_cxx(
-            &[workspace_root().join("tests/c/legacy_producer.cc")],
-            &headers.include_dir,
-            &producer,
-            &[
-                "-shared",
-                "-fPIC",
-                "-Wno-unused-parameter",
-                &lib_dir,
-                "-ltvm_ffi",
-            ],
-        );
-        let ours = ffihub_runtime();
-        let driver = dir.join("legacy_driver");
-        let lib_dir = format!("-L{}", ours.lib_dir.display());
-        compile_c(
-            &[workspace_root().join("tests/c/legacy_driver.c")],
-            &ours.include_dir,
-            &driver,
-            &[&lib_dir, "-ltvm_ffi", "-ldl"],
-        );
-        Programs { producer, driver }
-    })
+/// The host that loads the producer and reads its objects through ffihub's runtime.
+fn driver() -> PathBuf {
+    let (sources, args) = (["tests/c/legacy_driver.c"], ["-ldl"]);
+    built_once(
+        &ffihub_runtime(),
+        "legacy_layouts/driver",
+        "legacy_driver",
+        &sources,
+        &args,
+    )
 }
 
 fn with_producer(mut cmd: Command) -> Command {
-    cmd.arg(&programs().producer);
+    cmd.arg(producer());
     cmd
 }
 
 #[test]
 fn legacy_layouts_read_and_release_on_ffihub() {
-    let cmd = with_producer(command_on(&ffihub_runtime(), &programs().driver));
+    let cmd = with_producer(command_on(&ffihub_runtime(), &driver()));
     let out = run_with_timeout(cmd, Duration::from_secs(120));
     let transcript = assert_checks_passed(
         &format!("the driver of {PRODUCER_HEADERS}-header code on ffihub's runtime"),
@@ -76,7 +66,7 @@ fn legacy_layouts_read_and_release_on_ffihub() {
 
 #[test]
 fn valgrind_legacy_layouts_on_ffihub() {
-    let cmd = valgrind::command_on(&ffihub_runtime(), &programs().driver, &[]);
+    let cmd = valgrind::command_on(&ffihub_runtime(), &driver(), &[]);
     valgrind::assert_checks_clean(
         &format!("the driver of {PRODUCER_HEADERS}-header code on ffihub's runtime"),
         with_producer(cmd),

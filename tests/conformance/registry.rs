@@ -7,13 +7,12 @@
 //! that registered them.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_release, apache_runtime, command_on, compile_c, ffihub_runtime, run_with_timeout,
-    scratch_dir, workspace_root, Runtime,
+    apache_release, apache_runtime, built_once, command_on, ffihub_runtime, run_with_timeout,
+    Runtime,
 };
 
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
@@ -42,25 +41,20 @@ const COLUMNS: [&str; 20] = [
     "__ffi_enum__",
 ];
 
-fn dump_binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let apache = apache_runtime();
-        let output = scratch_dir("registry_dump").join("registry_dump");
-        let lib_dir = format!("-L{}", apache.lib_dir.display());
-        compile_c(
-            &[workspace_root().join("tests/c/registry_dump.c")],
-            &apache.include_dir,
-            &output,
-            &[&lib_dir, "-ltvm_ffi"],
-        );
-        output
-    })
+fn dump_binary() -> PathBuf {
+    let sources = ["tests/c/registry_dump.c"];
+    built_once(
+        &apache_runtime(),
+        "registry_dump",
+        "registry_dump",
+        &sources,
+        &[],
+    )
 }
 
 /// The dump's lines on `runtime`, split at tabs.
 fn dump(runtime: &Runtime, args: &[&str]) -> Vec<Vec<String>> {
-    let mut cmd = command_on(runtime, dump_binary());
+    let mut cmd = command_on(runtime, &dump_binary());
     cmd.args(args);
     let out = run_with_timeout(cmd, RUN_TIMEOUT);
     assert!(

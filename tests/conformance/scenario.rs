@@ -3,40 +3,27 @@
 //! (no rpath), run against Apache's runtime and against ours (library path swapped). Both runs must
 //! pass and print the same transcript.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, assert_checks_passed, assert_same_transcripts, command_on, compile_c,
-    ffihub_runtime, run_with_timeout, scratch_dir, Runtime,
+    apache_runtime, assert_checks_passed, assert_same_transcripts, built_once, command_on,
+    ffihub_runtime, run_with_timeout, Runtime,
 };
 
 /// How long one plain run of the scenario may take.
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The scenario binary, built once per test process against Apache's headers.
-pub(crate) fn scenario_binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let apache = apache_runtime();
-        let dir = scratch_dir("scenario");
-        let output = dir.join("scenario");
-        let lib_dir = format!("-L{}", apache.lib_dir.display());
-        compile_c(
-            &crate::c_sources("scenario"),
-            &apache.include_dir,
-            &output,
-            &[&lib_dir, "-ltvm_ffi", "-ldl", "-pthread"],
-        );
-        output
-    })
+pub(crate) fn scenario_binary() -> PathBuf {
+    let (sources, args) = (crate::c_sources("scenario"), ["-ldl", "-pthread"]);
+    built_once(&apache_runtime(), "scenario", "scenario", &sources, &args)
 }
 
 /// Runs the scenario against `runtime` (no assertion on the outcome).
 fn run_scenario_raw(runtime: &Runtime) -> Output {
-    run_with_timeout(command_on(runtime, scenario_binary()), RUN_TIMEOUT)
+    run_with_timeout(command_on(runtime, &scenario_binary()), RUN_TIMEOUT)
 }
 
 /// Fails the test with the failed checks and stderr unless the scenario passed; returns its

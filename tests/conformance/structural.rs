@@ -8,34 +8,27 @@
 //! hashes of the same objects are equal on both runtimes), and a valgrind run on ours must be
 //! clean.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::valgrind;
 use ffihub_tests::{
-    apache_runtime, apache_testing_lib, assert_checks_passed, assert_same_transcripts, command_on,
-    compile_c, ffihub_runtime, run_with_timeout, scratch_dir, workspace_root, Runtime,
+    apache_runtime, apache_testing_lib, assert_checks_passed, assert_same_transcripts, built_once,
+    command_on, ffihub_runtime, run_with_timeout, workspace_root, Runtime,
 };
 
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The program, built once per test process against Apache's headers.
-fn binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let apache = apache_runtime();
-        let output = scratch_dir("structural").join("structural");
-        let lib_dir = format!("-L{}", apache.lib_dir.display());
-        compile_c(
-            &[workspace_root().join("tests/c/structural.c")],
-            &apache.include_dir,
-            &output,
-            &[&lib_dir, "-ltvm_ffi", "-ldl"],
-        );
-        output
-    })
+fn binary() -> PathBuf {
+    built_once(
+        &apache_runtime(),
+        "structural",
+        "structural",
+        &["tests/c/structural.c"],
+        &["-ldl"],
+    )
 }
 
 fn with_args(mut cmd: Command) -> Command {
@@ -45,7 +38,7 @@ fn with_args(mut cmd: Command) -> Command {
 }
 
 fn run(runtime: &Runtime) -> Output {
-    run_with_timeout(with_args(command_on(runtime, binary())), RUN_TIMEOUT)
+    run_with_timeout(with_args(command_on(runtime, &binary())), RUN_TIMEOUT)
 }
 
 fn assert_passed(runtime: &Runtime, out: &Output) {
@@ -80,7 +73,7 @@ fn valgrind_structural_on_ffihub() {
             .join("tests/conformance/testing_lib.supp")
             .display()
     );
-    let cmd = valgrind::command_on(&ffihub_runtime(), binary(), &[&suppressions]);
+    let cmd = valgrind::command_on(&ffihub_runtime(), &binary(), &[&suppressions]);
     valgrind::assert_checks_clean(
         "the structural checks on ffihub's runtime",
         with_args(cmd),

@@ -8,15 +8,14 @@
 //! selects, so the same binary runs on Apache's runtime and on ours. Both runs must pass and
 //! print the same transcript, and a valgrind run on ours must be clean.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::valgrind::{self, parse_summary};
 use ffihub_tests::{
-    apache_runtime, apache_testing_lib, assert_checks_passed, assert_same_transcripts, command_on,
-    compile_c, ffihub_runtime, run_with_timeout, scratch_dir, workspace_root, Runtime,
+    apache_runtime, apache_testing_lib, assert_checks_passed, assert_same_transcripts, built_once,
+    command_on, ffihub_runtime, run_with_timeout, workspace_root, Runtime,
 };
 
 use crate::valgrind::assert_parses_leaky_summary;
@@ -25,21 +24,15 @@ use crate::valgrind::assert_parses_leaky_summary;
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// The host binary, built once per test process against Apache's headers.
-fn host_binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let apache = apache_runtime();
-        let dir = scratch_dir("testing_lib");
-        let output = dir.join("testing_lib");
-        let lib_dir = format!("-L{}", apache.lib_dir.display());
-        compile_c(
-            &crate::c_sources("testing_lib"),
-            &apache.include_dir,
-            &output,
-            &[&lib_dir, "-ltvm_ffi", "-ldl"],
-        );
-        output
-    })
+fn host_binary() -> PathBuf {
+    let sources = crate::c_sources("testing_lib");
+    built_once(
+        &apache_runtime(),
+        "testing_lib",
+        "testing_lib",
+        &sources,
+        &["-ldl"],
+    )
 }
 
 /// The host's arguments and environment on top of `cmd` (which runs the host binary, directly
@@ -62,7 +55,7 @@ fn assert_passed(runtime: &Runtime, out: &Output) {
 }
 
 fn run_host(runtime: &Runtime) -> Output {
-    run_with_timeout(host_args(command_on(runtime, host_binary())), RUN_TIMEOUT)
+    run_with_timeout(host_args(command_on(runtime, &host_binary())), RUN_TIMEOUT)
 }
 
 #[test]
@@ -101,7 +94,7 @@ fn valgrind_testing_lib_on_ffihub() {
     // the runtime under test is chosen by the library path, as in a plain run (valgrind slows
     // the program down a lot: about 5 s on an idle machine)
     let suppressions = format!("--suppressions={}", suppression_file().display());
-    let cmd = valgrind::command_on(&ffihub_runtime(), host_binary(), &[&suppressions]);
+    let cmd = valgrind::command_on(&ffihub_runtime(), &host_binary(), &[&suppressions]);
     let what = "the testing-library host on ffihub's runtime";
     valgrind::assert_checks_clean(what, host_args(cmd), valgrind::TIMEOUT);
 }

@@ -3,37 +3,31 @@
 //! count back to its baseline after every round. Apache's runtime runs the same program without
 //! registration: it crashes (double free) when threads register globals and types at once.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, assert_checks_passed, command_on, compile_c, ffihub_runtime, run_with_timeout,
-    scratch_dir, workspace_root, Runtime,
+    apache_runtime, assert_checks_passed, built_once, command_on, ffihub_runtime, run_with_timeout,
+    Runtime,
 };
 
 const ROUNDS: &str = "20";
 const ITERATIONS: &str = "1000";
 
 /// The program, compiled once against Apache's headers (linked without rpath).
-fn binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let apache = apache_runtime();
-        let output = scratch_dir("thread_stress").join("thread_stress");
-        let lib_dir = format!("-L{}", apache.lib_dir.display());
-        compile_c(
-            &[workspace_root().join("tests/c/thread_stress.c")],
-            &apache.include_dir,
-            &output,
-            &[&lib_dir, "-ltvm_ffi", "-lpthread"],
-        );
-        output
-    })
+fn binary() -> PathBuf {
+    let sources = ["tests/c/thread_stress.c"];
+    built_once(
+        &apache_runtime(),
+        "thread_stress",
+        "thread_stress",
+        &sources,
+        &["-lpthread"],
+    )
 }
 
 fn stress(runtime: &Runtime, mode: &str) {
-    let mut cmd = command_on(runtime, binary());
+    let mut cmd = command_on(runtime, &binary());
     cmd.args([mode, ROUNDS, ITERATIONS]);
     let out = run_with_timeout(cmd, Duration::from_secs(300));
     let what = format!("thread_stress {mode} on the {} runtime", runtime.name);

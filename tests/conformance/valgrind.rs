@@ -10,7 +10,7 @@ use crate::scenario::scenario_binary;
 fn valgrind_scenario_on_ffihub() {
     // the runtime under test is chosen by the library path, as in a plain run (valgrind slows
     // the scenario down a lot: about 5 s on Apache's runtime on an idle machine)
-    let cmd = valgrind::command_on(&ffihub_runtime(), scenario_binary(), &[]);
+    let cmd = valgrind::command_on(&ffihub_runtime(), &scenario_binary(), &[]);
     valgrind::assert_checks_clean("the scenario on ffihub's runtime", cmd, valgrind::TIMEOUT);
 }
 

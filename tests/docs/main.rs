@@ -10,10 +10,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
 use ffihub_tests::{
-    apache_runtime, compile_cxx, ffihub_runtime_checked, julia_lock, run_ok, scratch_dir,
+    apache_runtime, built_once, ffihub_runtime_checked, julia_lock, run_ok, scratch_dir,
     target_dir, workspace_root, Runtime,
 };
 
@@ -32,26 +31,17 @@ struct Generated {
 }
 
 /// `global_docs.cc` built against Apache's headers, once for both runtimes.
-fn kdocs_library() -> &'static Path {
-    static LIBRARY: OnceLock<PathBuf> = OnceLock::new();
-    LIBRARY.get_or_init(|| {
-        let apache = apache_runtime();
-        let library = scratch_dir("global_docs/lib").join("libkdocs_globals.so");
-        compile_cxx(
-            &[workspace_root().join("tests/docs/global_docs.cc")],
-            &apache.include_dir,
-            &library,
-            &[
-                "-shared",
-                "-fPIC",
-                // Apache's inline code has unused parameters.
-                "-Wno-unused-parameter",
-                &format!("-L{}", apache.lib_dir.display()),
-                "-ltvm_ffi",
-            ],
-        );
-        library
-    })
+fn kdocs_library() -> PathBuf {
+    // Apache's inline code has unused parameters.
+    let args = ["-shared", "-fPIC", "-Wno-unused-parameter"];
+    let sources = ["tests/docs/global_docs.cc"];
+    built_once(
+        &apache_runtime(),
+        "global_docs/lib",
+        "libkdocs_globals.so",
+        &sources,
+        &args,
+    )
 }
 
 fn generate(runtime: &Runtime) -> Generated {
@@ -88,7 +78,7 @@ fn generate(runtime: &Runtime) -> Generated {
     };
     Generated {
         demo: package(&demo_lib, "demo.add_one", "demo_docs"),
-        kdocs: package(kdocs_lib, "kdocs.", "kdocs"),
+        kdocs: package(&kdocs_lib, "kdocs.", "kdocs"),
     }
 }
 

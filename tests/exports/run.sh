@@ -8,9 +8,8 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUT="$1"
-APACHE="$ROOT/.deps/apache-tvm-ffi/tvm_ffi"
-OURS="$ROOT/target/release"
-FFIHUB="$ROOT/target/debug/ffihub"
+# shellcheck source=tests/common.sh
+source "$ROOT/tests/common.sh"
 rm -rf "$OUT" && mkdir -p "$OUT/lib"
 LIB="$OUT/lib"
 
@@ -26,7 +25,7 @@ wait %1 %2
 
 # Dumps on both runtimes, byte-identical.
 for rt in apache ours; do
-    dir=$([ $rt = apache ] && echo "$APACHE/lib" || echo "$OURS")
+    dir="$(runtime_dir $rt)"
     LD_LIBRARY_PATH="$dir" "$FFIHUB" dump --runtime "$dir/libtvm_ffi.so" --lib "$LIB/libexports.so" \
         --lib "$LIB/add_one_c.so" -o "$OUT/exports.$rt.yaml"
     LD_LIBRARY_PATH="$dir" "$FFIHUB" dump --runtime "$dir/libtvm_ffi.so" \
@@ -50,54 +49,12 @@ g++ -std=c++17 -Wall -Wextra -Werror -pedantic -I "$OUT/exports/cpp" -I "$OUT/pl
     -L "$OURS" -ltvm_ffi -o "$OUT/calls_cpp"
 
 # Node: the declarations pass tsc --strict; the support package is linked in.
-for pkg in exports plain; do
-    mkdir -p "$OUT/$pkg/node/node_modules/@ffihub"
-    ln -sfn "$ROOT/bindings/node" "$OUT/$pkg/node/node_modules/@ffihub/tvm-ffi"
-done
-cat >"$OUT/exports/node/tsconfig.json" <<'JSON'
-{ "compilerOptions": { "strict": true, "noEmit": true, "target": "es2022", "module": "nodenext",
-  "moduleResolution": "nodenext", "skipLibCheck": false }, "files": ["index.d.ts"] }
-JSON
-"$ROOT/tests/node/node_modules/.bin/tsc" -p "$OUT/exports/node/tsconfig.json"
+node_support "$OUT/exports/node"
+node_support "$OUT/plain/node"
+tsc_strict "$OUT/exports/node" index.d.ts
 
 # Julia: an offline environment with path entries, a private depot.
-uuid() { sed -n 's/^uuid = "\(.*\)"/\1/p' "$1/Project.toml"; }
-TVMFFI="$ROOT/bindings/julia/TVMFFI"
-mkdir -p "$OUT/julia-env"
-cat >"$OUT/julia-env/Project.toml" <<TOML
-[deps]
-Exports = "$(uuid "$OUT/exports/julia")"
-ExportsPlain = "$(uuid "$OUT/plain/julia")"
-TVMFFI = "$(uuid "$TVMFFI")"
-TOML
-cat >"$OUT/julia-env/Manifest.toml" <<TOML
-[[Exports]]
-deps = ["TVMFFI"]
-path = "$OUT/exports/julia"
-uuid = "$(uuid "$OUT/exports/julia")"
-version = "0.1.0"
-
-[[ExportsPlain]]
-deps = ["TVMFFI"]
-path = "$OUT/plain/julia"
-uuid = "$(uuid "$OUT/plain/julia")"
-version = "0.1.0"
-
-[[TVMFFI]]
-deps = ["Libdl", "Pkg", "SHA"]
-path = "$TVMFFI"
-uuid = "$(uuid "$TVMFFI")"
-version = "0.1.0"
-
-[[Libdl]]
-uuid = "8f399da3-3557-5675-b5ff-fb832c97cbdb"
-
-[[Pkg]]
-uuid = "44cfe95a-1eb2-52ea-b672-e2afdf69b78f"
-
-[[SHA]]
-uuid = "ea8e919c-243c-51af-8825-aaa63cd721ce"
-TOML
+julia_env "$OUT/julia-env" Exports="$OUT/exports/julia" ExportsPlain="$OUT/plain/julia"
 
 # The load-time checks: the package generated with metadata, given the library built without it.
 mkdir -p "$OUT/stale"
@@ -114,7 +71,7 @@ grep -q "export add_one changed (now: packed)" "$OUT/stale/node.log"
 echo "ok: Node stale exports refused"
 
 for rt in apache ours; do
-    dir=$([ $rt = apache ] && echo "$APACHE/lib" || echo "$OURS")
+    dir="$(runtime_dir $rt)"
     echo "--- $rt runtime"
     LD_LIBRARY_PATH="$dir" FFIHUB_LIBRARY_PATH="$LIB" "$OUT/calls_cpp"
     TVM_FFI_LIB="$dir/libtvm_ffi.so" FFIHUB_LIBRARY_PATH="$LIB" \

@@ -34,8 +34,8 @@ use std::time::Duration;
 
 use ffihub_tests::{
     apache_runtime, apache_testing_lib, build_demo_and_generator, build_julia_shim,
-    build_reflect_probe, cargo_build, compile_cxx, ffihub_runtime, ffihub_runtime_checked,
-    julia_lock, run_ok, run_with_timeout, scratch_dir, target_dir, workspace_root, Runtime,
+    build_reflect_probe, built_once, cargo_build, ffihub_runtime, ffihub_runtime_checked,
+    julia_lock, run_ok, run_with_timeout, target_dir, workspace_root, Runtime,
 };
 
 /// The whole suite takes a few minutes (a 1,000,000-call GC stress test included).
@@ -114,20 +114,17 @@ fn run_julia(
 /// `libthreads_lib.so` (tests/julia/threads_lib.cc, against Apache's headers): a library that calls
 /// back from threads of its own and keeps tensors, for test_threads.jl.
 fn threads_lib() -> PathBuf {
-    static LIB: OnceLock<PathBuf> = OnceLock::new();
-    LIB.get_or_init(|| {
-        let apache = apache_runtime();
-        let lib = scratch_dir("julia-threads-lib").join("libthreads_lib.so");
-        let lib_dir = format!("-L{}", apache.lib_dir.display());
-        compile_cxx(
-            &[workspace_root().join("tests/julia/threads_lib.cc")],
-            &apache.include_dir,
-            &lib,
-            &["-shared", "-fPIC", "-pthread", &lib_dir, "-ltvm_ffi"],
-        );
-        lib
-    })
-    .clone()
+    let (sources, args) = (
+        ["tests/julia/threads_lib.cc"],
+        ["-shared", "-fPIC", "-pthread"],
+    );
+    built_once(
+        &apache_runtime(),
+        "julia-threads-lib",
+        "libthreads_lib.so",
+        &sources,
+        &args,
+    )
 }
 
 fn run_suite(runtime: &Runtime) {

@@ -209,6 +209,58 @@ pub fn apache_testing_lib() -> PathBuf {
     apache_root().join("lib/libtvm_ffi_testing.so")
 }
 
+/// `sources` (under the workspace root) built once per test process against `runtime`'s headers
+/// and linked with its `libtvm_ffi.so`, without rpath, so the library path picks the runtime
+/// the result runs on: `target/ffihub-tests/<dir>/<file>`. C sources go through gcc, others
+/// through g++; `extra_args` follow the link options (`-shared -fPIC` for a library). Each
+/// `dir` is built once however many tests ask, and different ones build in parallel.
+pub fn built_once<P: AsRef<Path>>(
+    runtime: &Runtime,
+    dir: &str,
+    file: &str,
+    sources: &[P],
+    extra_args: &[&str],
+) -> PathBuf {
+    static BUILT: Mutex<Vec<(String, std::sync::Arc<OnceLock<PathBuf>>)>> = Mutex::new(Vec::new());
+    let slot = {
+        let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+        match built.iter().find(|(d, _)| d == dir) {
+            Some((_, slot)) => slot.clone(),
+            None => {
+                let slot = std::sync::Arc::new(OnceLock::new());
+                built.push((dir.to_string(), slot.clone()));
+                slot
+            }
+        }
+    };
+    slot.get_or_init(|| {
+        let output = scratch_dir(dir).join(file);
+        let root = workspace_root();
+        let sources: Vec<PathBuf> = sources.iter().map(|s| root.join(s)).collect();
+        let lib_dir = format!("-L{}", runtime.lib_dir.display());
+        let mut args = vec![lib_dir.as_str(), "-ltvm_ffi"];
+        args.extend_from_slice(extra_args);
+        let is_c = sources
+            .iter()
+            .all(|s| s.extension().is_some_and(|e| e == "c"));
+        let (compiler, std) = if is_c {
+            ("gcc", "-std=c11")
+        } else {
+            ("g++", "-std=c++17")
+        };
+        compile(
+            compiler,
+            std,
+            &sources,
+            &runtime.include_dir,
+            &output,
+            &args,
+        );
+        output
+    })
+    .clone()
+}
+
 /// Compiles C sources with gcc into `output`, failing the test with gcc's messages on error.
 pub fn compile_c(sources: &[PathBuf], include_dir: &Path, output: &Path, extra_args: &[&str]) {
     compile("gcc", "-std=c11", sources, include_dir, output, extra_args);
