@@ -437,6 +437,8 @@ fn syntax_check(dir: &Path) {
             String::from_utf8_lossy(&out.stderr)
         );
     };
+    // One Julia process parses every file: Julia starts slowly.
+    let mut julia_files = Vec::new();
     for entry in walk(dir) {
         let ext = entry.extension().and_then(|e| e.to_str()).unwrap_or("");
         match ext {
@@ -449,17 +451,7 @@ fn syntax_check(dir: &Path) {
                 let main = entry.with_extension("check.cpp");
                 run(cpp_syntax_check(&main, std::slice::from_ref(&entry)));
             }
-            "jl" if tool("julia") => {
-                let mut c = Command::new("julia");
-                // In a block: a file may hold several top-level expressions.
-                c.args([
-                    "--startup-file=no",
-                    "-e",
-                    "Meta.parse(\"begin\\n\" * read(ARGS[1], String) * \"\\nend\")",
-                ])
-                .arg(&entry);
-                run(c);
-            }
+            "jl" => julia_files.push(entry),
             "json" => {
                 serde_json::from_str::<serde_json::Value>(
                     &std::fs::read_to_string(&entry).unwrap(),
@@ -468,6 +460,21 @@ fn syntax_check(dir: &Path) {
             }
             _ => {}
         }
+    }
+    if !julia_files.is_empty() && tool("julia") {
+        let mut c = Command::new("julia");
+        // Each file in a block: a file may hold several top-level expressions. A syntax error
+        // is an `Expr(:error)` or `Expr(:incomplete)`, which names its file here.
+        c.args([
+            "--startup-file=no",
+            "-e",
+            r#"for f in ARGS
+                   e = Meta.parse("begin\n" * read(f, String) * "\nend"; raise = false)
+                   e isa Expr && e.head in (:error, :incomplete) && error("$f: $(e.args[1])")
+               end"#,
+        ])
+        .args(&julia_files);
+        run(c);
     }
 }
 

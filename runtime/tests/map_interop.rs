@@ -8,35 +8,29 @@
 //! (`scripts/setup-apache.sh`, or `APACHE_TVM_FFI_DIR`), and g++. `FFIHUB_LIB_DIR` selects
 //! another folder holding ffihub's `libtvm_ffi.so`.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, command_on, compile_cxx, ffihub_runtime_checked, run_with_timeout, scratch_dir,
-    valgrind, workspace_root, Runtime,
+    apache_runtime, built_once, command_on, ffihub_runtime_checked, run_with_timeout, valgrind,
+    Runtime,
 };
 
 /// The interop program, built once per test process.
-fn program() -> &'static Path {
-    static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
-    PROGRAM.get_or_init(|| {
-        let apache = apache_runtime();
-        let output = scratch_dir("map_interop").join("map_interop");
-        let lib_dir = format!("-L{}", apache.lib_dir.display());
-        compile_cxx(
-            &[workspace_root().join("tests/c/map_interop.cc")],
-            &apache.include_dir,
-            &output,
-            &[&lib_dir, "-ltvm_ffi"],
-        );
-        output
-    })
+fn program() -> PathBuf {
+    let sources = ["tests/c/map_interop.cc"];
+    built_once(
+        &apache_runtime(),
+        "map_interop",
+        "map_interop",
+        &sources,
+        &[],
+    )
 }
 
 /// Runs the program on `runtime`, failing the test unless it passed.
 fn run_on(runtime: &Runtime) {
-    let out = run_with_timeout(command_on(runtime, program()), Duration::from_secs(120));
+    let out = run_with_timeout(command_on(runtime, &program()), Duration::from_secs(120));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success() && stdout.contains("map_interop: OK"),
@@ -60,7 +54,7 @@ fn map_interop_on_ffihub_runtime() {
 /// The same program under valgrind on ffihub's runtime: no memory error, no leak (about 8 s).
 #[test]
 fn map_interop_under_valgrind() {
-    let cmd = valgrind::command_on(&ffihub_runtime_checked(), program(), &[]);
+    let cmd = valgrind::command_on(&ffihub_runtime_checked(), &program(), &[]);
     let out = run_with_timeout(cmd, valgrind::TIMEOUT);
     let passed = String::from_utf8_lossy(&out.stdout).contains("map_interop: OK");
     valgrind::assert_clean("map_interop on ffihub's runtime", &out, passed);

@@ -8,33 +8,33 @@
 //! `FFIHUB_LIB_DIR` at another folder). Apache's wheel is found at `APACHE_TVM_FFI_DIR` or in
 //! `.deps/apache-tvm-ffi/tvm_ffi` (installed by `scripts/setup-apache.sh`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use ffihub_tests::{
-    apache_runtime, assert_checks_passed, assert_same_transcripts, command_on, compile_c_program,
-    ffihub_runtime_checked, run_with_timeout, scratch_dir, valgrind, workspace_root, Runtime,
+    apache_runtime, assert_checks_passed, assert_same_transcripts, built_once, command_on,
+    ffihub_runtime_checked, run_with_timeout, valgrind, Runtime,
 };
 
 const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 const VALGRIND_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The test program, compiled once per test process against Apache's headers.
-fn program() -> &'static Path {
-    static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
-    PROGRAM.get_or_init(|| {
-        let output = scratch_dir("runtime-tensor-dlpack").join("tensor_dlpack");
-        let source = workspace_root().join("tests/c/tensor_dlpack.c");
-        compile_c_program(&[source], &apache_runtime(), &output);
-        output
-    })
+fn program() -> PathBuf {
+    let sources = ["tests/c/tensor_dlpack.c"];
+    built_once(
+        &apache_runtime(),
+        "runtime-tensor-dlpack",
+        "tensor_dlpack",
+        &sources,
+        &["-ldl"],
+    )
 }
 
 /// Runs the program on `runtime`.
 fn run_on(runtime: &Runtime) -> Output {
-    run_with_timeout(command_on(runtime, program()), RUN_TIMEOUT)
+    run_with_timeout(command_on(runtime, &program()), RUN_TIMEOUT)
 }
 
 /// Fails with the failed checks and stderr unless the run passed; returns the transcript.
@@ -70,7 +70,7 @@ fn tensor_dlpack_transcripts_match() {
 
 #[test]
 fn tensor_dlpack_under_valgrind_on_ffihub() {
-    let cmd = valgrind::command_on(&ffihub_runtime_checked(), program(), &[]);
+    let cmd = valgrind::command_on(&ffihub_runtime_checked(), &program(), &[]);
     let what = "tests/c/tensor_dlpack.c on ffihub's runtime";
     valgrind::assert_checks_clean(what, cmd, VALGRIND_TIMEOUT);
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use ffihub_tests::{
-    apache_runtime, command_on, compile_c, compile_c_program, ffihub_runtime, run_ok, scratch_dir,
+    apache_runtime, built_once, command_on, compile_c, ffihub_runtime, run_ok, scratch_dir,
     workspace_root, Runtime,
 };
 
@@ -29,14 +29,15 @@ fn build_example(include_dir: &Path, dir: &Path) -> PathBuf {
     library
 }
 
-fn build_host(runtime: &Runtime, dir: &Path) -> PathBuf {
-    let host = dir.join("add_one_host");
-    compile_c_program(
-        &[workspace_root().join("tests/c/add_one_host.c")],
+fn build_host(runtime: &Runtime) -> PathBuf {
+    let dir = format!("add_one_host/{}", runtime.name);
+    built_once(
         runtime,
-        &host,
-    );
-    host
+        &dir,
+        "add_one_host",
+        &["tests/c/add_one_host.c"],
+        &["-ldl"],
+    )
 }
 
 /// Runs the host with `run_on`'s `libtvm_ffi.so` and checks that every check passed.
@@ -67,7 +68,7 @@ fn add_one_c_on_apache() {
     let apache = apache_runtime();
     let dir = scratch_dir("add_one_apache");
     let library = build_example(&apache.include_dir, &dir);
-    let host = build_host(&apache, &dir);
+    let host = build_host(&apache);
     run_host(&apache, &host, &library);
 }
 
@@ -78,7 +79,7 @@ fn add_one_c_on_ffihub() {
     //    the example must compile unmodified against our headers.
     let dir = scratch_dir("add_one_ffihub");
     let library = build_example(&ours.include_dir, &dir);
-    let host = build_host(&ours, &dir);
+    let host = build_host(&ours);
     run_host(&ours, &host, &library);
 
     // 2. Drop-in: both built against Apache's headers (and linked with Apache's runtime), then
@@ -86,6 +87,6 @@ fn add_one_c_on_ffihub() {
     let apache = apache_runtime();
     let dir = scratch_dir("add_one_apache_built_on_ffihub");
     let library = build_example(&apache.include_dir, &dir);
-    let host = build_host(&apache, &dir);
+    let host = build_host(&apache);
     run_host(&ours, &host, &library);
 }

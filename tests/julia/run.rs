@@ -21,8 +21,8 @@
 //!   their libraries installed as artifacts (no runtime variable there).
 //!
 //! The runtime is selected with `TVM_FFI_LIB` alone (docs/install.md): libraries that carry
-//! `DT_NEEDED libtvm_ffi.so` bind to the runtime TVMFFI opened, by its SONAME (ADR 0001). All
-//! runs are serialized: they precompile the same Julia packages into the same depot.
+//! `DT_NEEDED libtvm_ffi.so` bind to the runtime TVMFFI opened, by its SONAME (ADR 0001). The suites
+//! precompile into a depot per runtime, so the runs on the two runtimes go side by side.
 
 mod release;
 
@@ -63,6 +63,31 @@ fn counts_line(stdout: &str) -> Option<&str> {
     stdout.lines().rev().find(|l| l.starts_with("julia: "))
 }
 
+/// The depot path of the suites run on `runtime`: a depot of that runtime's first, where Julia
+/// writes its precompiled packages, then the usual ones (an empty entry stands for Julia's
+/// default path, on every Julia version). The runs on the two runtimes so precompile into
+/// different folders and can run at the same time; runs on one runtime wait for each other
+/// ([`runtime_depot_lock`]).
+fn runtime_depot_path(runtime: &Runtime) -> std::ffi::OsString {
+    let own = target_dir()
+        .join("ffihub-tests/julia-depots")
+        .join(runtime.name);
+    let mut path = own.into_os_string();
+    path.push(":");
+    if let Some(user) = std::env::var_os("JULIA_DEPOT_PATH") {
+        path.push(user);
+    }
+    path
+}
+
+/// Held while a suite runs on `runtime` (see [`runtime_depot_path`]).
+fn runtime_depot_lock(runtime: &Runtime) -> std::sync::MutexGuard<'static, ()> {
+    static LOCKS: [std::sync::Mutex<()>; 2] =
+        [std::sync::Mutex::new(()), std::sync::Mutex::new(())];
+    let lock = &LOCKS[usize::from(runtime.name == "apache")];
+    lock.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Runs `scripts/julia --project=<project> <script> <args>` on `runtime` and checks its counts
 /// line.
 fn run_julia(
@@ -73,10 +98,11 @@ fn run_julia(
     env: &[(&str, PathBuf)],
 ) {
     build_julia_shim();
-    let _serial = julia_lock();
+    let _serial = runtime_depot_lock(runtime);
     let root = workspace_root();
     let mut cmd = Command::new(julia());
     cmd.current_dir(&root)
+        .env("JULIA_DEPOT_PATH", runtime_depot_path(runtime))
         .arg("--startup-file=no")
         .arg(format!("--project={}", project.display()))
         .args(script)

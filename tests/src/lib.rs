@@ -295,40 +295,23 @@ fn compile(
     );
 }
 
-/// Compiles a C program that links `-ltvm_ffi` from `runtime`'s folder (no rpath: the library
-/// path decides at run time which runtime is used).
-pub fn compile_c_program(sources: &[PathBuf], runtime: &Runtime, output: &Path) {
-    let lib_dir = format!("-L{}", runtime.lib_dir.display());
-    compile_c(
-        sources,
-        &runtime.include_dir,
-        output,
-        &[&lib_dir, "-ltvm_ffi", "-ldl"],
-    );
-}
-
 /// `tests/c/reflect_probe.cc`, a C++ extension that reaches objects only through reflection
 /// (what the Julia and Node suites pass the object types they define to), compiled against
 /// Apache's headers into `libreflect_probe.so` in the scratch folder `scratch` (one per test
 /// binary: they run in parallel). It links `-ltvm_ffi` without an rpath, so it binds to the
 /// runtime the loading process chose.
 pub fn build_reflect_probe(scratch: &str) -> PathBuf {
-    let apache = apache_runtime();
-    let lib = scratch_dir(scratch).join("libreflect_probe.so");
-    let lib_dir = format!("-L{}", apache.lib_dir.display());
-    compile_cxx(
-        &[workspace_root().join("tests/c/reflect_probe.cc")],
-        &apache.include_dir,
-        &lib,
-        &[
-            "-shared",
-            "-fPIC",
-            "-Wno-unused-parameter",
-            &lib_dir,
-            "-ltvm_ffi",
-        ],
+    let (sources, args) = (
+        ["tests/c/reflect_probe.cc"],
+        ["-shared", "-fPIC", "-Wno-unused-parameter"],
     );
-    lib
+    built_once(
+        &apache_runtime(),
+        scratch,
+        "libreflect_probe.so",
+        &sources,
+        &args,
+    )
 }
 
 /// `tests/threads_lib/threads_lib.cc`, a C++ library calling the functions it is given from
@@ -337,16 +320,17 @@ pub fn build_reflect_probe(scratch: &str) -> PathBuf {
 /// `scratch` (one per test binary). Linked like [`build_reflect_probe`]: it binds to the runtime
 /// of the loading process.
 pub fn build_threads_lib(scratch: &str) -> PathBuf {
-    let apache = apache_runtime();
-    let lib = scratch_dir(scratch).join("libtesting_threads.so");
-    let lib_dir = format!("-L{}", apache.lib_dir.display());
-    compile_cxx(
-        &[workspace_root().join("tests/threads_lib/threads_lib.cc")],
-        &apache.include_dir,
-        &lib,
-        &["-shared", "-fPIC", "-pthread", &lib_dir, "-ltvm_ffi"],
+    let (sources, args) = (
+        ["tests/threads_lib/threads_lib.cc"],
+        ["-shared", "-fPIC", "-pthread"],
     );
-    lib
+    built_once(
+        &apache_runtime(),
+        scratch,
+        "libtesting_threads.so",
+        &sources,
+        &args,
+    )
 }
 
 /// A command that runs `program` with `runtime`'s `libtvm_ffi.so` on the library path.
