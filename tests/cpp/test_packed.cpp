@@ -39,7 +39,7 @@ class PackedBuilt : public ffihub::ObjectRef {
             ffihub::detail::enable_packed_constructor<PackedBuilt, ffihub::detail::TakenCounts<3>,
                                                       Args...> = 0>
   explicit PackedBuilt(Args&&... args)
-      : arguments(demo::packed_sum((static_cast<void>(args), 1)...).cast<int64_t>()) {}
+      : arguments(demo::packed_sum((static_cast<void>(args), 1)...).template cast<int64_t>()) {}
   PackedBuilt(const std::string&, const std::string&, int64_t) : arguments(-1) {}
   /// How many arguments the packed constructor took (-1: the typed one).
   int64_t arguments = 0;
