@@ -150,7 +150,7 @@ pub fn overlay_of(lib: &Library, h: &Harvest) -> HarvestOverlay {
             // The overlay names typed signatures only: a packed function has none. It may
             // still construct a class (TVM's `target.Target`).
             c.packed += 1;
-            let role = role_entry(&e.role).filter(|r| r.kind == RoleKind::Constructor);
+            let role = role_entry(e).filter(|r| r.kind == RoleKind::Constructor);
             if let Some(role) = role.filter(|r| overlay::check_role(lib, name, r).is_ok()) {
                 let entry = SignatureEntry {
                     role: Some(role),
@@ -346,24 +346,28 @@ fn entry_of(e: &Entry) -> (SignatureEntry, Vec<String>) {
         SignatureEntry {
             params: Some(params),
             returns: e.returns.clone(),
-            role: role_entry(&e.role),
+            role: role_entry(e),
         },
         notes,
     )
 }
 
-/// The overlay role of a harvested role, when its class is a registered type.
-fn role_entry(role: &Role) -> Option<RoleEntry> {
+/// The overlay role of a harvested entry, when its class is a registered type, with the Python
+/// function's docstring as the member's doc (its parameter list left to the parameters).
+fn role_entry(e: &Entry) -> Option<RoleEntry> {
+    let role = &e.role;
     let (kind, name) = match role {
         Role::Plain => return None,
         Role::Constructor { .. } => (RoleKind::Constructor, None),
         Role::Method { method, .. } => (RoleKind::Method, Some(method.clone())),
         Role::Property { property, .. } => (RoleKind::Property, Some(property.clone())),
     };
+    let doc = docstring::params(&e.doc).map_or_else(|| e.doc.clone(), |l| l.rest);
     Some(RoleEntry {
         kind,
         of: role.key()?.to_string(),
         name,
+        doc: Some(doc).filter(|d| !d.trim().is_empty()),
     })
 }
 
@@ -473,9 +477,14 @@ pub fn to_yaml(h: &HarvestOverlay, command: &str) -> String {
                 .as_ref()
                 .map(|n| format!(", name: {n}"))
                 .unwrap_or_default();
+            let doc = r
+                .doc
+                .as_ref()
+                .map(|d| format!(", doc: {}", serde_json::to_string(d).unwrap_or_default()))
+                .unwrap_or_default();
             let _ = writeln!(
                 s,
-                "      role: {{ kind: {kind}, of: {}{name} }}",
+                "      role: {{ kind: {kind}, of: {}{name}{doc} }}",
                 scalar(&r.of)
             );
         }

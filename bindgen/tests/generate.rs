@@ -139,7 +139,22 @@ fn roles_make_members() {
         .map(|m| m.name.as_str())
         .collect();
     assert_eq!(names, ["Point", "Point", "label", "scaled"]);
-    assert_eq!(lib.functions.len(), 5, "the globals stay bound");
+    assert_eq!(lib.functions.len(), 6, "the globals stay bound");
+    // A member's doc is the Python function's where the role has one, else the global's.
+    let docs: Vec<(&str, &str)> = point
+        .members
+        .iter()
+        .map(|m| (m.function.as_str(), m.doc.as_str()))
+        .collect();
+    assert!(docs.contains(&("shapes.PointOrigin", "The origin, (0, 0).")));
+    assert!(docs.contains(&("shapes.Point", "Makes a point.")));
+    let label = point.members.iter().find(|m| m.name == "label").unwrap();
+    let label = ffihub_bindgen::lang::naming::member_doc(label);
+    assert_eq!(
+        label,
+        "The point's label.\n\nAs `Point.label` in Python.\n\nCalls the global function \
+         `shapes.PointLabel`, which is also bound under its own name."
+    );
 }
 
 /// Every way a role can fail to match the library is an error naming the entry.

@@ -126,6 +126,15 @@ fn generate_harvest_names_parameters_and_hand_entries_win() {
     ] {
         assert!(dts.contains(decl), "no `{decl}` in:\n{dts}");
     }
+    // A member's doc is the Python function's: the property's getter, the constructor's class
+    // (its `__init__` has none), with the note naming the global.
+    for doc in [
+        "   * The variable's name.\n   * \n   * Calls the global function `mylib.VarName`",
+        "   * A variable (the class documents its constructor, as TVM's do).\n   * \n   * Calls \
+         the global function `mylib.Var`",
+    ] {
+        assert!(dts.contains(doc), "no `{doc}` in:\n{dts}");
+    }
     // `check` agrees with what `generate --harvest` wrote.
     let check = ffihub(&[
         "check",

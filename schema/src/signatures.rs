@@ -20,12 +20,12 @@
 //!           keyword_only: true
 //!       returns: mylib.Grammar               # narrower than the library's return type
 //!     mylib.GrammarVocabSize:                # a global the Python API reads as a property
-//!       role: { kind: property, of: mylib.Grammar, name: vocab_size }
+//!       role: { kind: property, of: mylib.Grammar, name: vocab_size, doc: The vocabulary size. }
 //! ```
 //!
 //! `role` (version 2) says what the library's Python API makes of a global function or a
 //! method: the constructor of a type, a method or a property of it (the receiver is the first
-//! parameter of a global), under its Python name.
+//! parameter of a global), under its Python name, with the Python function's doc.
 //!
 //! This module only reads the file; `ffihub-bindgen` checks it against the library (names,
 //! arity, types, defaults) and applies it.
@@ -82,6 +82,11 @@ pub struct RoleEntry {
     /// The Python name of the method or property (none for a constructor).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// The member's documentation: the docstring of the Python function that defines it (the
+    /// method, the property, the constructor's `__init__` or its class), without its parameter
+    /// list. Bindings show it in place of the global's, with a note naming the global.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
 }
 
 /// What a role makes of a function.

@@ -18,7 +18,16 @@ class {{ c.ident }} : public {{ c.base }} {
 {%- endif %}
 {%- for mc in c.member_constructors %}
 {%- call m::doc(mc.doc, "  ") %}{% endcall %}
+{%- if mc.packed %}
+  template <typename... Args, ffihub::detail::enable_packed_constructor<{{ c.ident }}, ffihub::detail::TakenCounts<{{ mc.taken_counts }}>, Args...> = 0>
+  explicit {{ c.ident }}(Args&&... args)
+      : {{ c.ident }}([&] {
+          static const ffihub::detail::GlobalFunction ffi_function(detail::ffi_library, {{ mc.global }});
+          return ffi_function.call<{{ c.ident }}>(std::forward<Args>(args)...);
+        }()) {}
+{%- else %}
   {% if mc.params.len() == 1 %}explicit {% endif %}{{ c.ident }}({% call m::params(mc.params) %}{% endcall %});
+{%- endif %}
 {%- endfor %}
 {%- for fld in c.fields %}
 {%- call m::doc(fld.doc, "  ") %}{% endcall %}

@@ -24,11 +24,13 @@ inline {{ c.qualified }}::{{ c.ident }}() : {{ c.ident }}({{ first }}) {}
 {%- endif %}
 {%- endif %}
 {%- for mc in c.member_constructors %}
+{%- if !mc.packed %}
 inline {{ c.qualified }}::{{ c.ident }}({% call m::params_with_defaults(mc.params) %}{% endcall %})
     : {{ c.ident }}([&] {
         static const ffihub::detail::GlobalFunction ffi_function(detail::ffi_library, {{ mc.global }});
         return ffi_function.call<{{ c.ident }}>({{ mc.args }});
       }()) {}
+{%- endif %}
 {%- endfor %}
 {%- for fld in c.fields %}
 inline {{ fld.ty }} {{ c.qualified }}::{{ fld.ident }}() const {

@@ -1,5 +1,6 @@
 //! Bindings for Apache TVM 0.27 at full scale: tests/tvm/run.sh (dump on Apache's runtime,
-//! generate, compile and call from C++, Node and Julia; the C++ headers compile with every
+//! generate, compile, and call from C++, Node and Julia on Apache's runtime and on ffihub's;
+//! the C++ headers compile with every
 //! compiler and standard library of `CXX_MATRIX`). Needs scripts/setup-apache.sh,
 //! scripts/setup-tvm.sh, scripts/setup-node.sh and scripts/setup-julia.sh (scripts/test.sh runs
 //! them) and a built
@@ -18,8 +19,10 @@ fn tvm_bindings_generate_compile_and_call() {
         tvm.display()
     );
     let out = root.join("target/tests/tvm");
+    let ffihub = ffihub_tests::ffihub_runtime_checked();
     let status = Command::new(root.join("tests/tvm/run.sh"))
         .arg(&out)
+        .arg(&ffihub.lib_dir)
         .status()
         .expect("cannot run tests/tvm/run.sh");
     assert!(status.success(), "tests/tvm/run.sh failed ({status})");

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "../cpp/check.hpp"
 
@@ -30,7 +32,22 @@ int main() {
   ffihub::Array<tvm::ir::ArgumentInfo> args = add.arguments();
   CHECK(args.size() == 2);
   for (const tvm::ir::ArgumentInfo& a : args) CHECK(!a.name().empty());
-  auto llvm = tvm::target::target("llvm").cast<tvm::target::Target>();
+  // The class's constructor, as in Python (`Target("llvm")`): the packed global `target.Target`,
+  // a variadic template constructor that leaves copies and moves to the copy and move
+  // constructors (noexcept; the packed one is not).
+  using tvm::target::Target;
+  static_assert(std::is_nothrow_constructible_v<Target, Target&>);
+  static_assert(std::is_nothrow_constructible_v<Target, const Target&>);
+  static_assert(std::is_nothrow_constructible_v<Target, Target&&>);
+  static_assert(!std::is_nothrow_constructible_v<Target, const char*>);
+  static_assert(!std::is_convertible_v<const char*, Target>, "explicit");
+  Target llvm("llvm");
+  CHECK(ffihub::repr(llvm) == ffihub::repr(tvm::target::target("llvm")));
+  Target copied(llvm);
+  const Target& const_llvm = llvm;
+  Target copied_const(const_llvm);
+  Target moved(std::move(copied_const));
+  CHECK(copied.same_as(llvm) && moved.same_as(llvm));
   CHECK(llvm.kind().name() == "llvm");
   CHECK(llvm.keys().size() > 0);
   CHECK(llvm.attrs().size() > 0);

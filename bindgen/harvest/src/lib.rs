@@ -105,7 +105,9 @@ pub struct Entry {
     /// The calling function's return annotation, in the compact spelling, when it returns the
     /// call's result directly.
     pub returns: Option<String>,
-    /// The calling function's docstring (parameter docs are the generator's to extract).
+    /// The calling function's docstring; for a constructor whose `__init__` has none, its
+    /// class's. It documents the member a role makes (the Python method, property or
+    /// constructor); parameter docs are the generator's to extract.
     pub doc: String,
     /// How many call sites reach the entry.
     pub sites: usize,

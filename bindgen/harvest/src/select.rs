@@ -225,13 +225,21 @@ fn entry(ix: &Index<'_>, rows: &[Row<'_>], best: usize, packed: bool) -> Entry {
         }
         _ => None,
     };
+    let role = role(ix, &row.site, &row.args);
+    // A class documents its constructor when `__init__` does not (NumPy's convention, TVM's).
+    let doc = match (docstring(&sc.def.body), &role, sc.class) {
+        (own, Role::Constructor { .. }, Some(c)) if own.is_empty() => {
+            docstring(&ix.classes[c].node.body)
+        }
+        (own, _, _) => own,
+    };
     Entry {
         origin: origin(ix, &row.site),
-        role: role(ix, &row.site, &row.args),
+        role,
         packed,
         params,
         returns,
-        doc: docstring(&sc.def.body),
+        doc,
         sites: rows.len(),
         clashes,
     }

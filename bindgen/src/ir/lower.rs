@@ -166,7 +166,7 @@ fn members(lib: &mut Library) {
                 .or_else(|| t.path.last().cloned())
                 .unwrap_or_default(),
             function: f.name.clone(),
-            doc: f.doc.clone(),
+            doc: super::api_doc(Some(role), &f.doc).to_string(),
             signature,
         });
     }

@@ -330,12 +330,28 @@ pub struct Member {
     pub name: String,
     /// The registered global it calls (`ir.BaseFuncWithAttr`).
     pub function: String,
-    /// Documentation (the global's).
+    /// Documentation: the Python function's that defines it (the role's `doc`), else the
+    /// global's ([`api_doc`]).
     #[serde(skip_serializing_if = "String::is_empty")]
     pub doc: String,
     /// The signature without the receiver (a method's or property's first parameter); `None`
     /// for a packed constructor.
     pub signature: Option<Signature>,
+}
+
+/// The documentation bindings show for a function or method that has `role`: the docstring of
+/// the Python function that defines the member (the role's `doc`), else the library's `own`.
+pub fn api_doc<'a>(role: Option<&'a schema::RoleEntry>, own: &'a str) -> &'a str {
+    role.and_then(|r| r.doc.as_deref())
+        .filter(|d| !d.is_empty())
+        .unwrap_or(own)
+}
+
+impl Method {
+    /// Its documentation in the bindings: [`api_doc`] of its role.
+    pub fn api_doc(&self) -> &str {
+        api_doc(self.role.as_ref(), &self.doc)
+    }
 }
 
 impl Library {

@@ -154,8 +154,9 @@ pub fn members<'a>(lib: &'a ir::Library, t: &'a ir::ObjectType) -> Vec<&'a ir::M
     out
 }
 
-/// A member's documentation in every language: the global's, then which global it calls (the
-/// global stays bound under its own name).
+/// A member's documentation in every language: the docstring of the Python function that
+/// defines it (else the global's, [`ir::api_doc`]), then which global it calls (the global stays
+/// bound under its own name).
 pub fn member_doc(m: &ir::Member) -> String {
     let note = format!(
         "Calls the global function `{}`, which is also bound under its own name.",

@@ -137,6 +137,13 @@ pub struct Method {
 
 /// A constructor that is a global function (the Python API's `__init__` calls it).
 pub struct MemberConstructor {
+    /// The global is packed: a variadic template constructor, constrained so that it never
+    /// takes the place of the copy and move constructors nor of the other constructors
+    /// (`ffihub::detail::enable_packed_constructor`); `params` and `args` are empty.
+    pub packed: bool,
+    /// For a packed one: the argument counts the class's other constructors take, which it
+    /// leaves to them (the arguments of `ffihub::detail::TakenCounts`).
+    pub taken_counts: String,
     /// Parameters (defaults on the definition, as for methods).
     pub params: Vec<Param>,
     /// The call's arguments, in the library's order.
@@ -569,7 +576,7 @@ impl Types {
                     ident,
                     ffi_name: literal(&m.name),
                     is_static: m.is_static,
-                    doc: doc_with_params(&m.doc, &param_doc, last),
+                    doc: doc_with_params(m.api_doc(), &param_doc, last),
                     packed: m.signature.is_none(),
                     params,
                     args,
@@ -595,10 +602,16 @@ impl Types {
         };
         let mut overloads: Vec<Vec<String>> =
             constructor.iter().map(|c| types_of(&c.params)).collect();
+        // A packed constructor is rendered last: it leaves the argument counts of the others
+        // to them.
+        let mut packed_constructor = None;
         for m in crate::lang::naming::members(lib, t) {
-            // A packed constructor would be a variadic template, which would take the place
-            // of the copy constructor: left out.
-            let Some(sig) = &m.signature else { continue };
+            let Some(sig) = &m.signature else {
+                if m.kind == ffihub_schema::RoleKind::Constructor {
+                    packed_constructor.get_or_insert(m);
+                }
+                continue;
+            };
             let ident = if m.kind == ffihub_schema::RoleKind::Constructor {
                 class_ident.clone()
             } else {
@@ -625,6 +638,8 @@ impl Types {
                 }
                 overloads.push(types);
                 member_constructors.push(MemberConstructor {
+                    packed: false,
+                    taken_counts: String::new(),
                     args: join_exprs(&r.args),
                     params: r.params,
                     global: literal(&m.function),
@@ -659,14 +674,41 @@ impl Types {
         }
         // The Python API constructs through the globals: the type's own constructor then takes
         // every argument, so a call that leaves some out is never ambiguous.
-        if let Some(c) = constructor
-            .as_mut()
-            .filter(|_| !member_constructors.is_empty())
-        {
+        let has_members = !member_constructors.is_empty() || packed_constructor.is_some();
+        if let Some(c) = constructor.as_mut().filter(|_| has_members) {
             for p in &mut c.params {
                 p.default.clear();
             }
             c.default_ctor = None;
+        }
+        if let Some(m) = packed_constructor {
+            let typed = constructor
+                .iter()
+                .map(|c| &c.params)
+                .chain(member_constructors.iter().map(|c| &c.params));
+            let mut taken: Vec<usize> = typed
+                .flat_map(|params| {
+                    params.iter().filter(|p| p.default.is_empty()).count()..=params.len()
+                })
+                .collect();
+            taken.sort_unstable();
+            taken.dedup();
+            member_constructors.push(MemberConstructor {
+                packed: true,
+                taken_counts: taken
+                    .iter()
+                    .map(usize::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                params: Vec::new(),
+                args: String::new(),
+                global: literal(&m.function),
+                doc: doc_with_params(
+                    &crate::lang::naming::member_doc(m),
+                    &[],
+                    format!("global `{}`: packed (any arguments)", m.function),
+                ),
+            });
         }
         let base = self
             .0
@@ -683,7 +725,7 @@ impl Types {
         }
         Class {
             has_definitions: constructor.is_some()
-                || !member_constructors.is_empty()
+                || member_constructors.iter().any(|c| !c.packed)
                 || !fields.is_empty()
                 || methods.iter().any(|m| !m.packed),
             base,

@@ -196,8 +196,11 @@ impl TypeNames {
 
         // Properties of the Python API (ADR 0019): registered methods it reads as properties,
         // then globals it makes properties (`lang::naming::members`); a field's name wins.
+        // Each is listed in the type's docstring with the doc of the Python function that
+        // defines it.
         let mut properties = Vec::new();
-        let mut property = |name: &str, function: String| {
+        let mut property_docs = Vec::new();
+        let mut property = |name: &str, function: String, doc: &str| {
             let prop = names::value_name(name);
             if !members.is_taken(&prop) {
                 members.claim_free(&prop, name);
@@ -205,6 +208,11 @@ impl TypeNames {
                     symbol: names::symbol_literal(&prop),
                     function,
                 });
+                let mut lines = doc_lines(doc).into_iter();
+                let first = lines.next().unwrap_or_default();
+                property_docs.push(format!("- `{prop}` (property): {first}").trim_end().into());
+                property_docs
+                    .extend(lines.map(|l| if l.is_empty() { l } else { format!("  {l}") }));
             }
         };
         for m in &t.methods {
@@ -215,13 +223,14 @@ impl TypeNames {
             let symbol = names::symbol_literal(&m.name);
             let bound = methods.iter().find(|jm| jm.ffi_symbol == symbol);
             if let Some(jm) = bound.filter(|_| role.kind == RoleKind::Property && no_params) {
-                property(role.name.as_deref().unwrap_or(&m.name), jm.def_name.clone());
+                let name = role.name.as_deref().unwrap_or(&m.name);
+                property(name, jm.def_name.clone(), m.api_doc());
             }
         }
         for m in crate::lang::naming::members(lib, t) {
             if m.kind == RoleKind::Property {
                 if let Some(f) = globals.get(&m.function) {
-                    property(&m.name, f.clone());
+                    property(&m.name, f.clone(), &crate::lang::naming::member_doc(m));
                 }
             }
         }
@@ -271,6 +280,7 @@ impl TypeNames {
                     ctor_args,
                     prose(&about),
                     field_docs,
+                    property_docs,
                 ],
             ),
             abstract_doc: docstring(

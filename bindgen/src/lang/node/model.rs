@@ -691,7 +691,7 @@ impl Types {
                     ident,
                     ffi_name: literal(&m.name),
                     is_static: m.is_static,
-                    doc: with_params(jsdoc(&m.doc), &call.jsdoc),
+                    doc: with_params(jsdoc(m.api_doc()), &call.jsdoc),
                     property: property_role(m),
                     packed: m.signature.is_none(),
                     call,

@@ -13,10 +13,12 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -400,6 +402,32 @@ class Kwargs {
   std::vector<Any> keywords_;
   const char* gap_ = nullptr;
 };
+
+/// Whether the arguments `A...` may go to a packed constructor of `Class` (a variadic template
+/// constructor that calls a packed global, ADR 0019): at least one argument (no argument would
+/// make it a default constructor), and not a single one of `Class` or of a class derived from
+/// it, from an lvalue, a const lvalue or an rvalue: that is a copy or a move, which the copy and
+/// move constructors do (unconstrained, the template would be the better match for a non-const
+/// lvalue or a derived class and take their place).
+template <typename Class, typename... A>
+inline constexpr bool packed_constructor_args_v = sizeof...(A) > 0;
+template <typename Class, typename A>
+inline constexpr bool packed_constructor_args_v<Class, A> =
+    !std::is_base_of_v<Class, std::remove_cv_t<std::remove_reference_t<A>>>;
+
+/// The argument counts that the other constructors of a class take: a packed constructor is
+/// not viable for them (a forwarding template would be the better match for any argument they
+/// take through a conversion, `"x"` for a `std::string`).
+template <std::size_t... Taken>
+struct TakenCounts {
+  static constexpr bool contains(std::size_t n) { return ((n == Taken) || ...); }
+};
+
+/// The constraint of a packed constructor: `template <typename... A,
+/// enable_packed_constructor<Class, TakenCounts<...>, A...> = 0>`.
+template <typename Class, typename Taken, typename... A>
+using enable_packed_constructor =
+    std::enable_if_t<packed_constructor_args_v<Class, A...> && !Taken::contains(sizeof...(A)), int>;
 
 /// Constructs a T with positional arguments.
 template <typename T, typename... A>
