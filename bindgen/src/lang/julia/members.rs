@@ -105,8 +105,8 @@ impl TypeNames {
         taken: &mut Signatures,
     ) -> Option<Member> {
         let Some(sig) = &m.signature else {
-            // Packed: one method that takes anything, unless the type has one already (the
-            // fallback of its own constructor).
+            // Packed: one method that takes anything, unless an earlier packed member has it
+            // (the caller claims the own constructor's fallback after the packed members).
             if !taken.claim(&[VARARGS.to_string()]) {
                 return None;
             }
