@@ -157,6 +157,119 @@ fn roles_make_members() {
     );
 }
 
+/// The signature of each Julia method definition in `text` (the function's name and the types
+/// of its positional parameters, `Any` where there is no annotation), as Julia compares them:
+/// a repeated one would overwrite a method.
+fn julia_method_signatures(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.strip_prefix("TVMFFI.@extend_base ").unwrap_or(line);
+        let long_form = line.starts_with("function ");
+        let line = line.strip_prefix("function ").unwrap_or(line);
+        let Some((name, rest)) = line.split_once('(') else {
+            continue;
+        };
+        let is_name = !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.');
+        // The parameters: up to the parenthesis that closes the first.
+        let mut depth = 1;
+        let Some(close) = rest.char_indices().find_map(|(i, c)| {
+            depth += match c {
+                '(' | '{' => 1,
+                ')' | '}' => -1,
+                _ => 0,
+            };
+            (depth == 0).then_some(i)
+        }) else {
+            continue;
+        };
+        let after = rest[close + 1..].trim_start_matches(" where {N}");
+        // A definition (not a call such as `Base.precompile(f, ())`).
+        if !is_name || !(long_form && after.is_empty() || after.starts_with(" =")) {
+            continue;
+        }
+        let positional = rest[..close].split(';').next().unwrap_or("");
+        let mut types = Vec::new();
+        let (mut depth, mut param) = (0, String::new());
+        for ch in positional.chars().chain([',']) {
+            match ch {
+                '{' | '(' => depth += 1,
+                '}' | ')' => depth -= 1,
+                ',' if depth == 0 => {
+                    let p = std::mem::take(&mut param);
+                    let p = p.split(" = ").next().unwrap_or("").trim().to_string();
+                    if !p.is_empty() {
+                        types.push(match p.split_once("::") {
+                            _ if p.ends_with("...") => "Vararg".to_string(),
+                            Some((_, t)) if t.starts_with("Vararg") => "Vararg".to_string(),
+                            Some((_, t)) => t.to_string(),
+                            None => "Any".to_string(),
+                        });
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            param.push(ch);
+        }
+        out.push(format!("{name}({})", types.join(", ")));
+    }
+    out
+}
+
+/// Julia renders members as methods (ADR 0019) and never emits two methods of one function
+/// with the same signature: the own constructor's full method wins over a member's, a member's
+/// wins over the own constructor's shorter one, a packed member takes what the fallback would,
+/// and a method with a global's signature is left out.
+#[test]
+fn julia_members_never_repeat_a_signature() {
+    let text = std::fs::read_to_string(fixture("member_collisions.config.yaml")).unwrap();
+    let lib = ir::build_with(&load("member_collisions"), &config_overlay(&text)).unwrap();
+    let out = render(lang::backend("julia").unwrap(), &lib);
+    insta::assert_snapshot!("julia__member_collisions", out);
+    let signatures = julia_method_signatures(&out);
+    let mut seen = std::collections::BTreeSet::new();
+    for s in &signatures {
+        assert!(seen.insert(s), "{s} is defined twice:\n{out}");
+    }
+    for want in [
+        "Point(Integer, Integer)",
+        "Point(Integer)",
+        "Point()",
+        "Point(Vararg)",
+        "shifted(AbstractPoint, Integer)",
+        "shifted(AbstractShape, Real)",
+        "Base.copy(AbstractPoint)",
+        "Label(AbstractString)",
+        "Label(Vararg)",
+    ] {
+        assert!(seen.contains(&want.to_string()), "{want}: {signatures:?}");
+    }
+    // The own constructor's full method, the member's `Point(x)` (calling the global).
+    assert!(out.contains("function Point(x::Integer, y::Integer)\n    return TVMFFI.call_typed("));
+    assert!(out.contains("Point(x::Integer) =\n    point_from_x(x)"));
+    assert!(out.contains("Point() =\n    point_origin()"));
+    assert!(out.contains("Point(args::Vararg{Any,N}) where {N} =\n    point_any(args...)"));
+    assert!(!out.contains("Point(args...; kwargs...) ="), "{out}");
+    // Label has no constructor of its own: its packed member takes the fallback's place.
+    assert!(!out.contains("Label(args...; kwargs...) ="), "{out}");
+    // `scaled` repeats the global's signature: only the global's methods remain.
+    assert!(!seen
+        .iter()
+        .any(|s| s.starts_with("scaled(AbstractPoint, Real)") && s.contains("self")));
+    assert_eq!(
+        signatures
+            .iter()
+            .filter(|s| s.starts_with("scaled("))
+            .count(),
+        2
+    );
+    assert!(out.contains("shifted(self::AbstractPoint, dx::Integer; wrap::Bool = false) =\n    shifted(self, dx; wrap = wrap)") || out.contains("shifted(self::AbstractPoint, dx::Integer; wrap::Bool = false) =\n    point_shifted(self, dx; wrap = wrap)"), "{out}");
+}
+
 /// Every way a role can fail to match the library is an error naming the entry.
 #[test]
 fn bad_roles_name_their_entries() {

@@ -12,5 +12,7 @@ function {{ t.def_name }}({{ o.params }})
 {%- endif %}
 end
 {%- endfor %}
+{%- if let Some(fallback) = c.fallback %}
 
-{{ t.def_name }}(args...; kwargs...) = {{ c.fallback }}
+{{ t.def_name }}(args...; kwargs...) = {{ fallback }}
+{%- endif %}

@@ -37,6 +37,14 @@ const _ffi_modules = TVMFFI.FFIModule[]
 
 {% include "julia/Method.jl" %}
 {%- endfor %}
+{%- for mb in t.member_constructors %}
+
+{% include "julia/Member.jl" %}
+{%- endfor %}
+{%- for mb in t.member_methods %}
+
+{% include "julia/Member.jl" %}
+{%- endfor %}
 {%- endif %}
 {%- endfor %}
 {%- for b in blocks %}
@@ -88,6 +96,14 @@ end  # module {{ name }}
 {%- for m in t.methods %}
 
 {% include "julia/Method.jl" %}
+{%- endfor %}
+{%- for mb in t.member_constructors %}
+
+{% include "julia/Member.jl" %}
+{%- endfor %}
+{%- for mb in t.member_methods %}
+
+{% include "julia/Member.jl" %}
 {%- endfor %}
 {%- endif %}
 {%- endfor %}

@@ -1,7 +1,7 @@
 # Apache TVM 0.27 through the generated Julia package (tests/tvm/run.sh): typed calls into
 # submodules that follow TVM's own namespaces (`Tvm.ir`, `Tvm.target`), printing through
 # `__ffi_repr__`, and type truth: every property and element reachable from the calls' results,
-# and from the objects each class constructs from no arguments, is of its declared type
+# and from the objects each class constructs from no arguments through its own constructor, is of its declared type
 # (tests/julia/type_truth.jl). Prints the time of `using Tvm` (the package is precompiled by an
 # earlier run).
 load = @elapsed using Tvm
@@ -36,7 +36,7 @@ end
     @test add.name == "relax.add"
     @test add.span === nothing               # declared `ir.Span`, default None: Union{Nothing, ...}
     # `__ffi_repr__` drives `show`: a Target prints as TVM chose.
-    llvm = Tvm.target.Target_("llvm")      # the global `target.Target` (the type is `Target`)
+    llvm = Tvm.target.Target("llvm")       # the packed global `target.Target`, as a constructor of the type
     @test sprint(show, llvm) == TVMFFI.repr_ffi(llvm)
     @test occursin("\"kind\":\"llvm\"", sprint(show, llvm))
 
@@ -45,8 +45,11 @@ end
     constructed = 0
     types = object_types(Tvm)
     for T in types
+        # Through the type's own constructor (`__ffi_init__`): a member constructor may leave a
+        # field None that TVM declares without `Optional` (`PyExprMutator()` leaves `builder_`,
+        # an `ir.BlockBuilder`).
         object = try
-            T()
+            TVMFFI.construct(T)
         catch
             continue  # it needs arguments
         end

@@ -1,4 +1,4 @@
-# The small TVM IR program that tests/tvm/tvm.cpp, calls.js (and calls.jl) build through the
+# The small TVM IR program that tests/tvm/tvm.cpp, calls.js and ir_program.jl build through the
 # constructors, methods and properties TVM's Python API gives its globals (ADR 0019), built here
 # with TVM's Python: prints the expression's and the module's printed form (`__ffi_repr__`),
 # separated by a line `----`, which the other languages' must equal. Usage: python ir_program.py

@@ -159,12 +159,21 @@ uuid = "ea8e919c-243c-51af-8825-aaa63cd721ce"
 TOML
 export JULIA_DEPOT_PATH="$OUT/julia-depot" FFIHUB_LIBRARY_PATH="$TVM"
 start=$(date +%s%N)
-TVM_FFI_LIB="$APACHE/libtvm_ffi.so" "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" -e 'import Tvm'
+TVM_FFI_LIB="$APACHE/libtvm_ffi.so" "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" \
+    -e 'import Tvm' 2>"$OUT/precompile.err"
 echo "precompile + first load of Tvm: $((($(date +%s%N) - start) / 1000000)) ms"
+cat "$OUT/precompile.err" >&2
+# A method overwritten while precompiling is an error on Julia 1.10+ (1.5 warns): none is.
+if grep -q "overwritten" "$OUT/precompile.err"; then
+    echo "precompiling Tvm overwrote a method" >&2
+    exit 1
+fi
+# Every constructor role the harvest writes is a constructor of its class in Julia (ADR 0019).
+python3 "$ROOT/tests/tvm/julia_constructors.py" "$OUT/harvested.yaml" "$OUT/julia/src/Tvm.jl"
 
 # The calls of every language, on one runtime: NAME and the folder of its libtvm_ffi.so, which
 # the library path (C++, Node) and TVM_FFI_LIB (Julia) select; TVM's libraries find it there too
-# (their RUNPATH is only $ORIGIN). Each program checks its own results, the IR program against
+# (their RUNPATH is only $ORIGIN). Each program checks its own results, the IR programs against
 # what TVM's Python prints ($TVM_IR_EXPECTED).
 calls_on() {
     local name="$1" dir="$2"
@@ -178,6 +187,7 @@ calls_on() {
     node "$ROOT/tests/tvm/calls.js" "$OUT/node/index.js" "$OUT/node-types/tvm.types.json"
     # Julia
     "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" "$ROOT/tests/tvm/calls.jl"
+    "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" "$ROOT/tests/tvm/ir_program.jl"
     # `using` it next to Base's names prints no warning (a name both export, or any other).
     "$ROOT/scripts/julia" --startup-file=no --project="$OUT/julia-env" "$ROOT/tests/tvm/using.jl" \
         2>"$OUT/using.err"

@@ -242,6 +242,14 @@ impl<S: Spelling> Naming<S> {
             .collect()
     }
 
+    /// Whether an item or a namespace already has `ident` in namespace `ns` (spelled).
+    pub fn is_taken(&self, ns: &[String], ident: &str) -> bool {
+        self.scopes
+            .scopes
+            .get(ns)
+            .is_some_and(|scope| scope.is_taken(ident))
+    }
+
     /// Claims `ident` for `item` in namespace `ns` (see [`Spelling::claim`]).
     pub fn claim(&mut self, ns: &[String], ident: &str, item: &str, diags: &mut Diagnostics) {
         S::claim(self.scopes.scope(ns, S::LANG, diags), ident, item, diags);

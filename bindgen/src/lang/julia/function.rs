@@ -40,6 +40,9 @@ pub struct Function {
     pub fallback: Option<String>,
     /// Typed functions: their `CallInfo`.
     pub info: Option<CallInfo>,
+    /// The dispatch key of each method, the fallback's too (`Rendered::dispatch_keys`): for
+    /// the members of the same name, which must not repeat one.
+    pub keys: Vec<Vec<String>>,
 }
 
 impl TypeNames {
@@ -113,6 +116,11 @@ impl TypeNames {
         let fallback = rendered
             .as_ref()
             .map(|r| arguments::fallback(&ident, None, r));
+        let mut keys = rendered
+            .as_ref()
+            .map(|r| r.dispatch_keys(None))
+            .unwrap_or_default();
+        keys.push(vec![super::members::VARARGS.to_string()]);
         let (overloads, doc_args) =
             rendered.map_or_else(Default::default, |r| (r.overloads, r.doc_args));
         Function {
@@ -141,6 +149,7 @@ impl TypeNames {
             overloads,
             fallback,
             info,
+            keys,
             ret,
             ident,
         }

@@ -11,6 +11,7 @@ mod arguments;
 pub mod base_names;
 mod checks;
 mod function;
+mod members;
 pub mod names;
 mod namespaces;
 mod object;

@@ -51,12 +51,22 @@ pub fn exports(items: &Items) -> BTreeMap<Vec<String>, Vec<String>> {
         e.push(o.ident.clone());
         e.push(o.abstract_ident.clone());
     }
-    let callables = items.functions.iter().map(|(ns, f)| (ns, &f.ident)).chain(
-        items
-            .method_names
-            .iter()
-            .flat_map(|(ns, m)| m.keys().map(move |k| (ns, k))),
-    );
+    let callables = items
+        .functions
+        .iter()
+        .map(|(ns, f)| (ns, &f.ident))
+        .chain(
+            items
+                .method_names
+                .iter()
+                .flat_map(|(ns, m)| m.keys().map(move |k| (ns, k))),
+        )
+        .chain(
+            items
+                .objects
+                .iter()
+                .flat_map(|(ns, o)| o.member_methods.iter().map(move |m| (ns, &m.ident))),
+        );
     for (ns, ident) in callables {
         let e = exports.entry(ns.clone()).or_default();
         if !names::is_base_export(ident) && !e.contains(ident) {
@@ -221,9 +231,13 @@ fn emit_block(
                 }
                 let mut methods: BTreeSet<&str> = BTreeSet::new();
                 for (_, o) in objects.iter().filter(|(n, _)| n == ns) {
-                    for m in &o.methods {
-                        if !names::is_base_export(&m.ident) {
-                            methods.insert(&m.ident);
+                    let idents = o.methods.iter().map(|m| m.ident.as_str());
+                    let members = o.member_methods.iter().map(|m| m.ident.as_str());
+                    for ident in idents.chain(members) {
+                        // A global's stub already declares a member's function.
+                        if !names::is_base_export(ident) && !stubs.iter().any(|s| s.ident == ident)
+                        {
+                            methods.insert(ident);
                         }
                     }
                 }

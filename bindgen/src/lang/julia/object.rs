@@ -1,6 +1,7 @@
 //! The model of an object type (`Object.jl`): its fields, methods and constructor.
 
 use super::arguments::{self, CallInfo};
+use super::members::{Member, Signatures, VARARGS};
 use super::names;
 use super::place::Place;
 use super::signature::{join_decls, Overload, Protocol};
@@ -86,10 +87,13 @@ pub struct Constructor {
     /// The docstring's `# Arguments` list.
     pub doc_args: Vec<String>,
     /// What the last constructor method (`T(args...; kwargs...)`) calls, which throws the error
-    /// of arguments no method takes.
-    pub fallback: String,
+    /// of arguments no method takes; `None` where a packed member constructor takes any
+    /// arguments instead (`members.rs`).
+    pub fallback: Option<String>,
     /// Its `CallInfo` (used when the methods call `__ffi_init__` directly: `fast`).
     pub info: CallInfo,
+    /// The dispatch key of each of `overloads` (`Rendered::dispatch_keys`).
+    pub keys: Vec<Vec<String>>,
 }
 
 /// An object type (`Object.jl`).
@@ -129,6 +133,10 @@ pub struct Object {
     pub init_handle: String,
     /// Constructor, if any.
     pub constructor: Option<Constructor>,
+    /// Constructors of the Python API that call globals (ADR 0019).
+    pub member_constructors: Vec<Member>,
+    /// Methods of the Python API that call globals (ADR 0019).
+    pub member_methods: Vec<Member>,
 }
 
 impl TypeNames {
@@ -235,10 +243,31 @@ impl TypeNames {
             }
         }
         let init_handle = format!("{}init_{}{ident}", names::RESERVED_PREFIX, place.infix);
-        let constructor = t
+        let mut constructor = t
             .constructor
             .as_ref()
             .and_then(|c| self.constructor(t, &ident, &init_handle, c, diags));
+        let def_name = format!("{}{ident}", place.prefix);
+        let member_constructors =
+            self.member_constructors(lib, t, (&ident, &def_name), &mut constructor, globals);
+        let receiver = format!("{}{abstract_ident}", place.prefix);
+        let mut member_idents: BTreeSet<String> = BTreeSet::new();
+        let member_methods: Vec<Member> = crate::lang::naming::members(lib, t)
+            .into_iter()
+            .filter(|m| m.kind == RoleKind::Method)
+            .filter_map(|m| {
+                let ident = names::value_name(&m.name);
+                // A registered method's identifier, or an earlier member's (another Python
+                // name spelled the same), would be the same Julia method.
+                if seen.is_taken(&ident) || !member_idents.insert(ident.clone()) {
+                    return None;
+                }
+                let def_name =
+                    names::method_definition(&ident, if place.nested { &place.prefix } else { "" });
+                let global = globals.get(&m.function)?;
+                self.member_method(m, (&ident, &def_name), &receiver, global, true)
+            })
+            .collect();
         let fields_handle = format!("{}fields_{ident}", names::RESERVED_PREFIX);
         let field_docs: Vec<String> = t
             .all_fields()
@@ -257,6 +286,7 @@ impl TypeNames {
             ctor_doc = doc_lines(&ir_c.doc);
             ctor_args = c.doc_args.clone();
         }
+        signature.extend(member_constructors.iter().map(|c| c.doc_signature.clone()));
         let about = format!(
             "The Julia type of the TVM-FFI type `{}`{}.",
             t.key,
@@ -293,7 +323,7 @@ impl TypeNames {
             ),
             parent_abstract: self.abstract_of(&t.parent),
             key: literal(&t.key),
-            def_name: format!("{}{ident}", place.prefix),
+            def_name,
             nested: place.nested,
             fields_ref: format!("{}{fields_handle}", place.prefix),
             fields_handle,
@@ -304,6 +334,8 @@ impl TypeNames {
             methods,
             init_handle,
             constructor,
+            member_constructors,
+            member_methods,
             abstract_ident,
             ident,
         }
@@ -424,6 +456,66 @@ impl TypeNames {
         }
     }
 
+    /// The member constructors of `t` (`ident`, defined as `def_name`), and which methods of
+    /// its own constructor stay. As in C++ (ADR 0019), the own constructor's method that takes
+    /// every argument comes first; then a packed member (`T(args...)`, which takes the place
+    /// of the own constructor's fallback: `Target("llvm")`); then the typed members' methods;
+    /// then the own constructor's methods that leave arguments out, where no member has their
+    /// signature. A method whose signature an earlier one has is left out; so are those the
+    /// wrapper constructor `T(::Ptr{Cvoid})` would take. The fallback is the own
+    /// constructor's, else the first typed member's, where no packed member took its place.
+    fn member_constructors(
+        &self,
+        lib: &ir::Library,
+        t: &ir::ObjectType,
+        (ident, def_name): (&str, &str),
+        own: &mut Option<Constructor>,
+        globals: &BTreeMap<String, String>,
+    ) -> Vec<Member> {
+        let mut taken = Signatures::default();
+        taken.claim(&["Ptr{Cvoid}".to_string()]);
+        taken.claim(&["Ptr".to_string()]);
+        if let Some(full) = own.as_ref().and_then(|c| c.keys.last()) {
+            taken.claim(full);
+        }
+        let constructors: Vec<&ir::Member> = crate::lang::naming::members(lib, t)
+            .into_iter()
+            .filter(|m| m.kind == RoleKind::Constructor)
+            .collect();
+        let render = |m: &&ir::Member, taken: &mut Signatures| {
+            let global = globals.get(&m.function)?;
+            self.member_constructor(m, (ident, def_name), global, taken)
+        };
+        let mut out: Vec<Member> = constructors
+            .iter()
+            .filter(|m| m.signature.is_none())
+            .filter_map(|m| render(m, &mut taken))
+            .collect();
+        if let Some(c) = own.as_mut() {
+            if !taken.claim(&[VARARGS.to_string()]) {
+                c.fallback = None;
+            }
+        }
+        out.extend(
+            constructors
+                .iter()
+                .filter(|m| m.signature.is_some())
+                .filter_map(|m| render(m, &mut taken)),
+        );
+        if let Some(c) = own.as_mut() {
+            let full = c.keys.len() - 1;
+            let overloads = std::mem::take(&mut c.overloads);
+            let keys = std::mem::take(&mut c.keys);
+            for (i, (o, key)) in overloads.into_iter().zip(keys).enumerate() {
+                if i == full || taken.claim(&key) {
+                    c.overloads.push(o);
+                    c.keys.push(key);
+                }
+            }
+        }
+        out
+    }
+
     fn constructor(
         &self,
         t: &ir::ObjectType,
@@ -459,7 +551,8 @@ impl TypeNames {
             protocol,
         );
         Some(Constructor {
-            fallback: arguments::fallback(ident, None, &r),
+            keys: r.dispatch_keys(None),
+            fallback: Some(arguments::fallback(ident, None, &r)),
             info: CallInfo::new(init_handle, info),
             overloads: r.overloads,
             fast: r.fast,

@@ -85,17 +85,25 @@ impl Items {
                 (f.name.clone(), format!("{}{}", at.prefix, at.ident))
             })
             .collect();
-        let objects: Vec<(Vec<String>, Object)> = lib
+        let mut objects: Vec<(Vec<String>, Object)> = lib
             .types
             .iter()
             .zip(type_places)
             .map(|(t, naming::Place { ns, .. })| {
-                // The methods its local ancestors declare (an own one of the same name overrides).
+                // The methods its local ancestors declare, registered or members of their
+                // Python API (an own one of the same name overrides).
                 let inherited: BTreeSet<&str> = t
                     .ancestors
                     .iter()
                     .filter_map(|a| by_key.get(a.as_str()))
-                    .flat_map(|a| a.methods.iter().map(|m| m.name.as_str()))
+                    .flat_map(|a| {
+                        a.methods.iter().map(|m| m.name.as_str()).chain(
+                            naming::members(lib, a)
+                                .into_iter()
+                                .filter(|m| m.kind == ffihub_schema::RoleKind::Method)
+                                .map(|m| m.name.as_str()),
+                        )
+                    })
                     .collect();
                 let o = types.object(
                     t,
@@ -126,6 +134,27 @@ impl Items {
                 (ns.clone(), types.function(f, place(&ns, ident), module))
             })
             .collect();
+        let globals_by_name: BTreeMap<(&[String], &str), &Function> = functions
+            .iter()
+            .filter(|(_, f)| !f.is_export)
+            .map(|(ns, f)| ((ns.as_slice(), f.ident.as_str()), f))
+            .collect();
+        for (ns, o) in &mut objects {
+            o.member_methods.retain_mut(|m| {
+                match globals_by_name.get(&(ns.as_slice(), m.ident.as_str())) {
+                    // A global of the module with that name is the same Julia function: the
+                    // member is left out if it has one of its methods' signatures; else it
+                    // gets no fallback (calls could be ambiguous between the two).
+                    Some(global) => {
+                        let repeats = m.keys.iter().any(|k| global.keys.contains(k));
+                        m.drop_fallback();
+                        !repeats
+                    }
+                    // A type, its abstract type or a module of that name is no function.
+                    None => !naming.is_taken(ns, &m.ident),
+                }
+            });
+        }
         Items {
             objects,
             functions,

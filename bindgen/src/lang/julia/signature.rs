@@ -69,6 +69,29 @@ pub struct Rendered {
     pub keywords: Vec<String>,
 }
 
+impl Rendered {
+    /// What each of [`overloads`](Rendered::overloads) dispatches on, as Julia compares method
+    /// signatures: the annotations of its positional parameters (`Any` where there is none),
+    /// after `receiver`. Keywords take no part, so two methods with the same list are one
+    /// method, the later overwriting the earlier.
+    pub fn dispatch_keys(&self, receiver: Option<&str>) -> Vec<Vec<String>> {
+        (self.required..=self.positional.len())
+            .map(|given| {
+                receiver
+                    .map(str::to_string)
+                    .into_iter()
+                    .chain(self.positional[..given].iter().map(|p| {
+                        match p.annot.trim_start_matches("::") {
+                            "" => "Any".to_string(),
+                            a => a.to_string(),
+                        }
+                    }))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
 /// A literal as a Julia expression.
 pub fn literal_expr(value: &Literal) -> String {
     match value {
