@@ -398,7 +398,7 @@ fn make_call_tensors(
             Ok(None) => None,
             Err(e) => Some(e),
         };
-        release_typed(args, typed & !pending & !(1 << i));
+        release_typed(args, typed); // those not made yet are None
         return Err(made);
     }
     Ok(())
