@@ -2,10 +2,11 @@
 # xgrammar 0.2.8 end to end (examples/xgrammar/README.md): its
 # libxgrammar_bindings.so from the pinned wheel (scripts/setup-xgrammar.sh) is dumped on both
 # runtimes (identical dumps), generated for Julia, Node and C++ with `--harvest` (the wheel's
-# Python package) and the entries of examples/xgrammar/bindings.yaml it cannot derive, and the
-# three examples run on both runtimes: each prints the
-# allowed-token set at every step, which must equal the one Python computes through Apache's
-# tvm_ffi on the same library (examples/xgrammar/reference.py), and a few hand-written ones;
+# Python package) and the entries of examples/xgrammar/bindings.yaml it cannot derive
+# (tests/xgrammar/packages.sh, which bench/xgrammar shares), and the three examples run on
+# both runtimes: each prints the allowed-token set at every step, which must equal the one
+# Python computes through Apache's tvm_ffi on the same library (examples/xgrammar/reference.py),
+# and a few hand-written ones;
 # checks.mjs and checks.jl check the results' declared types and the errors about arguments.
 # The declarations pass tsc --strict (with the Node example, type-checked) and the header
 # g++ -Wall -Wextra -Werror -pedantic. Usage: tests/xgrammar/run.sh OUT_DIR (the workspace
@@ -17,22 +18,12 @@ EXAMPLES="$ROOT/examples/xgrammar"
 PYTHON="$ROOT/.deps/pysuites/0.1.15.post2/venv-apache/bin/python"  # Apache's tvm_ffi 0.1.15.post2 and numpy (scripts/setup-pysuite.sh)
 # shellcheck source=tests/common.sh
 source "$ROOT/tests/common.sh"
-rm -rf "$OUT" && mkdir -p "$OUT/lib"
+"$ROOT/tests/xgrammar/packages.sh" "$OUT"
 LIB="$OUT/lib"
-cp "$ROOT/.deps/xgrammar/xgrammar/libxgrammar_bindings.so" "$LIB/"
-
-for rt in apache ours; do
-    dir="$(runtime_dir $rt)"
-    LD_LIBRARY_PATH="$dir" "$FFIHUB" dump --runtime "$dir/libtvm_ffi.so" \
-        --lib "$LIB/libxgrammar_bindings.so" -o "$OUT/xgrammar.$rt.yaml"
-done
+# The dump is the same on Apache's runtime.
+LD_LIBRARY_PATH="$APACHE/lib" "$FFIHUB" dump --runtime "$APACHE/lib/libtvm_ffi.so" \
+    --lib "$LIB/libxgrammar_bindings.so" -o "$OUT/xgrammar.apache.yaml"
 cmp "$OUT/xgrammar.apache.yaml" "$OUT/xgrammar.ours.yaml"
-# The harvest of the wheel's Python package, with the entries it cannot derive by hand.
-GENERATE=(--lang all --name xgrammar --metadata "$OUT/xgrammar.ours.yaml"
-    --harvest --python "$ROOT/.deps/xgrammar/xgrammar"
-    --config "$EXAMPLES/bindings.yaml" --out "$OUT/xgrammar")
-"$FFIHUB" generate "${GENERATE[@]}"
-"$FFIHUB" check "${GENERATE[@]}"
 
 # The reference, from Python, and what it must say whatever the library's version.
 "$PYTHON" "$EXAMPLES/reference.py" "$LIB/libxgrammar_bindings.so" >"$OUT/reference.txt"
@@ -65,14 +56,10 @@ has "$JL" "from_json_schema(::Type{<:Xgrammar.AbstractGrammar}, schema::Abstract
 g++ -std=c++17 -Wall -Wextra -Werror -pedantic -I "$OUT/xgrammar/cpp" -I "$ROOT/bindings/cpp/include" \
     -I "$ROOT/runtime/include" "$EXAMPLES/example.cpp" -L "$OURS" -ltvm_ffi -o "$OUT/example_cpp"
 
-# Node: the package installed as `xgrammar` next to the example, which tsc --strict checks.
-node_support "$OUT/xgrammar/node"
-mkdir -p "$OUT/node/node_modules"
-ln -sfn "$OUT/xgrammar/node" "$OUT/node/node_modules/xgrammar"
+# Node: the package installed as `xgrammar` (packages.sh) next to the example, which
+# tsc --strict checks.
 cp "$EXAMPLES/example.mjs" "$OUT/node/"
 tsc_strict "$OUT/node" example.mjs
-
-julia_env "$OUT/julia-env" Xgrammar="$OUT/xgrammar/julia"
 
 for rt in apache ours; do
     dir="$(runtime_dir $rt)"

@@ -156,6 +156,17 @@ pub fn int_any(v: i64) -> TVMFFIAny {
     }
 }
 
+/// A Bool `Any`.
+pub fn bool_any(b: bool) -> TVMFFIAny {
+    TVMFFIAny {
+        type_index: tindex::BOOL,
+        small_str_len: 0,
+        value: TVMFFIAnyValue {
+            v_int64: i64::from(b),
+        },
+    }
+}
+
 /// A Float `Any`.
 pub fn float_any(v: f64) -> TVMFFIAny {
     TVMFFIAny {
@@ -214,15 +225,7 @@ fn to_any_slow(data: &EnvData, value: napi_value, out: &mut TVMFFIAny) -> Result
     let env = data.env;
     match env.type_of(value)? {
         Type::napi_undefined | Type::napi_null => *out = ffi::none(),
-        Type::napi_boolean => {
-            *out = TVMFFIAny {
-                type_index: tindex::BOOL,
-                small_str_len: 0,
-                value: TVMFFIAnyValue {
-                    v_int64: i64::from(env.get_bool(value)?),
-                },
-            }
-        }
+        Type::napi_boolean => *out = bool_any(env.get_bool(value)?),
         Type::napi_number => *out = number_any(env.get_f64(value)?),
         Type::napi_bigint => *out = bigint_any(env, value)?,
         Type::napi_string => {

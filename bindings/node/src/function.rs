@@ -209,7 +209,7 @@ unsafe extern "C" fn call(env: napi_env, info: napi_callback_info) -> napi_value
             return Err(e);
         }
         if result.type_index == tindex::DL_TENSOR_PTR {
-            result = owner_of_view(&mut buf, result);
+            result = owner_of_view(buf.as_mut_slice(), result);
         }
         drop(buf);
         convert::from_any(data, result)
@@ -288,13 +288,14 @@ fn release_cell(cell: &FnCell) {
     }
 }
 
-/// The fast path of [`call`]: when every argument is a number or a wrapped object (nothing to
-/// own or release: the objects are borrowed from their wrappers, which the caller's frame holds
-/// and whose `dispose()` waits for the end of the synchronous call, see
-/// `object::dispose`), the call goes straight to the runtime, and scalar results straight back.
-/// Returns None (before calling) for other arguments; results other than scalars, and errors,
-/// go through the general conversion. None comes back as `undefined` (NULL) if
-/// `none_as_undefined`.
+/// The fast path of [`call`]: when every argument is a number, a boolean, a wrapped object
+/// (borrowed from its wrapper, which the caller's frame holds and whose `dispose()` waits for
+/// the end of the synchronous call, see `object::dispose`) or a TypedArray other than a
+/// Uint8Array (a tensor made for the call, as in [`push_args`]: after the other arguments,
+/// whose conversion here runs no JavaScript), the call goes straight to the runtime, and scalar
+/// results straight back. Returns None (before calling) for other arguments; results other
+/// than scalars, and errors, go through the general conversion. None comes back as `undefined`
+/// (NULL) if `none_as_undefined`.
 ///
 /// # Safety
 /// Must run on `data`'s thread inside the Node-API call `info`, inside a [`SyncCall`]; `handle`
@@ -311,23 +312,46 @@ unsafe fn call_fast(
 ) -> Option<napi_value> {
     let env = data.env;
     let mut args = [ffi::none(); 4];
+    // Bit i: argument i is a TypedArray, made a tensor below.
+    let mut typed = 0u32;
     for (i, (slot, v)) in args.iter_mut().zip(argv).enumerate() {
-        *slot = match env.try_f64(*v) {
-            Some(x) => convert::number_any(x),
-            None => {
-                // SAFETY: `cells` is this call's (read at its start); i < 4 = ARG_CELLS.
-                let handle = unsafe { crate::object::scratch_handle(scratch, cells, i) }
-                    .or_else(|| crate::object::borrowed_handle(env, *v))?;
-                ffi::object_any(handle)
-            }
-        };
+        if let Some(x) = env.try_f64(*v) {
+            *slot = convert::number_any(x);
+            continue;
+        }
+        // SAFETY: `cells` is this call's (read at its start); i < 4 = ARG_CELLS.
+        if let Some(handle) = unsafe { crate::object::scratch_handle(scratch, cells, i) } {
+            *slot = ffi::object_any(handle);
+        } else if let Some(b) = env.try_bool(*v) {
+            *slot = convert::bool_any(b);
+        } else if env.is_typedarray(*v).ok()? {
+            typed |= 1 << i;
+        } else {
+            *slot = ffi::object_any(crate::object::borrowed_handle(env, *v)?);
+        }
+    }
+    let tensors = CallTensors::open(data);
+    if typed != 0 {
+        if let Err(outcome) = make_call_tensors(&tensors, &mut args, argv, typed) {
+            return outcome.map(|e| crate::entry(env.0, info, |_, _| Err(e)));
+        }
     }
     let mut result = ffi::none();
-    // SAFETY: a live Function and `argv.len()` valid, unowned arguments; the result is owned.
+    // SAFETY: a live Function and `argv.len()` valid arguments (the tensors owned, the rest
+    // borrowed); the result is owned.
     let rc = unsafe {
         ffi::TVMFFIFunctionCall(handle, args.as_mut_ptr(), argv.len() as i32, &mut result)
     };
-    if rc == 0 {
+    let mut kept = Ok(());
+    if typed != 0 {
+        // While the tensors still hold the arguments' references.
+        kept = tensors.close();
+        if rc == 0 && result.type_index == tindex::DL_TENSOR_PTR {
+            result = owner_of_view(&args[..argv.len()], result);
+        }
+        release_typed(&mut args, typed);
+    }
+    if rc == 0 && kept.is_ok() {
         let scalar = match result.type_index {
             // A Node-API callback returning NULL (no exception pending) returns `undefined`.
             tindex::NONE if none_as_undefined => Some(ptr::null_mut()),
@@ -345,8 +369,48 @@ unsafe fn call_fast(
         if rc != 0 {
             return Err(Error::Ffi(ffi::take_raised_error()));
         }
+        if let Err(e) = kept {
+            ffi::release(&mut result);
+            return Err(e);
+        }
         convert::from_any(data, result)
     }))
+}
+
+/// The tensors of [`call_fast`]'s TypedArray arguments (the bits of `typed`), into `args`. On
+/// failure none is left: `Err(None)` for a Uint8Array (bytes: the general path converts it),
+/// `Err(Some(error))` for an error to throw.
+fn make_call_tensors(
+    tensors: &CallTensors,
+    args: &mut [TVMFFIAny; 4],
+    argv: &[napi_value],
+    typed: u32,
+) -> std::result::Result<(), Option<Error>> {
+    let mut pending = typed;
+    while pending != 0 {
+        let i = pending.trailing_zeros() as usize;
+        pending &= pending - 1;
+        let made = match tensors.convert(argv[i]) {
+            Ok(Some(handle)) => {
+                args[i] = ffi::object_any(handle);
+                continue;
+            }
+            Ok(None) => None,
+            Err(e) => Some(e),
+        };
+        release_typed(args, typed); // those not made yet are None
+        return Err(made);
+    }
+    Ok(())
+}
+
+/// Releases the tensors of [`call_fast`] (the bits of `typed`; other arguments are borrowed).
+fn release_typed(args: &mut [TVMFFIAny; 4], typed: u32) {
+    for (i, arg) in args.iter_mut().enumerate() {
+        if typed & (1 << i) != 0 {
+            ffi::release(arg);
+        }
+    }
 }
 
 /// The handle of a wrapped object (not a tensor: its buffer must be checked), for a call that
@@ -370,10 +434,10 @@ pub fn borrowed_wrapper(data: &EnvData, value: napi_value) -> Result<Option<TVMF
 
 /// A `DLTensor*` result that points into one of the argument tensors becomes that tensor (a
 /// function taking and returning a tensor view returns the tensor itself).
-fn owner_of_view(args: &mut ArgBuf, result: TVMFFIAny) -> TVMFFIAny {
+fn owner_of_view(args: &[TVMFFIAny], result: TVMFFIAny) -> TVMFFIAny {
     // SAFETY: a DLTensorPtr result carries the pointer in v_ptr.
     let view = unsafe { result.value.v_ptr };
-    for arg in args.as_mut_slice() {
+    for arg in args {
         if arg.type_index == tindex::TENSOR {
             // SAFETY: an owned Tensor argument.
             let handle: TVMFFIObjectHandle = unsafe { arg.value.v_obj.cast() };

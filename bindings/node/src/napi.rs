@@ -167,6 +167,15 @@ impl Env {
         (status == Status::napi_ok).then_some(x)
     }
 
+    /// A boolean's value, or None if `value` is not a boolean (without throwing).
+    #[inline]
+    pub fn try_bool(self, value: napi_value) -> Option<bool> {
+        let mut b = false;
+        // SAFETY: `env` is live; a non-boolean only sets the last error status.
+        let status = unsafe { napi_get_value_bool(self.0, value, &mut b) };
+        (status == Status::napi_ok).then_some(b)
+    }
+
     /// A boolean's value.
     pub fn get_bool(self, value: napi_value) -> Result<bool> {
         let mut b = false;

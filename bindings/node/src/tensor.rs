@@ -389,14 +389,19 @@ impl<'a> CallTensors<'a> {
     /// After the call, while the arguments still hold their references: the tensors native
     /// code kept now keep their arrays.
     pub fn close(&self) -> Result<()> {
-        let tensors: Vec<CallTensor> = self
-            .data
-            .call_tensors
-            .borrow_mut()
-            .drain(self.from..)
-            .collect();
         let mut outcome = Ok(());
-        for t in tensors {
+        // One at a time (no list to allocate): `keep_source` runs JavaScript, which must not
+        // find the list borrowed.
+        loop {
+            let next = {
+                let mut list = self.data.call_tensors.borrow_mut();
+                if list.len() > self.from {
+                    list.pop()
+                } else {
+                    None
+                }
+            };
+            let Some(t) = next else { break };
             // SAFETY: the argument's reference keeps the tensor alive; the count only grows
             // past 1 if native code took its own.
             if !t.ctx.is_null() && unsafe { ffi::strong_count(t.handle) } > 1 {

@@ -50,6 +50,9 @@ _call_arg(x::Union{Vector{UInt8},Base.CodeUnits{UInt8,String}}) = _arg(x)   # by
     first_ = _call_arg(args[1])
     rest = if _all_never_owned(Base.tail(args))
         _convert_args(Base.tail(args))
+    elseif _never_owned(typeof(args[1]))
+        # Nothing to release if the rest fails (a method's receiver before a tensor): no `try`.
+        _convert_args_guarded(Base.tail(args))
     else
         try
             _convert_args_guarded(Base.tail(args))
@@ -70,11 +73,11 @@ _never_owned(::Type{<:Union{FFIObject,FFIArray,FFIList,FFIMap,FFIDict,FFIShape}}
 @inline _all_never_owned(::Tuple{}) = true
 @inline _all_never_owned(args::Tuple) = _never_owned(typeof(args[1])) && _all_never_owned(Base.tail(args))
 
+# Unrolled (a `for` over a tuple of mixed element types dispatches at run time and allocates).
+@inline _release_args(::Tuple{}) = nothing
 @inline function _release_args(conv::Tuple)
-    for c in conv
-        _release_arg(c...)
-    end
-    return nothing
+    _release_arg(conv[1]...)
+    return _release_args(Base.tail(conv))
 end
 
 # Releases a converted argument: `(any, owned)` from `_arg`, or a tensor made for the call.

@@ -230,9 +230,9 @@ end
 function _new_tensor(x::AbstractArray{T,N}, cell::Ptr{Cvoid}) where {T,N}
     dims = size(x)
     strd = strides(x)
-    mem = Libc.malloc(_DLPACK_HEADER + 16 * max(N, 1))
+    mem = Libc.malloc(_DLPACK_HEADER + _SPARE_WORDS + 16 * max(N, 1))
     mem == C_NULL && throw(OutOfMemoryError())
-    shape_ptr = Ptr{Int64}(mem + _DLPACK_HEADER)
+    shape_ptr = Ptr{Int64}(mem + _DLPACK_HEADER + _SPARE_WORDS)
     strides_ptr = shape_ptr + 8 * max(N, 1)
     for i in 1:N
         unsafe_store!(shape_ptr, Int64(dims[i]), i)
@@ -246,8 +246,60 @@ function _new_tensor(x::AbstractArray{T,N}, cell::Ptr{Cvoid}) where {T,N}
     rc = ccall(_fp_TVMFFITensorFromDLPackVersioned[], Cint, (Ptr{Cvoid}, Int32, Int32, Ptr{Ptr{Cvoid}}),
         mem, 0, 0, out)
     # The runtime did not take the managed tensor: free it ourselves.
-    rc == 0 || Libc.free(mem)
-    return out[], mem, rc
+    rc == 0 || (Libc.free(mem); return out[], mem, rc)
+    h = out[]
+    unsafe_store!(Ptr{Ptr{Cvoid}}(mem + _DLPACK_HEADER), h)
+    unsafe_store!(Ptr{UInt64}(mem + _DLPACK_HEADER + 8), _combined_count(h))
+    return h, mem, rc
+end
+
+# --- the spare tensor -------------------------------------------------------------------------------------------
+#
+# A tensor made for one call (`_call_tensor_arg`) that nothing referenced but the call when it
+# returned is kept as the spare (one per process, taken and put back atomically): the next call
+# passing an array of the same memory, element type, size and strides takes it instead of making
+# a tensor, which saves its allocations and frees. While spare it keeps nothing and nothing else
+# references it (its reference count is the one it had when made), so no C code can reach its
+# memory, which may be gone; when taken it describes the taking call's array, protected like any
+# (`_guard_for_call`). Its managed block (`_new_tensor`) holds, after the DLPack header, the
+# tensor's handle and that count.
+const _SPARE_WORDS = 16
+const _SPARE = Threads.Atomic{UInt}(0)   # the spare's managed block, 0 for none
+
+_combined_count(h::Ptr{Cvoid}) = unsafe_load(Ptr{UInt64}(h))
+_spare_handle(managed::Ptr{Cvoid}) = unsafe_load(Ptr{Ptr{Cvoid}}(managed + _DLPACK_HEADER))
+_spare_fresh(managed::Ptr{Cvoid}) = unsafe_load(Ptr{UInt64}(managed + _DLPACK_HEADER + 8))
+
+# The spare (its handle and managed block) if it describes `x`, else (C_NULL, C_NULL) (a spare
+# that does not is released).
+function _take_spare(x::AbstractArray{T,N}) where {T,N}
+    m = Ptr{Cvoid}(Threads.atomic_xchg!(_SPARE, UInt(0)))
+    m == C_NULL && return (C_NULL, C_NULL)
+    h = _spare_handle(m)
+    _describes(h, x) && _combined_count(h) == _spare_fresh(m) && return (h, m)
+    _decref(h)
+    return (C_NULL, C_NULL)
+end
+
+# Whether the tensor `h` describes the memory of `x` as `_new_tensor` would.
+function _describes(h::Ptr{Cvoid}, x::AbstractArray{T,N}) where {T,N}
+    dl = unsafe_load(Ptr{DLTensor}(h + _HEADER_SIZE))
+    (dl.data == Ptr{Cvoid}(_data_pointer(x)) && dl.ndim == N && dl.byte_offset == 0 && dl.strides != C_NULL &&
+        dl.dtype == _dlpack_eltype(T) && dl.device.device_type == kDLCPU) || return false
+    dims = size(x)
+    strd = strides(x)
+    for i in 1:N
+        (unsafe_load(dl.shape, i) == dims[i] && unsafe_load(dl.strides, i) == strd[i]) || return false
+    end
+    return true
+end
+
+# Makes the tensor of a finished call (its count the one it was made with) the spare; the one
+# it replaces is released.
+function _put_spare(managed::Ptr{Cvoid})
+    old = Ptr{Cvoid}(Threads.atomic_xchg!(_SPARE, UInt(managed)))
+    old == C_NULL || _decref(_spare_handle(old))
+    return nothing
 end
 
 # --- tensor -> Julia array --------------------------------------------------------------------------------------
@@ -324,10 +376,13 @@ function _call_tensor_arg(x::A) where {A<:AbstractArray}
     end
     _check_tensorable(x)
     epoch = _guard_for_call(buffer)
-    h, managed, rc = _new_tensor(x, C_NULL)
-    if rc != 0
-        _end_guard(buffer, epoch)
-        _check(rc)
+    h, managed = _take_spare(x)
+    if h == C_NULL
+        h, managed, rc = _new_tensor(x, C_NULL)
+        if rc != 0
+            _end_guard(buffer, epoch)
+            _check(rc)
+        end
     end
     t = _CallTensor{A}(x, buffer, epoch, _ARRAYS_OWN_MEMORY ? getfield(buffer, :ref).mem : nothing, managed, true)
     return (TVMFFIAny(kTVMFFITensor, 0, UInt64(h)), t)
@@ -364,6 +419,9 @@ function _release_arg(a::TVMFFIAny, t::_CallTensor)
         unsafe_store!(Ptr{Ptr{Cvoid}}(t.managed + _MANAGER_CTX_OFFSET), cell)
     else
         _end_guard(buffer, t.epoch)
+        # Nothing else references it (no weak reference either): the call's reference becomes
+        # the spare's.
+        _combined_count(h) == _spare_fresh(t.managed) && return _put_spare(t.managed)
     end
     _decref(h)
     return nothing
