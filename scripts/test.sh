@@ -35,6 +35,9 @@ step() {
     step_name="$*" step_started=$SECONDS
     printf '\n==> %s\n' "$*"
 }
+# A signal ends the run as a failure (the EXIT trap below sees its status).
+trap 'exit 130' INT
+trap 'exit 143' TERM
 trap 'status=$?; [[ $status -ne 0 ]] || step_done; printf "\nscripts/test.sh: %s after %d s\n" "$([[ $status -eq 0 ]] && echo passed || echo "failed ($status)")" $SECONDS' EXIT
 
 step "system tools"
