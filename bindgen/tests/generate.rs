@@ -139,7 +139,7 @@ fn roles_make_members() {
         .map(|m| m.name.as_str())
         .collect();
     assert_eq!(names, ["Point", "Point", "label", "scaled"]);
-    assert_eq!(lib.functions.len(), 6, "the globals stay bound");
+    assert_eq!(lib.functions.len(), 8, "the globals stay bound");
     // A member's doc is the Python function's where the role has one, else the global's.
     let docs: Vec<(&str, &str)> = point
         .members
@@ -634,6 +634,10 @@ fn generated_code_is_syntactically_valid() {
     }
     let files = generate(&with_overlay(), &all, &config(&[])).unwrap();
     ffihub_bindgen::filemap::write(&files, &root.join("signatures")).unwrap();
+    let members = std::fs::read_to_string(fixture("members.config.yaml")).unwrap();
+    let members = ir::build_with(&load("members"), &config_overlay(&members)).unwrap();
+    let files = generate(&members, &all, &config(&[])).unwrap();
+    ffihub_bindgen::filemap::write(&files, &root.join("members")).unwrap();
     syntax_check(&root);
 }
 

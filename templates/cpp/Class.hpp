@@ -17,6 +17,10 @@ class {{ c.ident }} : public {{ c.base }} {
 {%- endif %}
 {%- endif %}
 {%- for mc in c.member_constructors %}
+{%- if let Some(o) = mc.options %}
+  /// The keyword-only parameters of the next constructor (defined below, after every class).
+  struct {{ o.ident }};
+{%- endif %}
 {%- call m::doc(mc.doc, "  ") %}{% endcall %}
 {%- if mc.packed %}
   template <typename... Args, ffihub::detail::enable_packed_constructor<{{ c.ident }}, ffihub::detail::TakenCounts<{{ mc.taken_counts }}>, Args...> = 0>
@@ -27,6 +31,9 @@ class {{ c.ident }} : public {{ c.base }} {
         }()) {}
 {%- else %}
   {% if mc.params.len() == 1 %}explicit {% endif %}{{ c.ident }}({% call m::params(mc.params) %}{% endcall %});
+{%- if mc.default_ctor.is_some() %}
+  {{ c.ident }}();
+{%- endif %}
 {%- endif %}
 {%- endfor %}
 {%- for fld in c.fields %}

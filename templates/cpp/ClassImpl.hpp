@@ -4,6 +4,11 @@
 {%- call m::options_struct(o) %}{% endcall %}
 {%- endif %}
 {%- endif %}
+{%- for mc in c.member_constructors %}
+{%- if let Some(o) = mc.options %}
+{%- call m::options_struct(o) %}{% endcall %}
+{%- endif %}
+{%- endfor %}
 {%- for meth in c.methods %}
 {%- if let Some(o) = meth.options %}
 {%- call m::options_struct(o) %}{% endcall %}
@@ -30,6 +35,9 @@ inline {{ c.qualified }}::{{ c.ident }}({% call m::params_with_defaults(mc.param
         static const ffihub::detail::GlobalFunction ffi_function(detail::ffi_library, {{ mc.global }});
         return ffi_function.call<{{ c.ident }}>({{ mc.args }});
       }()) {}
+{%- if let Some(first) = mc.default_ctor %}
+inline {{ c.qualified }}::{{ c.ident }}() : {{ c.ident }}({{ first }}) {}
+{%- endif %}
 {%- endif %}
 {%- endfor %}
 {%- for fld in c.fields %}

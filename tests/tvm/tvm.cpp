@@ -52,6 +52,17 @@ int main() {
   CHECK(llvm.keys().size() > 0);
   CHECK(llvm.attrs().size() > 0);
   CHECK(!llvm.host().has_value());
+  // Constructors of the Python API whose parameters all have defaults (`AnyType()`,
+  // `MemoryDatabase()`: module_equality "structural") or are keyword-only
+  // (`EvolutionarySearch(population_size=8)`): a default constructor, an options struct.
+  CHECK(tvm::relax::AnyType().runtime_type_key() == "relax.AnyType");
+  CHECK(tvm::s_tir::meta_schedule::MemoryDatabase().runtime_type_key() ==
+        "s_tir.meta_schedule.MemoryDatabase");
+  using tvm::s_tir::meta_schedule::EvolutionarySearch;
+  CHECK(EvolutionarySearch().population_size() == 512);
+  EvolutionarySearch::SearchStrategyEvolutionarySearchOptions small;
+  small.population_size = 8;
+  CHECK(EvolutionarySearch(small).population_size() == 8);
   // The IR program of tests/tvm/ir_program.py, through the constructors and methods TVM's
   // Python API gives its globals (ADR 0019): it prints what TVM's Python prints for it (the
   // file TVM_IR_EXPECTED). What Python computes in `__init__` (PrimFunc's missing return type

@@ -152,6 +152,11 @@ pub struct MemberConstructor {
     pub global: String,
     /// Doc comment lines.
     pub doc: Vec<String>,
+    /// Every parameter has a default: a separate default constructor passes the first one's
+    /// (as for the type's own constructor).
+    pub default_ctor: Option<String>,
+    /// The options struct of its keyword-only parameters (nested, named after the global).
+    pub options: Option<Options>,
 }
 
 /// How a constructor argument is passed.
@@ -274,6 +279,21 @@ fn join_exprs(args: &[super::signature::Arg]) -> String {
 
 fn signature_text(sig: Option<&ir::Signature>) -> String {
     sig.map_or_else(|| "packed".to_string(), ToString::to_string)
+}
+
+/// When every parameter has a default, takes the first one's off and returns what a separate
+/// default constructor passes for it: a definition may not add defaults that turn a
+/// constructor into a default constructor. An options struct is spelled with its type (`{}`
+/// alone could also be the copy constructor's argument).
+fn split_default_constructor(params: &mut [Param], options: Option<&Options>) -> Option<String> {
+    if params.is_empty() || params.iter().any(|p| p.default.is_empty()) {
+        return None;
+    }
+    let first = std::mem::take(&mut params[0].default);
+    Some(match options {
+        Some(o) if params[0].ident == names::OPTIONS_PARAM => format!("{}{{}}", o.ident),
+        _ => first.trim_start_matches(" = ").to_string(),
+    })
 }
 
 /// Maps local type keys to class names, and types to C++.
@@ -444,11 +464,7 @@ impl Types {
         // complete class, which may be declared later). A definition may not add defaults that
         // turn a constructor into a default constructor: then a separate one is declared.
         let mut params = r.params;
-        let default_ctor = (!params.is_empty() && params.iter().all(|p| !p.default.is_empty()))
-            .then(|| {
-                let first = std::mem::take(&mut params[0].default);
-                first.trim_start_matches(" = ").to_string()
-            });
+        let default_ctor = split_default_constructor(&mut params, r.options.as_ref());
         let args = r
             .args
             .into_iter()
@@ -612,45 +628,83 @@ impl Types {
                 }
                 continue;
             };
-            let ident = if m.kind == ffihub_schema::RoleKind::Constructor {
+            let constructs = m.kind == ffihub_schema::RoleKind::Constructor;
+            // A constructor's options struct is named after its global (a class may have
+            // several), a method's after the method.
+            let ident = if constructs {
                 class_ident.clone()
             } else {
                 names::Cpp::value(&m.name)
             };
+            let options_ident = names::options_struct(if constructs {
+                m.function.rsplit('.').next().unwrap_or(&m.function)
+            } else {
+                &ident
+            });
+            let owner = if constructs {
+                m.function.clone()
+            } else {
+                format!("{class_ident}::{ident}")
+            };
             let r = self.signature(
                 &Self::layout(&sig.params, &m.function),
                 false,
-                (
-                    &names::options_struct(&ident),
-                    &format!("{class_ident}::{ident}"),
-                ),
+                (&options_ident, &owner),
             );
             let last = format!("global `{}`: {sig}", m.function);
             let doc = doc_with_params(&crate::lang::naming::member_doc(m), &r.doc, last);
-            if m.kind == ffihub_schema::RoleKind::Constructor {
-                // Keyword-only parameters would need an options struct per overload, and a
-                // constructor whose parameters all have defaults would be a default one.
-                let all_defaulted =
-                    !r.params.is_empty() && r.params.iter().all(|p| !p.default.is_empty());
-                let types = types_of(&r.params);
-                if r.options.is_some() || all_defaulted || overloads.contains(&types) {
+            if constructs {
+                let mut params = r.params;
+                let types = types_of(&params);
+                if overloads.contains(&types) {
+                    // The constructor with these parameter types stays (the type's own, in
+                    // every statically dispatched language); its doc names the global.
+                    if let Some(c) = constructor
+                        .as_mut()
+                        .filter(|c| types_of(&c.params) == types)
+                    {
+                        c.doc.push(comment_text(""));
+                        c.doc.push(comment_text(&format!(
+                            "The Python API constructs it through the global `{}`, which \
+                             takes the same parameter types (bound as a function too).",
+                            m.function
+                        )));
+                    }
                     continue;
                 }
+                // A harvested member whose name is taken is left out (it stays a global).
+                if r.options.is_some() {
+                    if members.is_taken(&options_ident) {
+                        continue;
+                    }
+                    names::Cpp::claim(&mut members, &options_ident, &m.function, diags);
+                }
                 overloads.push(types);
+                // The separate default constructor only where no other takes no arguments.
+                let default_ctor = split_default_constructor(&mut params, r.options.as_ref())
+                    .filter(|_| overloads.iter().all(|o| !o.is_empty()));
+                if default_ctor.is_some() {
+                    overloads.push(Vec::new());
+                }
                 member_constructors.push(MemberConstructor {
                     packed: false,
                     taken_counts: String::new(),
                     args: join_exprs(&r.args),
-                    params: r.params,
+                    params,
                     global: literal(&m.function),
                     doc,
+                    default_ctor,
+                    options: r.options,
                 });
                 continue;
             }
-            if members.is_taken(&ident) || r.options.is_some() {
+            if members.is_taken(&ident) || r.options.is_some() && members.is_taken(&options_ident) {
                 continue;
             }
             names::Cpp::claim(&mut members, &ident, &m.function, diags);
+            if r.options.is_some() {
+                names::Cpp::claim(&mut members, &options_ident, &m.function, diags);
+            }
             methods.push(Method {
                 ident,
                 ffi_name: literal(&m.function),
@@ -659,7 +713,7 @@ impl Types {
                 packed: false,
                 args: join_exprs(&r.args),
                 params: r.params,
-                options: None,
+                options: r.options,
                 ret: self.cpp(&sig.ret),
                 global: Some(literal(&m.function)),
             });
@@ -691,6 +745,9 @@ impl Types {
                     params.iter().filter(|p| p.default.is_empty()).count()..=params.len()
                 })
                 .collect();
+            if member_constructors.iter().any(|c| c.default_ctor.is_some()) {
+                taken.push(0);
+            }
             taken.sort_unstable();
             taken.dedup();
             member_constructors.push(MemberConstructor {
@@ -708,6 +765,8 @@ impl Types {
                     &[],
                     format!("global `{}`: packed (any arguments)", m.function),
                 ),
+                default_ctor: None,
+                options: None,
             });
         }
         let base = self
@@ -719,6 +778,11 @@ impl Types {
         let nested = constructor
             .iter_mut()
             .filter_map(|c| c.options.as_mut())
+            .chain(
+                member_constructors
+                    .iter_mut()
+                    .filter_map(|c| c.options.as_mut()),
+            )
             .chain(methods.iter_mut().filter_map(|m| m.options.as_mut()));
         for o in nested {
             o.definition = format!("{qualified}::{}", o.ident);
