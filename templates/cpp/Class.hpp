@@ -6,10 +6,7 @@ class {{ c.ident }} : public {{ c.base }} {
   /// Internal: takes an owned reference (objects come from the constructor and from calls).
   explicit {{ c.ident }}(ffihub::detail::Owned owned) noexcept : {{ c.base }}(owned) {}
 {%- if let Some(ctor) = c.constructor %}
-{%- if let Some(o) = ctor.options %}
-  /// The keyword-only parameters of the constructor (defined below, after every class).
-  struct {{ o.ident }};
-{%- endif %}
+{%- call m::options_declaration(ctor.options, "the constructor") %}{% endcall %}
 {%- call m::doc(ctor.doc, "  ") %}{% endcall %}
   explicit {{ c.ident }}({% for p in ctor.params %}{{ p.decl }}{% if !loop.last %}, {% endif %}{% endfor %});
 {%- if ctor.default_ctor.is_some() %}
@@ -17,10 +14,7 @@ class {{ c.ident }} : public {{ c.base }} {
 {%- endif %}
 {%- endif %}
 {%- for mc in c.member_constructors %}
-{%- if let Some(o) = mc.options %}
-  /// The keyword-only parameters of the next constructor (defined below, after every class).
-  struct {{ o.ident }};
-{%- endif %}
+{%- call m::options_declaration(mc.options, "the next constructor") %}{% endcall %}
 {%- call m::doc(mc.doc, "  ") %}{% endcall %}
 {%- if mc.packed %}
   template <typename... Args, ffihub::detail::enable_packed_constructor<{{ c.ident }}, ffihub::detail::TakenCounts<{{ mc.taken_counts }}>, Args...> = 0>
@@ -44,10 +38,7 @@ class {{ c.ident }} : public {{ c.base }} {
 {%- endif %}
 {%- endfor %}
 {%- for meth in c.methods %}
-{%- if let Some(o) = meth.options %}
-  /// The keyword-only parameters of `{{ meth.ident }}` (defined below, after every class).
-  struct {{ o.ident }};
-{%- endif %}
+{%- call m::options_declaration(meth.options, format!("`{}`", meth.ident)) %}{% endcall %}
 {%- call m::doc(meth.doc, "  ") %}{% endcall %}
 {%- if meth.packed %}
   template <typename... Args>

@@ -18,6 +18,12 @@
 {%- macro params_with_defaults(ps) -%}
 {%- for p in ps.iter() %}{{ p.decl }}{{ p.default }}{% if !loop.last %}, {% endif %}{% endfor -%}
 {%- endmacro -%}
+{%- macro options_declaration(options, of) -%}
+{%- if let Some(o) = options %}
+  /// The keyword-only parameters of {{ of }} (defined below, after every class).
+  struct {{ o.ident }};
+{%- endif %}
+{%- endmacro -%}
 {%- macro options_struct(o) -%}
 {%- call doc(o.doc, "") %}{% endcall %}
 struct {{ o.definition }} {
