@@ -289,7 +289,7 @@ fn release_cell(cell: &FnCell) {
 }
 
 /// The fast path of [`call`]: when every argument is a number, a boolean, a wrapped object
-/// (borrowed from its wrapper, which the caller's frame holds and whose `dispose()` waits for
+/// (a tensor's buffer checked as in the general conversion; borrowed from its wrapper, which the caller's frame holds and whose `dispose()` waits for
 /// the end of the synchronous call, see `object::dispose`) or a TypedArray other than a
 /// Uint8Array (a tensor made for the call, as in [`push_args`]: after the other arguments,
 /// whose conversion here runs no JavaScript), the call goes straight to the runtime, and scalar
@@ -320,15 +320,25 @@ unsafe fn call_fast(
             continue;
         }
         // SAFETY: `cells` is this call's (read at its start); i < 4 = ARG_CELLS.
-        if let Some(handle) = unsafe { crate::object::scratch_handle(scratch, cells, i) } {
-            *slot = ffi::object_any(handle);
-        } else if let Some(b) = env.try_bool(*v) {
-            *slot = convert::bool_any(b);
-        } else if env.is_typedarray(*v).ok()? {
-            typed |= 1 << i;
-        } else {
-            *slot = ffi::object_any(crate::object::borrowed_handle(env, *v)?);
+        let handle =
+            if let Some(handle) = unsafe { crate::object::scratch_handle(scratch, cells, i) } {
+                handle
+            } else if let Some(b) = env.try_bool(*v) {
+                *slot = convert::bool_any(b);
+                continue;
+            } else if env.is_typedarray(*v).ok()? {
+                typed |= 1 << i;
+                continue;
+            } else {
+                crate::object::borrowed_handle(env, *v)?
+            };
+        // A tensor over JavaScript memory must still have its ArrayBuffer (else the general
+        // conversion throws the error, as it checks the same).
+        // SAFETY: the wrapper's reference keeps the object alive.
+        if unsafe { ffi::type_index_of(handle) } == tindex::TENSOR {
+            crate::tensor::js_source(data, handle).ok()?;
         }
+        *slot = ffi::object_any(handle);
     }
     let tensors = CallTensors::open(data);
     if typed != 0 {

@@ -322,18 +322,16 @@ pub fn object_cell(data: &EnvData, value: napi_value) -> Result<Option<&ObjectCe
 }
 
 /// The handle of a wrapped object for a synchronous call that borrows it (None for anything
-/// else, a disposed wrapper, or a tensor, whose buffer must be checked: the general conversion
-/// does these). The wrapper's reference stays valid for the call: `dispose()` defers its release
-/// until the call ends ([`dispose`]).
+/// else or a disposed wrapper: the general conversion does these; a tensor's buffer is the
+/// caller's to check). The wrapper's reference stays valid for the call: `dispose()` defers its
+/// release until the call ends ([`dispose`]).
 #[inline]
 pub fn borrowed_handle(env: Env, value: napi_value) -> Option<TVMFFIObjectHandle> {
     if env.type_of(value).ok()? != Type::napi_object {
         return None;
     }
     // SAFETY: only cells are attached to objects (see `object_cell`).
-    let handle = unsafe { &*(env.unwrap(value)? as *const ObjectCell) }.handle()?;
-    // SAFETY: a live handle.
-    (unsafe { ffi::type_index_of(handle) } != tindex::TENSOR).then_some(handle)
+    unsafe { &*(env.unwrap(value)? as *const ObjectCell) }.handle()
 }
 
 /// [`object_cell`] of an object `napi_unwrap` found nothing on.

@@ -4,10 +4,8 @@
 
 use super::*;
 use crate::env::EnvData;
-use crate::ffi;
 use crate::napi::{self, napi_value, Result};
 use ffihub_abi::abi::TVMFFIObjectHandle;
-use ffihub_abi::tindex;
 
 /// Elements of the field scratch: [0] a number read, [1] a field reader's receiver cell, [2]
 /// the argument cells' code, [3..7] the argument cells (see [`argument_cells`]).
@@ -62,9 +60,7 @@ pub unsafe fn scratch_handle(scratch: *mut f64, mask: u32, i: usize) -> Option<T
         return None;
     }
     // SAFETY: the cell of the live wrapper passed as argument `i` (see argument_cells).
-    let handle = unsafe { &*cell }.handle()?;
-    // SAFETY: a live handle.
-    (unsafe { ffi::type_index_of(handle) } != tindex::TENSOR).then_some(handle)
+    unsafe { &*cell }.handle()
 }
 
 /// `setFieldScratch(float64Array)`: the memory field readers exchange values through (kept
