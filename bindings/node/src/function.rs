@@ -289,8 +289,9 @@ fn release_cell(cell: &FnCell) {
 }
 
 /// The fast path of [`call`]: when every argument is a number, a boolean, a wrapped object
-/// (a tensor's buffer checked as in the general conversion; borrowed from its wrapper, which the caller's frame holds and whose `dispose()` waits for
-/// the end of the synchronous call, see `object::dispose`) or a TypedArray other than a
+/// (a tensor's buffer checked as in the general conversion; borrowed from its wrapper, which
+/// the caller's frame holds and whose `dispose()` waits for the end of the synchronous call,
+/// see `object::dispose`) or a TypedArray other than a
 /// Uint8Array (a tensor made for the call, as in [`push_args`]: after the other arguments,
 /// whose conversion here runs no JavaScript), the call goes straight to the runtime, and scalar
 /// results straight back. Returns None (before calling) for other arguments; results other

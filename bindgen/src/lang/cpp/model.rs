@@ -629,13 +629,13 @@ impl Types {
                 continue;
             };
             let constructs = m.kind == ffihub_schema::RoleKind::Constructor;
-            // A constructor's options struct is named after its global (a class may have
-            // several), a method's after the method.
             let ident = if constructs {
                 class_ident.clone()
             } else {
                 names::Cpp::value(&m.name)
             };
+            // A constructor's options struct is named after its global (a class may have
+            // several), a method's after the method.
             let options_ident = names::options_struct(if constructs {
                 m.function.rsplit('.').next().unwrap_or(&m.function)
             } else {
@@ -680,7 +680,8 @@ impl Types {
                     names::Cpp::claim(&mut members, &options_ident, &m.function, diags);
                 }
                 overloads.push(types);
-                // The separate default constructor only where no other takes no arguments.
+                // The separate default constructor only where no other takes no arguments (the
+                // first default is taken off either way: all defaulted, it would be one).
                 let default_ctor = split_default_constructor(&mut params, r.options.as_ref())
                     .filter(|_| overloads.iter().all(|o| !o.is_empty()));
                 if default_ctor.is_some() {
