@@ -107,17 +107,20 @@ end
 """
     run_suite(title, dir, files)
 
-Runs each of `files` (in `dir`, included into `Main`) in a test set of its own, prints
-`julia: N passed, N failed, N skipped` as the last line (tests/julia/run.rs reads it) and exits
+Runs each of `files` (in `dir`, included into `Main`) in a test set of its own, prints the
+seconds each took (`julia times: a.jl 1.2 s, ...`, so a slow file shows in any log) and then
+`julia: N passed, N failed, N skipped` as the last line (tests/julia/run.rs reads both) and exits
 0 only if nothing failed.
 """
 function run_suite(title, dir, files)
+    times = String[]
     pass, fail, err, broken = try
         ts = @testset "$title ($(runtime_name()))" begin
             for f in files
-                @testset "$f" begin
+                seconds = @elapsed @testset "$f" begin
                     Base.include(Main, joinpath(dir, f))
                 end
+                push!(times, "$f $(round(seconds, digits = 1)) s")
             end
         end
         test_counts(ts)
@@ -125,6 +128,7 @@ function run_suite(title, dir, files)
         e isa Test.TestSetException || rethrow()
         (e.pass, e.fail, e.error, e.broken)
     end
+    println("julia times: ", join(times, ", "))
     println("julia: $pass passed, $(fail + err) failed, $broken skipped")
     exit(fail + err == 0 ? 0 : 1)
 end

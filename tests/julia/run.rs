@@ -119,11 +119,16 @@ fn run_julia(
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let counts = counts_line(&stdout).unwrap_or("julia: no test counts printed");
-    // Straight to stderr (not eprintln!, which the test harness captures): the counts are shown
-    // even when the test passes.
+    let times = stdout
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("julia times: "))
+        .unwrap_or("not printed");
+    // Straight to stderr (not eprintln!, which the test harness captures): the counts and the
+    // time of each file are shown even when the test passes.
     let _ = writeln!(
         std::io::stderr(),
-        "{what} on {}: {}",
+        "{what} on {}: {} (per file: {times})",
         runtime.name,
         counts.trim_start_matches("julia: ")
     );
