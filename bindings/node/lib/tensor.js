@@ -130,7 +130,11 @@ const CALL_TENSOR_PROTOTYPES = new Set(
  * become tensors here.
  */
 function toTensor(x) {
-  // The common case first, without `instanceof` (several times the cost of this test).
+  // The common cases first, without `instanceof` (several times the cost of these tests):
+  // a TypedArray of elements wider than a byte (a DataView has no BYTES_PER_ELEMENT; the
+  // property is read from the prototype, where Object.getPrototypeOf is a call into the
+  // engine), then the byte-wide ones other than Uint8Array (bytes).
+  if (ArrayBuffer.isView(x) && x.BYTES_PER_ELEMENT > 1) return x;
   if (ArrayBuffer.isView(x) && CALL_TENSOR_PROTOTYPES.has(Object.getPrototypeOf(x))) return x;
   if (x === null || x === undefined || x instanceof FFITensor) return x;
   if (ArrayBuffer.isView(x) && !(x instanceof Uint8Array) && !(x instanceof DataView)) return x;

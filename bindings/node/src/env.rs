@@ -360,6 +360,9 @@ pub struct EnvData {
     /// The tensors made for TypedArray arguments of the synchronous calls in progress (see
     /// `tensor::CallTensors`).
     pub call_tensors: RefCell<Vec<crate::tensor::CallTensor>>,
+    /// The tensor the next call passing a TypedArray over the same memory takes (see
+    /// `tensor::SpareTensor`).
+    pub spare_tensor: Cell<Option<crate::tensor::SpareTensor>>,
 }
 
 impl EnvData {
@@ -392,6 +395,7 @@ impl EnvData {
             tsfn: Cell::new(ptr::null_mut()),
             sync_depth: Cell::new(0),
             call_tensors: RefCell::default(),
+            spare_tensor: Cell::new(None),
             released_after_call: RefCell::default(),
         });
         let data = Box::into_raw(data);
@@ -496,6 +500,7 @@ unsafe extern "C" fn finalize_env(_env: napi_env, data: *mut c_void, _hint: *mut
             }
         }
         data.release_deferred();
+        drop(data.spare_tensor.take());
         for owned in [data.kwargs_marker.get(), data.pending.get().1] {
             if !owned.is_null() {
                 // SAFETY: the marker and a pending construction are owned by this state.

@@ -97,18 +97,27 @@ pub unsafe fn type_index_of(handle: TVMFFIObjectHandle) -> i32 {
     unsafe { (*(handle as *const TVMFFIObject)).type_index }
 }
 
+/// The combined reference count of an object: weak references in the high 32 bits, strong
+/// ones in the low 32.
+///
+/// # Safety
+/// `handle` must point at a live object.
+pub unsafe fn combined_count(handle: TVMFFIObjectHandle) -> u64 {
+    // SAFETY: every handle points at the header; the counter is atomic.
+    unsafe {
+        (*(handle as *const TVMFFIObject))
+            .combined_ref_count
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 /// The strong reference count of an object (low 32 bits of the combined count).
 ///
 /// # Safety
 /// `handle` must point at a live object.
 pub unsafe fn strong_count(handle: TVMFFIObjectHandle) -> u32 {
-    // SAFETY: every handle points at the header; the counter is atomic.
-    let combined = unsafe {
-        (*(handle as *const TVMFFIObject))
-            .combined_ref_count
-            .load(std::sync::atomic::Ordering::Relaxed)
-    };
-    combined as u32
+    // SAFETY: the caller's guarantee.
+    unsafe { combined_count(handle) as u32 }
 }
 
 /// The cell of an object (`handle + 24`, right after the header).

@@ -35,12 +35,28 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// What a tensor made from JavaScript memory (or from a borrowed DLTensor) owns.
 struct Ctx {
     managed: DLManagedTensorVersioned,
-    shape: Vec<i64>,
+    shape: Shape,
     strides: Vec<i64>,
     /// The TypedArray kept alive, with its environment (None for borrowed views).
     keep: Option<(napi_ref, Arc<EnvShared>)>,
     /// The tensor's handle, while it is in [`over_js_memory`].
     handle: usize,
+}
+
+/// A tensor's shape, stored in its [`Ctx`]: a 1-D one (a TypedArray passed as it is, the common
+/// case) without an allocation of its own.
+enum Shape {
+    Vector([i64; 1]),
+    Any(Vec<i64>),
+}
+
+impl Shape {
+    fn as_mut_ptr(&mut self) -> *mut i64 {
+        match self {
+            Shape::Vector(extent) => extent.as_mut_ptr(),
+            Shape::Any(dims) => dims.as_mut_ptr(),
+        }
+    }
 }
 
 /// The tensors over JavaScript memory that are alive: handle -> their `Ctx` (removed by
@@ -222,6 +238,7 @@ pub fn from_typed_array(
         return napi::type_error("this TypedArray's ArrayBuffer was detached (transferred)");
     }
     let shape = shape.unwrap_or_else(|| vec![info.length as i64]);
+    let ndim = shape.len() as i32;
     if shape.iter().any(|&d| d < 0) {
         return napi::type_error("negative extent in shape");
     }
@@ -260,11 +277,11 @@ pub fn from_typed_array(
                 device_type: DLDeviceType::kDLCPU as i32,
                 device_id: 0,
             },
-            shape.len() as i32,
+            ndim,
             dtype,
             0,
         ),
-        shape,
+        shape: Shape::Any(shape),
         strides: strides.unwrap_or_default(),
         keep: None,
         handle: 0,
@@ -333,6 +350,43 @@ pub struct CallTensor {
     ctx: *mut Ctx,
     array: napi_value,
     buffer: napi_value,
+    /// Its combined reference count when the call got it (the argument's reference).
+    fresh: u64,
+}
+
+/// The tensor of a finished call's TypedArray argument that nothing else referenced when the
+/// call returned (`EnvData::spare_tensor`, one per environment): the next call passing a
+/// TypedArray over the same memory (data address, length, element type) takes it instead of
+/// making one, which saves its allocations. While spare it keeps nothing and nothing but the
+/// spare references it (its count is the one it had when made), so no native code can reach
+/// its memory, which may be gone; it describes that memory again when taken.
+pub struct SpareTensor {
+    handle: TVMFFIObjectHandle,
+    ctx: *mut Ctx,
+    fresh: u64,
+}
+
+impl Drop for SpareTensor {
+    fn drop(&mut self) {
+        // SAFETY: the spare's reference.
+        unsafe { ffi::TVMFFIObjectDecRef(self.handle) };
+    }
+}
+
+impl SpareTensor {
+    /// Whether the tensor describes a 1-D array of `length` `dtype`s at `data`, and nothing
+    /// but the spare references it.
+    fn describes(&self, data: *mut c_void, length: usize, dtype: DLDataType) -> bool {
+        // SAFETY: the spare's reference keeps the tensor, and so its Ctx, alive; only this
+        // thread uses them.
+        let ctx = unsafe { &*self.ctx };
+        let dl = &ctx.managed.dl_tensor;
+        matches!(ctx.shape, Shape::Vector([n]) if n == length as i64)
+            && dl.data == data
+            && (dl.dtype.code, dl.dtype.bits, dl.dtype.lanes) == (dtype.code, dtype.bits, dtype.lanes)
+            // SAFETY: as above.
+            && unsafe { ffi::combined_count(self.handle) } == self.fresh
+    }
 }
 
 impl<'a> CallTensors<'a> {
@@ -344,14 +398,11 @@ impl<'a> CallTensors<'a> {
         }
     }
 
-    /// The tensor (owned) of a TypedArray argument, or None for a Uint8Array (bytes) or a
-    /// value that is not a TypedArray.
+    /// The tensor (owned) of a TypedArray argument (the caller found `value` to be one), or
+    /// None for a Uint8Array (bytes).
     pub fn convert(&self, value: napi_value) -> Result<Option<TVMFFIObjectHandle>> {
         let data = self.data;
         let env = data.env;
-        if !env.is_typedarray(value)? {
-            return Ok(None);
-        }
         let info = env.typedarray_info(value)?;
         let Some((dtype, _)) = dtype_of_kind(info.kind).filter(|_| info.kind != TA::uint8_array)
         else {
@@ -359,6 +410,21 @@ impl<'a> CallTensors<'a> {
         };
         if env.is_detached_arraybuffer(info.buffer)? {
             return napi::type_error("this TypedArray's ArrayBuffer was detached (transferred)");
+        }
+        if let Some(spare) = data.spare_tensor.take() {
+            if spare.describes(info.data, info.length, dtype) {
+                let spare = std::mem::ManuallyDrop::new(spare);
+                // The spare's reference becomes the argument's.
+                data.call_tensors.borrow_mut().push(CallTensor {
+                    handle: spare.handle,
+                    ctx: spare.ctx,
+                    array: value,
+                    buffer: info.buffer,
+                    fresh: spare.fresh,
+                });
+                return Ok(Some(spare.handle));
+            }
+            data.spare_tensor.set(Some(spare));
         }
         let ctx = Box::new(Ctx {
             managed: managed(
@@ -371,7 +437,7 @@ impl<'a> CallTensors<'a> {
                 dtype,
                 0,
             ),
-            shape: vec![info.length as i64],
+            shape: Shape::Vector([info.length as i64]),
             strides: Vec::new(),
             keep: None,
             handle: 0,
@@ -382,12 +448,14 @@ impl<'a> CallTensors<'a> {
             ctx,
             array: value,
             buffer: info.buffer,
+            // SAFETY: our reference.
+            fresh: unsafe { ffi::combined_count(handle) },
         });
         Ok(Some(handle))
     }
 
     /// After the call, while the arguments still hold their references: the tensors native
-    /// code kept now keep their arrays.
+    /// code kept now keep their arrays; one that nothing else references becomes the spare.
     pub fn close(&self) -> Result<()> {
         let mut outcome = Ok(());
         // One at a time (no list to allocate): `keep_source` runs JavaScript, which must not
@@ -402,12 +470,23 @@ impl<'a> CallTensors<'a> {
                 }
             };
             let Some(t) = next else { break };
+            if t.ctx.is_null() {
+                continue; // it keeps its array already (`keep_all`)
+            }
             // SAFETY: the argument's reference keeps the tensor alive; the count only grows
             // past 1 if native code took its own.
-            if !t.ctx.is_null() && unsafe { ffi::strong_count(t.handle) } > 1 {
+            if unsafe { ffi::strong_count(t.handle) } > 1 {
                 // SAFETY: a tensor made by `convert`, keeping nothing yet.
                 let kept = unsafe { keep_source(self.data, t.handle, t.ctx, t.array, t.buffer) };
                 outcome = outcome.and(kept);
+            } else if unsafe { ffi::combined_count(t.handle) } == t.fresh {
+                // SAFETY: a live tensor; the spare's reference.
+                unsafe { ffi::TVMFFIObjectIncRef(t.handle) };
+                self.data.spare_tensor.set(Some(SpareTensor {
+                    handle: t.handle,
+                    ctx: t.ctx,
+                    fresh: t.fresh,
+                }));
             }
         }
         outcome
@@ -458,7 +537,7 @@ pub fn view_of_dltensor(t: *const DLTensor) -> Result<TVMFFIObjectHandle> {
     };
     let ctx = Box::new(Ctx {
         managed: managed(t.data, t.device, t.ndim, t.dtype, t.byte_offset),
-        shape: copy(t.shape),
+        shape: Shape::Any(copy(t.shape)),
         strides: copy(t.strides),
         keep: None,
         handle: 0,

@@ -254,10 +254,9 @@ fn generate(target: &Target<'_>) -> TokenStream {
             if let Some(self_ty) = receiver {
                 schema_items.push(quote!(::ffihub::__private::Param::receiver::<#self_ty>()));
                 conversions.push(quote!(
-                    let __ffihub_self: ::ffihub::ObjectRef<#self_ty> =
-                        ::ffihub::__private::arg(args, 0, #sig_fn)?;
+                    let __ffihub_self: &#self_ty = ::ffihub::__private::receiver(args, #sig_fn)?;
                 ));
-                call_args.push(quote!(&*__ffihub_self));
+                call_args.push(quote!(__ffihub_self));
             }
             for (i, param) in params.iter().enumerate() {
                 let ty = &param.ty;

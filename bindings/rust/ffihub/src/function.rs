@@ -278,7 +278,7 @@ pub(crate) fn convert_arg<'s, T: FromAny>(
 
 #[cold]
 #[inline(never)]
-fn name_the_argument(e: Error, signature: &str, i: usize) -> Error {
+pub(crate) fn name_the_argument(e: Error, signature: &str, i: usize) -> Error {
     if e.kind() == "TypeError" {
         e.with_prefix(&format!(
             "Mismatched type on argument #{i} when calling: `{signature}`. "

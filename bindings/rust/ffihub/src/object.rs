@@ -348,14 +348,23 @@ impl<T: ObjectType> crate::convert::IntoAny for ObjectRef<T> {
     }
 }
 
+/// The object of `view` as a `T`, borrowed for as long as the view (no reference of its own),
+/// if it is an instance of `T` (or a subtype) in the layout this library knows.
+pub(crate) fn borrow_instance<'a, T: ObjectType>(view: crate::AnyView<'a>) -> Result<&'a T> {
+    if let Some(ptr) = view.object_ptr() {
+        if T::__layout_is_ours() && is_instance_index(view.type_index(), T::type_index()) {
+            // SAFETY: a live object of type `T` or a subtype, whose layout starts with `T`,
+            // kept alive by the reference the view borrows.
+            return Ok(unsafe { &*ptr.cast::<T>() });
+        }
+    }
+    Err(crate::convert::mismatch::<ObjectRef<T>>(view))
+}
+
 impl<T: ObjectType> crate::convert::FromAny for ObjectRef<T> {
     fn from_view(view: crate::AnyView<'_>) -> Result<Self> {
-        if let Some(ptr) = view.object_ptr() {
-            if T::__layout_is_ours() && is_instance_index(view.type_index(), T::type_index()) {
-                // SAFETY: a live object of type `T` or a subtype, whose layout starts with `T`.
-                return Ok(unsafe { ObjectRef::from_borrowed(ptr.cast()) });
-            }
-        }
-        Err(crate::convert::mismatch::<ObjectRef<T>>(view))
+        let object = borrow_instance::<T>(view)?;
+        // SAFETY: a live object of type `T` (checked above); the new reference is our own.
+        Ok(unsafe { ObjectRef::from_borrowed((object as *const T).cast_mut().cast()) })
     }
 }

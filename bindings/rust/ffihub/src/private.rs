@@ -4,7 +4,7 @@
 use crate::any::{Any, AnyView};
 use crate::convert::{FfiType, FromAny, IntoAny, IntoReturn};
 use crate::error::{Error, Result};
-use crate::function::{convert_arg, count_error, Function};
+use crate::function::{convert_arg, count_error, name_the_argument, Function};
 use crate::object::ObjectType;
 use crate::reflection::{field_schema, type_key_to_index, FieldStorage, TypeInfo};
 use crate::schema::{metadata_json, signature_text, write_json_string, Schema};
@@ -360,6 +360,17 @@ pub fn check_count(
 #[inline]
 pub fn arg<T: FromAny>(args: &[AnyView<'_>], i: usize, sig: fn() -> &'static FnSig) -> Result<T> {
     convert_arg(args, i, || &sig().text)
+}
+
+/// The receiver of a `&self` method (argument 0), borrowed: the caller's reference keeps it
+/// alive for the whole call, so the method needs no reference count of its own (two atomic
+/// operations fewer per call).
+#[inline]
+pub fn receiver<'a, T: ObjectType>(
+    args: &[AnyView<'a>],
+    sig: fn() -> &'static FnSig,
+) -> Result<&'a T> {
+    crate::object::borrow_instance(args[0]).map_err(|e| name_the_argument(e, &sig().text, 0))
 }
 
 /// Converts argument `i`, or uses the default when the caller passed fewer arguments.
