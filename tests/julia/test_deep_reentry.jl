@@ -1,7 +1,7 @@
 # Re-entry far deeper than the native stack allows (Julia -> C -> Julia -> ...) raises
 # `RecursionError` instead of crashing. test_callbacks.jl runs this file in a process of its own
 # with a small stack; it is not in the suite's list (runtests.jl), since on the usual 8 MB stack
-# the guard trips only after about 3,000 levels, and every level the error unwinds through is a
+# the guard trips only after about 2,500 levels, and every level the error unwinds through is a
 # Julia `throw`, which records the whole stack: about 45 s per deep call on Julia 1.5.
 isdefined(Main, :FFITest) || include(joinpath(@__DIR__, "common.jl"))
 module TestDeepReentry

@@ -134,8 +134,10 @@ function toTensor(x) {
   // a TypedArray of elements wider than a byte (a DataView has no BYTES_PER_ELEMENT; the
   // property is read from the prototype, where Object.getPrototypeOf is a call into the
   // engine), then the byte-wide ones other than Uint8Array (bytes).
-  if (ArrayBuffer.isView(x) && x.BYTES_PER_ELEMENT > 1) return x;
-  if (ArrayBuffer.isView(x) && CALL_TENSOR_PROTOTYPES.has(Object.getPrototypeOf(x))) return x;
+  if (ArrayBuffer.isView(x) &&
+      (x.BYTES_PER_ELEMENT > 1 || CALL_TENSOR_PROTOTYPES.has(Object.getPrototypeOf(x)))) {
+    return x;
+  }
   if (x === null || x === undefined || x instanceof FFITensor) return x;
   if (ArrayBuffer.isView(x) && !(x instanceof Uint8Array) && !(x instanceof DataView)) return x;
   return tensor(x);
